@@ -1,0 +1,221 @@
+// Value types for XLA layouts: Tile, SplitConfig and Layout. They are plain,
+// copyable and comparable; ToProto()/FromProto() are the only doors to the
+// wire format, and ToString() uses the one printer in shape_text.h.
+#ifndef XLA_LAYOUT_LAYOUT_H_
+#define XLA_LAYOUT_LAYOUT_H_
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/layout.pb.h"
+
+namespace xla_layout {
+
+class Shape;
+
+// A tile entry that folds its dimension into the next more minor one ('*').
+inline constexpr int64_t kCombineDimension =
+    std::numeric_limits<int64_t>::min();
+
+// One tiling level: sizes for a suffix of the dims it applies to, most major
+// first. Entries are positive or kCombineDimension.
+class Tile {
+ public:
+  Tile() = default;
+  explicit Tile(absl::Span<const int64_t> dimensions)
+      : dimensions_(dimensions.begin(), dimensions.end()) {}
+
+  absl::Span<const int64_t> dimensions() const { return dimensions_; }
+  int64_t dimension(int i) const { return dimensions_[i]; }
+  int rank() const { return static_cast<int>(dimensions_.size()); }
+
+  // Checks entries: positive or '*', and no '*' on the most minor entry.
+  absl::Status Validate() const;
+
+  TileProto ToProto() const;
+  // Maps -1 to kCombineDimension (the documents' spelling), then validates.
+  static absl::StatusOr<Tile> FromProto(const TileProto& proto);
+
+  std::string ToString() const;  // "(8,128)", "(*,2)"
+  bool operator==(const Tile& other) const {
+    return dimensions_ == other.dimensions_;
+  }
+  bool operator!=(const Tile& other) const { return !(*this == other); }
+
+ private:
+  std::vector<int64_t> dimensions_;
+};
+
+// How a dimension is split between memories: SC(dim:i,j).
+struct SplitConfig {
+  int64_t dimension = 0;
+  std::vector<int64_t> split_indices;
+
+  bool operator==(const SplitConfig& o) const {
+    return dimension == o.dimension && split_indices == o.split_indices;
+  }
+  bool operator!=(const SplitConfig& o) const { return !(*this == o); }
+};
+
+// The placement of an array in linear memory. Structural checks that need the
+// shape (rank, element type) live in ValidateLayoutForShape (shape.h).
+class Layout {
+ public:
+  Layout();
+  explicit Layout(absl::Span<const int64_t> minor_to_major);
+  Layout(const Layout& other);
+  Layout& operator=(const Layout& other);
+  Layout(Layout&&) noexcept;
+  Layout& operator=(Layout&&) noexcept;
+  ~Layout();
+
+  absl::Span<const int64_t> minor_to_major() const { return minor_to_major_; }
+  int64_t minor_to_major(int i) const { return minor_to_major_[i]; }
+  Layout& set_minor_to_major(absl::Span<const int64_t> m2m) {
+    minor_to_major_.assign(m2m.begin(), m2m.end());
+    return *this;
+  }
+
+  const std::vector<Tile>& tiles() const { return tiles_; }
+  Layout& add_tile(Tile tile) {
+    tiles_.push_back(std::move(tile));
+    return *this;
+  }
+  Layout& set_tiles(std::vector<Tile> tiles) {
+    tiles_ = std::move(tiles);
+    return *this;
+  }
+  Layout& clear_tiles() {
+    tiles_.clear();
+    return *this;
+  }
+
+  // 0 means the element type's natural size.
+  int64_t element_size_in_bits() const { return element_size_in_bits_; }
+  Layout& set_element_size_in_bits(int64_t bits) {
+    element_size_in_bits_ = bits;
+    return *this;
+  }
+  int64_t memory_space() const { return memory_space_; }
+  Layout& set_memory_space(int64_t space) {
+    memory_space_ = space;
+    return *this;
+  }
+  // 1 (the default, also spelled 0 on the wire) means no tail padding.
+  int64_t tail_padding_alignment_in_elements() const {
+    return tail_padding_alignment_in_elements_;
+  }
+  Layout& set_tail_padding_alignment_in_elements(int64_t n) {
+    tail_padding_alignment_in_elements_ = n;
+    return *this;
+  }
+  int64_t dynamic_shape_metadata_prefix_bytes() const {
+    return dynamic_shape_metadata_prefix_bytes_;
+  }
+  Layout& set_dynamic_shape_metadata_prefix_bytes(int64_t n) {
+    dynamic_shape_metadata_prefix_bytes_ = n;
+    return *this;
+  }
+
+  // Sparse attributes. The layout is sparse when any level type is not dense.
+  const std::vector<DimLevelType>& dim_level_types() const {
+    return dim_level_types_;
+  }
+  const std::vector<bool>& dim_unique() const { return dim_unique_; }
+  const std::vector<bool>& dim_ordered() const { return dim_ordered_; }
+  Layout& add_dim_level_type(DimLevelType type, bool unique = true,
+                             bool ordered = true);
+  PrimitiveType index_primitive_type() const { return index_primitive_type_; }
+  Layout& set_index_primitive_type(PrimitiveType t) {
+    index_primitive_type_ = t;
+    return *this;
+  }
+  PrimitiveType pointer_primitive_type() const {
+    return pointer_primitive_type_;
+  }
+  Layout& set_pointer_primitive_type(PrimitiveType t) {
+    pointer_primitive_type_ = t;
+    return *this;
+  }
+  bool has_physical_shape() const { return physical_shape_ != nullptr; }
+  const Shape& physical_shape() const { return *physical_shape_; }
+  Layout& set_physical_shape(const Shape& shape);
+  bool IsSparse() const;
+
+  const std::vector<SplitConfig>& split_configs() const {
+    return split_configs_;
+  }
+  Layout& add_split_config(SplitConfig config) {
+    split_configs_.push_back(std::move(config));
+    return *this;
+  }
+
+  // True when any attribute after ':' would be printed.
+  bool HasAttributes() const;
+
+  // Comparison that can ignore parts: Layout::Equal().IgnoreTiles()(a, b).
+  class Equal {
+   public:
+    Equal& IgnoreTiles() {
+      ignore_tiles_ = true;
+      return *this;
+    }
+    Equal& IgnoreElementSize() {
+      ignore_element_size_ = true;
+      return *this;
+    }
+    Equal& IgnoreMemorySpace() {
+      ignore_memory_space_ = true;
+      return *this;
+    }
+    Equal& MinorToMajorOnly() {
+      minor_to_major_only_ = true;
+      return *this;
+    }
+    bool operator()(const Layout& a, const Layout& b) const;
+
+   private:
+    bool ignore_tiles_ = false;
+    bool ignore_element_size_ = false;
+    bool ignore_memory_space_ = false;
+    bool minor_to_major_only_ = false;
+  };
+  bool operator==(const Layout& other) const { return Equal()(*this, other); }
+  bool operator!=(const Layout& other) const { return !(*this == other); }
+
+  LayoutProto ToProto() const;
+  // Checks what can be checked without the shape (tiles, sizes, sparse-only
+  // attributes on dense layouts, the nested physical shape).
+  static absl::StatusOr<Layout> FromProto(const LayoutProto& proto);
+  absl::Status ValidateStandalone() const;
+
+  std::string ToString() const;  // "{1,0:T(2,2)}"
+
+ private:
+  std::vector<int64_t> minor_to_major_;
+  std::vector<DimLevelType> dim_level_types_;
+  std::vector<bool> dim_unique_;
+  std::vector<bool> dim_ordered_;
+  std::vector<Tile> tiles_;
+  int64_t tail_padding_alignment_in_elements_ = 1;
+  int64_t element_size_in_bits_ = 0;
+  int64_t memory_space_ = 0;
+  PrimitiveType index_primitive_type_ = PRIMITIVE_TYPE_INVALID;
+  PrimitiveType pointer_primitive_type_ = PRIMITIVE_TYPE_INVALID;
+  std::unique_ptr<Shape> physical_shape_;
+  int64_t dynamic_shape_metadata_prefix_bytes_ = 0;
+  std::vector<SplitConfig> split_configs_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Tile& tile);
+std::ostream& operator<<(std::ostream& os, const Layout& layout);
+
+}  // namespace xla_layout
+
+#endif  // XLA_LAYOUT_LAYOUT_H_

@@ -1,0 +1,90 @@
+#include "xla_layout/primitive_type.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace xla_layout {
+namespace {
+
+struct TypeInfo {
+  PrimitiveType type;
+  const char* name;
+  int64_t bits;
+};
+
+// bits == 0 marks the non-array types.
+constexpr TypeInfo kTypes[] = {
+    {PRED, "pred", 8},
+    {S1, "s1", 1},
+    {S2, "s2", 2},
+    {S4, "s4", 4},
+    {S8, "s8", 8},
+    {S16, "s16", 16},
+    {S32, "s32", 32},
+    {S64, "s64", 64},
+    {U1, "u1", 1},
+    {U2, "u2", 2},
+    {U4, "u4", 4},
+    {U8, "u8", 8},
+    {U16, "u16", 16},
+    {U32, "u32", 32},
+    {U64, "u64", 64},
+    {F16, "f16", 16},
+    {F32, "f32", 32},
+    {BF16, "bf16", 16},
+    {F64, "f64", 64},
+    {F8E5M2, "f8e5m2", 8},
+    {F8E4M3, "f8e4m3", 8},
+    {F8E4M3FN, "f8e4m3fn", 8},
+    {F8E4M3B11FNUZ, "f8e4m3b11fnuz", 8},
+    {F8E3M4, "f8e3m4", 8},
+    {F8E5M2FNUZ, "f8e5m2fnuz", 8},
+    {F8E4M3FNUZ, "f8e4m3fnuz", 8},
+    {F4E2M1FN, "f4e2m1fn", 4},
+    {F8E8M0FNU, "f8e8m0fnu", 8},
+    {C64, "c64", 64},
+    {C128, "c128", 128},
+    {TUPLE, "tuple", 0},
+    {OPAQUE_TYPE, "opaque", 0},
+    {TOKEN, "token", 0},
+};
+
+const TypeInfo* Find(PrimitiveType type) {
+  for (const TypeInfo& info : kTypes) {
+    if (info.type == type) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string PrimitiveTypeName(PrimitiveType type) {
+  const TypeInfo* info = Find(type);
+  return info ? info->name : absl::StrCat("invalid_type_", static_cast<int>(type));
+}
+
+absl::StatusOr<PrimitiveType> ParsePrimitiveType(absl::string_view name) {
+  std::string lower = absl::AsciiStrToLower(name);
+  for (const TypeInfo& info : kTypes) {
+    if (info.type != TUPLE && lower == info.name) return info.type;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown element type '", name, "'"));
+}
+
+bool IsArrayType(PrimitiveType type) {
+  const TypeInfo* info = Find(type);
+  return info != nullptr && info->bits > 0;
+}
+
+int64_t PrimitiveBitWidth(PrimitiveType type) {
+  const TypeInfo* info = Find(type);
+  return info ? info->bits : 0;
+}
+
+int64_t PrimitiveByteSize(PrimitiveType type) {
+  int64_t bits = PrimitiveBitWidth(type);
+  return bits == 0 ? 0 : (bits + 7) / 8;
+}
+
+}  // namespace xla_layout

@@ -1,0 +1,135 @@
+// Shape: an array (element type, dims, dynamic flags, optional layout), a
+// tuple of shapes, a token or an opaque value. A plain value type.
+#ifndef XLA_LAYOUT_SHAPE_H_
+#define XLA_LAYOUT_SHAPE_H_
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "proto/layout.pb.h"
+#include "xla_layout/layout.h"
+
+namespace xla_layout {
+
+// Size of an unbounded dynamic dimension ('?'), as XLA stores it.
+inline constexpr int64_t kUnboundedSize = std::numeric_limits<int64_t>::min();
+
+class Shape {
+ public:
+  Shape() = default;  // PRIMITIVE_TYPE_INVALID: only a placeholder.
+  // An array shape without a layout.
+  Shape(PrimitiveType element_type, absl::Span<const int64_t> dimensions);
+  static Shape MakeTuple(std::vector<Shape> elements);
+  static Shape MakeToken() { return Shape(TOKEN, {}); }
+  static Shape MakeOpaque() { return Shape(OPAQUE_TYPE, {}); }
+
+  PrimitiveType element_type() const { return element_type_; }
+  bool IsArray() const;
+  bool IsTuple() const { return element_type_ == TUPLE; }
+  bool IsToken() const { return element_type_ == TOKEN; }
+  bool IsOpaque() const { return element_type_ == OPAQUE_TYPE; }
+
+  int rank() const { return static_cast<int>(dimensions_.size()); }
+  absl::Span<const int64_t> dimensions() const { return dimensions_; }
+  int64_t dimensions(int i) const { return dimensions_[i]; }
+  Shape& set_dimensions(int i, int64_t size) {
+    dimensions_[i] = size;
+    return *this;
+  }
+  bool is_dynamic_dimension(int i) const { return dynamic_[i]; }
+  Shape& set_dynamic_dimension(int i, bool dynamic) {
+    dynamic_[i] = dynamic;
+    return *this;
+  }
+  bool is_unbounded_dynamic_dimension(int i) const {
+    return dimensions_[i] == kUnboundedSize;
+  }
+  bool is_static() const;
+
+  const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_; }
+  std::vector<Shape>& mutable_tuple_shapes() { return tuple_shapes_; }
+
+  bool has_layout() const { return layout_.has_value(); }
+  const Layout& layout() const { return *layout_; }
+  Layout* mutable_layout() { return layout_ ? &*layout_ : nullptr; }
+  Shape& set_layout(Layout layout) {
+    layout_ = std::move(layout);
+    return *this;
+  }
+  Shape& clear_layout() {
+    layout_.reset();
+    return *this;
+  }
+
+  // Product of the dims (the bounds for dynamic ones); 1 for a scalar.
+  // Fails on unbounded dims and on overflow.
+  absl::StatusOr<int64_t> ElementCount() const;
+
+  // Comparison that can ignore parts: Shape::Equal().IgnoreLayout()(a, b).
+  class Equal {
+   public:
+    Equal& IgnoreLayout() {
+      ignore_layout_ = true;
+      return *this;
+    }
+    Equal& IgnoreDynamicDimensions() {
+      ignore_dynamic_ = true;
+      return *this;
+    }
+    Equal& IgnoreElementType() {
+      ignore_element_type_ = true;
+      return *this;
+    }
+    Equal& LayoutEqual(Layout::Equal eq) {
+      layout_equal_ = eq;
+      return *this;
+    }
+    bool operator()(const Shape& a, const Shape& b) const;
+
+   private:
+    bool ignore_layout_ = false;
+    bool ignore_dynamic_ = false;
+    bool ignore_element_type_ = false;
+    Layout::Equal layout_equal_;
+  };
+  bool operator==(const Shape& other) const { return Equal()(*this, other); }
+  bool operator!=(const Shape& other) const { return !(*this == other); }
+
+  // Full validation: dims, tuple elements and the layout against the shape.
+  absl::Status Validate() const;
+
+  ShapeProto ToProto() const;
+  static absl::StatusOr<Shape> FromProto(const ShapeProto& proto);
+
+  std::string ToString() const;  // XLA syntax, with layouts.
+
+ private:
+  PrimitiveType element_type_ = PRIMITIVE_TYPE_INVALID;
+  std::vector<int64_t> dimensions_;
+  std::vector<bool> dynamic_;
+  std::vector<Shape> tuple_shapes_;
+  std::optional<Layout> layout_;
+};
+
+std::ostream& operator<<(std::ostream& os, const Shape& shape);
+
+// The descending layout {rank-1,...,0} that XLA gives a shape without one.
+Layout DefaultLayoutForRank(int rank);
+
+// Gives every array in `shape` (recursively through tuples) the default
+// layout where it has none.
+void SetDefaultLayouts(Shape& shape);
+
+// Checks `layout` for an array of `shape`'s rank and element type: the
+// permutation, tile ranks per level, E(n), and the sparse-only rules.
+absl::Status ValidateLayoutForShape(const Layout& layout, const Shape& shape);
+
+}  // namespace xla_layout
+
+#endif  // XLA_LAYOUT_SHAPE_H_

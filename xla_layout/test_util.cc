@@ -1,0 +1,92 @@
+#include "xla_layout/test_util.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout {
+namespace {
+
+int64_t Uniform(std::mt19937_64& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+Layout TryRandomLayout(std::mt19937_64& rng, const Shape& shape,
+                       const RandomShapeOptions& options) {
+  int rank = shape.rank();
+  std::vector<int64_t> m2m(rank);
+  std::iota(m2m.begin(), m2m.end(), 0);
+  std::shuffle(m2m.begin(), m2m.end(), rng);
+  Layout layout(m2m);
+  int levels = static_cast<int>(Uniform(rng, 0, options.max_tile_levels));
+  int current_rank = rank == 0 ? 1 : rank;
+  for (int l = 0; l < levels; ++l) {
+    int k = static_cast<int>(Uniform(rng, 1, current_rank));
+    std::vector<int64_t> tile(k);
+    int stars = 0;
+    for (int i = 0; i < k; ++i) {
+      bool star = options.allow_combine && i < k - 1 && Uniform(rng, 0, 3) == 0;
+      tile[i] = star ? kCombineDimension : Uniform(rng, 1, options.max_tile);
+      stars += star;
+    }
+    layout.add_tile(Tile(tile));
+    current_rank += k - 2 * stars;
+  }
+  if (options.allow_attributes) {
+    if (Uniform(rng, 0, 5) == 0) layout.set_memory_space(Uniform(rng, 1, 3));
+    if (Uniform(rng, 0, 5) == 0) {
+      layout.set_tail_padding_alignment_in_elements(Uniform(rng, 2, 16));
+    }
+    int64_t bits = PrimitiveBitWidth(shape.element_type());
+    if (bits < 8 && Uniform(rng, 0, 1) == 0) {
+      layout.set_element_size_in_bits(bits);
+    } else if (Uniform(rng, 0, 7) == 0) {
+      layout.set_element_size_in_bits(std::max<int64_t>(bits, 8) * 2);
+    }
+  }
+  return layout;
+}
+
+}  // namespace
+
+
+
+Layout RandomLayoutFor(std::mt19937_64& rng, const Shape& shape,
+                       const RandomShapeOptions& options) {
+  for (int attempt = 0;; ++attempt) {
+    Layout layout = TryRandomLayout(rng, shape, options);
+    if (attempt >= 100) layout.clear_tiles();  // Tiles pad too much here.
+    Shape with_layout = shape;
+    with_layout.set_layout(layout);
+    absl::StatusOr<TiledLayout> tiled = TiledLayout::Create(with_layout);
+    if (tiled.ok() && tiled->slot_count() <= options.max_slots) return layout;
+  }
+}
+
+Shape RandomArrayShape(std::mt19937_64& rng,
+                       const RandomShapeOptions& options) {
+  static const PrimitiveType kDefaultTypes[] = {PRED, S4,  U4,  S8,  U8,
+                                                BF16, F16, S32, F32, U32,
+                                                F64,  S64, C64, C128};
+  PrimitiveType type;
+  if (options.types.empty()) {
+    type = kDefaultTypes[Uniform(rng, 0, std::size(kDefaultTypes) - 1)];
+  } else {
+    type = options.types[Uniform(rng, 0, options.types.size() - 1)];
+  }
+  int rank = static_cast<int>(Uniform(rng, 0, options.max_rank));
+  std::vector<int64_t> dims(rank);
+  // Leave room for tiles to pad: the untiled array takes at most 1/8.
+  int64_t product;
+  do {
+    product = 1;
+    for (int64_t& d : dims) product *= d = Uniform(rng, 1, options.max_dim);
+  } while (product * 8 > options.max_slots);
+  Shape shape(type, dims);
+  shape.set_layout(RandomLayoutFor(rng, shape, options));
+  return shape;
+}
+
+}  // namespace xla_layout

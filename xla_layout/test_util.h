@@ -1,0 +1,35 @@
+// Random shapes and layouts for property tests (testonly).
+#ifndef XLA_LAYOUT_TEST_UTIL_H_
+#define XLA_LAYOUT_TEST_UTIL_H_
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "xla_layout/shape.h"
+
+namespace xla_layout {
+
+struct RandomShapeOptions {
+  int max_rank = 5;
+  int64_t max_dim = 7;
+  int max_tile_levels = 3;
+  int64_t max_tile = 5;
+  bool allow_combine = true;   // '*' entries
+  bool allow_attributes = true;  // E, S, L, M on top of tiles
+  int64_t max_slots = 4096;    // regenerate layouts larger than this
+  // Element types to draw from; empty means a mix of all byte sizes.
+  std::vector<PrimitiveType> types;
+};
+
+// A random array shape with a random valid layout.
+Shape RandomArrayShape(std::mt19937_64& rng,
+                       const RandomShapeOptions& options = {});
+
+// A random valid layout (same rules) for the dims and type of `shape`.
+Layout RandomLayoutFor(std::mt19937_64& rng, const Shape& shape,
+                       const RandomShapeOptions& options = {});
+
+}  // namespace xla_layout
+
+#endif  // XLA_LAYOUT_TEST_UTIL_H_
