@@ -316,6 +316,10 @@ absl::StatusOr<Shape> ShapeParser::ParseArrayShape() {
     absl::Status v = ValidateLayoutForShape(*layout, shape);
     if (!v.ok()) return Error(layout_start, v.message());
     shape.set_layout(*std::move(layout));
+  } else if (shape.IsArray() && shape.rank() == 0) {
+    // `f32[]` is how a scalar with the (empty) default layout prints, so it
+    // parses back with that layout.
+    shape.set_layout(Layout());
   }
   return shape;
 }

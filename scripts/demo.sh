@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job on the bundled examples: installs what is missing, builds
+# hlo-layout, and runs it on the shapes in examples/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install_deps.sh
+bazel build -c opt //tools:hlo-layout
+tool=bazel-bin/tools/hlo-layout
+while IFS= read -r shape; do
+  case "$shape" in ""|\#*) continue ;; esac
+  echo "\$ hlo-layout shape '$shape'"
+  "$tool" shape "$shape"
+  echo
+done < examples/shapes.txt
+echo "\$ hlo-layout shape --grid 'f32[4,8]{1,0:T(2,4)(2,1)}'   # Figure 2"
+"$tool" shape --grid 'f32[4,8]{1,0:T(2,4)(2,1)}'
+echo
+echo "\$ hlo-layout index 'f32[3,5]{1,0:T(2,2)}' 2,3   # Figure 1"
+"$tool" index 'f32[3,5]{1,0:T(2,2)}' 2,3
+[ -n "${CI:-}" ] && bazel shutdown
+exit 0

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs every golden case under tests/golden/ and diffs it with its expected
+# output. A case is a file whose lines starting with `// RUN:` or `# RUN:` give
+# commands; `%s` is the case file and `hlo-layout` the tool under test. The
+# expected file NAME.expected holds each command's stdout and stderr, then
+# `[exit N]` when the exit code is not 0.
+#
+#   golden_test.sh                 check (run by `bazel test //tests:golden_test`)
+#   golden_test.sh --update        rewrite the .expected files in the source tree
+set -u
+update=0
+[ "${1:-}" = "--update" ] && update=1
+
+if [ $update = 1 ]; then
+  root=${BUILD_WORKSPACE_DIRECTORY:-$(cd "$(dirname "$0")/.." && pwd)}
+  tool=${HLO_LAYOUT:-$root/bazel-bin/tools/hlo-layout}
+else
+  root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/${TEST_WORKSPACE:-xla_layout}
+  tool=$root/tools/hlo-layout
+fi
+[ -x "$tool" ] || { echo "golden_test: no tool at $tool" >&2; exit 2; }
+
+run_case() {  # $1: case file path relative to $root
+  local file=$1 line cmd code out=""
+  while IFS= read -r line; do
+    case "$line" in
+      "// RUN:"*) cmd=${line#"// RUN:"} ;;
+      "# RUN:"*) cmd=${line#"# RUN:"} ;;
+      *) continue ;;
+    esac
+    cmd=${cmd//%s/$file}
+    cmd=${cmd//hlo-layout/$tool}
+    local result
+    result=$(cd "$root" && eval "$cmd" 2>&1 </dev/null)
+    code=$?
+    out+="$result"$'\n'
+    [ $code != 0 ] && out+="[exit $code]"$'\n'
+  done < "$root/$file"
+  # The tool's path is not part of the expected output.
+  printf '%s' "${out//$tool/hlo-layout}"
+}
+
+cases=$(cd "$root" && find tests/golden -type f \( -name '*.test' -o -name '*.hlo' \) | sort)
+failed=0 passed=0
+for file in $cases; do
+  expected="${file%.*}.expected"
+  actual=$(run_case "$file"; echo x)
+  actual=${actual%x}
+  if [ $update = 1 ]; then
+    printf '%s' "$actual" > "$root/$expected"
+    continue
+  fi
+  if [ ! -f "$root/$expected" ]; then
+    echo "FAIL $file: missing $expected (run tests/update_goldens.sh)"
+    failed=$((failed + 1))
+  elif diff -u --label "$expected" --label "actual" "$root/$expected" <(printf '%s' "$actual"); then
+    passed=$((passed + 1))
+  else
+    echo "FAIL $file"
+    failed=$((failed + 1))
+  fi
+done
+[ $update = 1 ] && { echo "updated $(echo "$cases" | wc -w) golden files; review with git diff"; exit 0; }
+echo "golden: $passed passed, $failed failed"
+[ $failed = 0 ]

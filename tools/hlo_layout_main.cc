@@ -1,0 +1,163 @@
+// hlo-layout: XLA array layouts at the terminal. Subcommands:
+//   shape SHAPE...      canonical form, tiled dims, sizes, memory map
+//   index SHAPE I,J,..  slot of a logical element (or --slot=N: the inverse)
+#include <iostream>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "tools/cli_util.h"
+#include "tools/shape_report.h"
+#include "xla_layout/shape_text.h"
+
+namespace xla_layout::cli {
+namespace {
+
+constexpr char kUsage[] = R"(usage: hlo-layout <command> [flags] [args]
+
+Commands:
+  shape SHAPE...        Print each shape's canonical form, physical and tiled
+                        dims, element count with padding, byte size and
+                        padding overhead.
+  index SHAPE I,J,...   Print the slot (linear index) of logical element
+                        (I,J,...) in SHAPE's layout.
+  index SHAPE --slot=N  Print the logical element held in slot N, or
+                        "padding".
+
+Shapes are written as XLA prints them, f32[3,5]{1,0:T(2,2)}, or in the angle
+form F32[3,5]<1,0:T(2,2)>. Quote them for the shell.
+
+Flags:
+  --syntax=xla|angle    Output style (default: xla).
+  --json                One JSON object per shape, for scripts: canonical,
+                        physical_dims, tiled_dims, logical_elements, elements
+                        (slots with padding), bytes, padding_percent, and grid
+                        when asked.
+  --grid                (shape) Draw the memory map of a rank-1 or rank-2
+                        shape, or of a 2-D slice over the last two dims.
+  --slice=I,...         (shape --grid) Indices of the leading dims of the
+                        slice (default: all 0).
+  --slot=N              (index) The inverse map: slot to element.
+  --help                Show this text.
+
+Exit codes: 0 success, 1 bad input (the error names the column), 2 bad usage.
+
+Examples:
+  hlo-layout shape 'f32[3,5]{1,0:T(2,2)}'
+  hlo-layout shape --grid 'f32[4,8]{1,0:T(2,4)(2,1)}'
+  hlo-layout index 'f32[3,5]{1,0:T(2,2)}' 2,3        # prints 17
+)";
+
+int UsageError(absl::string_view message) {
+  std::cerr << "hlo-layout: error: " << message << "\n"
+            << "Run 'hlo-layout --help' for usage.\n";
+  return kExitUsage;
+}
+
+int InputError(absl::string_view message) {
+  std::cerr << "hlo-layout: error: " << message << "\n";
+  return kExitBadInput;
+}
+
+absl::StatusOr<PrintOptions> PrintOptionsFrom(const Args& args) {
+  PrintOptions options;
+  std::optional<std::string> syntax = args.Value("syntax");
+  if (!args.Has("syntax")) return options;
+  if (syntax == "xla") return options;
+  if (syntax == "angle") {
+    options.syntax = ShapeSyntax::kAngle;
+    return options;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("--syntax must be xla or angle, not '",
+                   syntax.value_or(""), "'"));
+}
+
+absl::StatusOr<Shape> ParseShapeArg(absl::string_view text) {
+  absl::StatusOr<Shape> shape = ParseShape(text);
+  if (!shape.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("in shape '", text, "': ", shape.status().message()));
+  }
+  return shape;
+}
+
+int RunShape(const Args& args) {
+  absl::Status known =
+      args.CheckKnown({"syntax", "json", "grid", "slice", "help"});
+  if (!known.ok()) return UsageError(known.message());
+  if (args.positional.empty()) return UsageError("shape needs a SHAPE");
+  absl::StatusOr<PrintOptions> print = PrintOptionsFrom(args);
+  if (!print.ok()) return UsageError(print.status().message());
+  ShapeReportOptions options;
+  options.print = *print;
+  options.json = args.Has("json");
+  options.grid = args.Has("grid");
+  if (std::optional<std::string> slice = args.Value("slice")) {
+    absl::StatusOr<std::vector<int64_t>> list = ParseIntList(*slice);
+    if (!list.ok()) return UsageError(list.status().message());
+    options.slice = *list;
+  }
+  std::string out;
+  for (const std::string& text : args.positional) {
+    absl::StatusOr<Shape> shape = ParseShapeArg(text);
+    if (!shape.ok()) return InputError(shape.status().message());
+    absl::StatusOr<std::string> report = ShapeReport(*shape, options);
+    if (!report.ok()) {
+      return InputError(absl::StrCat("in shape '", text, "': ",
+                                     report.status().message()));
+    }
+    if (!out.empty() && !options.json) out += "\n";
+    out += *report;
+  }
+  std::cout << out;
+  return kExitOk;
+}
+
+int RunIndex(const Args& args) {
+  absl::Status known = args.CheckKnown({"json", "slot", "help"});
+  if (!known.ok()) return UsageError(known.message());
+  bool by_slot = args.Has("slot");
+  size_t want = by_slot ? 1 : 2;
+  if (args.positional.size() != want) {
+    return UsageError(by_slot ? "index --slot=N takes one SHAPE"
+                              : "index takes a SHAPE and an index I,J,...");
+  }
+  absl::StatusOr<Shape> shape = ParseShapeArg(args.positional[0]);
+  if (!shape.ok()) return InputError(shape.status().message());
+  absl::StatusOr<std::string> out;
+  if (by_slot) {
+    int64_t slot;
+    if (!absl::SimpleAtoi(args.Value("slot").value_or(""), &slot)) {
+      return UsageError("--slot needs an integer");
+    }
+    out = SlotReport(*shape, slot, args.Has("json"));
+  } else {
+    absl::StatusOr<std::vector<int64_t>> index =
+        ParseIntList(args.positional[1]);
+    if (!index.ok()) return InputError(index.status().message());
+    out = IndexReport(*shape, *index, args.Has("json"));
+  }
+  if (!out.ok()) return InputError(out.status().message());
+  std::cout << *out;
+  return kExitOk;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) return UsageError("missing command");
+  std::string command = argv[1];
+  Args args = SplitArgs(argc, argv, 2);
+  if (command == "--help" || command == "-h" || command == "help" ||
+      args.Has("help")) {
+    std::cout << kUsage;
+    return kExitOk;
+  }
+  if (command == "shape") return RunShape(args);
+  if (command == "index") return RunIndex(args);
+  return UsageError(absl::StrCat("unknown command '", command, "'"));
+}
+
+}  // namespace
+}  // namespace xla_layout::cli
+
+int main(int argc, char** argv) { return xla_layout::cli::Main(argc, argv); }

@@ -1,0 +1,208 @@
+#include "tools/shape_report.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "tools/cli_util.h"
+
+namespace xla_layout::cli {
+namespace {
+
+// Larger slices are not drawn: a terminal cannot show them usefully.
+constexpr int64_t kMaxGridSide = 256;
+
+struct Grid {
+  int64_t rows = 1, cols = 1;
+  int row_dim = -1, col_dim = -1;     // logical dims drawn
+  int64_t row_tile = 0, col_tile = 0;  // first-level tile sizes, 0 if none
+  std::vector<int64_t> slots;          // rows * cols, row-major
+};
+
+absl::StatusOr<Grid> BuildGrid(const TiledLayout& t,
+                               const std::vector<int64_t>& slice) {
+  Grid g;
+  int rank = t.rank();
+  if (rank == 0) {
+    return absl::InvalidArgumentError("--grid needs an array of rank >= 1");
+  }
+  int lead = std::max(0, rank - 2);
+  if (!slice.empty() && static_cast<int>(slice.size()) != lead) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--slice needs ", lead, " indices (one per dim before the last two)"));
+  }
+  IndexVector index(rank, 0);
+  for (int i = 0; i < static_cast<int>(slice.size()); ++i) {
+    if (slice[i] < 0 || slice[i] >= t.logical_dims()[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--slice index ", slice[i], " is out of range for dim ", i));
+    }
+    index[i] = slice[i];
+  }
+  g.col_dim = rank - 1;
+  g.cols = t.logical_dims()[rank - 1];
+  if (rank >= 2) {
+    g.row_dim = rank - 2;
+    g.rows = t.logical_dims()[rank - 2];
+  }
+  if (g.rows > kMaxGridSide || g.cols > kMaxGridSide) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the slice is ", g.rows, "x", g.cols, "; --grid draws at most ",
+        kMaxGridSide, "x", kMaxGridSide));
+  }
+  // Tile boundaries of the first level, where its minor entries fall on the
+  // drawn dims.
+  const Layout& layout = t.shape().layout();
+  if (!layout.tiles().empty()) {
+    const Tile& tile = layout.tiles()[0];
+    absl::Span<const int64_t> m2m = layout.minor_to_major();
+    auto tile_of = [&](int dim) -> int64_t {
+      for (int k = 0; k < tile.rank() && k < rank; ++k) {
+        int64_t size = tile.dimension(tile.rank() - 1 - k);
+        if (m2m[k] == dim) return size == kCombineDimension ? 0 : size;
+      }
+      return 0;
+    };
+    g.col_tile = tile_of(g.col_dim);
+    if (g.row_dim >= 0) g.row_tile = tile_of(g.row_dim);
+  }
+  for (int64_t r = 0; r < g.rows; ++r) {
+    for (int64_t c = 0; c < g.cols; ++c) {
+      if (g.row_dim >= 0) index[g.row_dim] = r;
+      index[g.col_dim] = c;
+      g.slots.push_back(t.LinearIndex(index));
+    }
+  }
+  return g;
+}
+
+std::string DrawGrid(const TiledLayout& t, const Grid& g) {
+  int64_t widest = t.slot_count() > 0 ? t.slot_count() - 1 : 0;
+  int width = static_cast<int>(absl::StrCat(widest).size());
+  std::string out = absl::StrFormat(
+      "memory map: slot of each element (rows: dim %s, columns: dim %d)\n",
+      g.row_dim >= 0 ? absl::StrCat(g.row_dim) : std::string("-"), g.col_dim);
+  for (int64_t r = 0; r < g.rows; ++r) {
+    if (r > 0 && g.row_tile > 0 && r % g.row_tile == 0) {
+      std::string rule;
+      for (int64_t c = 0; c < g.cols; ++c) {
+        if (c > 0 && g.col_tile > 0 && c % g.col_tile == 0) rule += "-+";
+        rule += std::string(width + 1, '-');
+      }
+      absl::StrAppend(&out, std::string(5, ' '), rule, "\n");
+    }
+    absl::StrAppend(&out, absl::StrFormat("%-5s", absl::StrCat("r", r, ":")));
+    for (int64_t c = 0; c < g.cols; ++c) {
+      if (c > 0 && g.col_tile > 0 && c % g.col_tile == 0) out += " |";
+      absl::StrAppend(&out, absl::StrFormat(" %*d", width, g.slots[r * g.cols + c]));
+    }
+    out += "\n";
+  }
+  // The buffer in memory order, for arrays small enough to show whole.
+  if (t.rank() <= 2 && t.slot_count() <= kMaxGridSide * kMaxGridSide / 4) {
+    // A row holds whole minor tiled dims, up to 16 slots.
+    int64_t row = 1;
+    for (int i = static_cast<int>(t.tiled_dims().size()) - 1; i >= 0; --i) {
+      if (row * t.tiled_dims()[i] > 16) break;
+      row *= t.tiled_dims()[i];
+    }
+    absl::StrAppend(&out,
+                    "buffer: element in each slot, '.' = padding\n");
+    for (int64_t s = 0; s < t.slot_count(); ++s) {
+      if (s % row == 0) {
+        absl::StrAppend(&out, s > 0 ? "\n" : "",
+                        absl::StrFormat("%*d:", width, s));
+      }
+      std::optional<IndexVector> e = t.LogicalIndex(s);
+      std::string cell = e ? absl::StrJoin(*e, ",") : ".";
+      absl::StrAppend(&out, absl::StrFormat(" %*s", 2 * t.rank() + 1, cell));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string JsonIntList(absl::Span<const int64_t> v) {
+  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ShapeReport(const Shape& shape,
+                                        const ShapeReportOptions& options) {
+  absl::StatusOr<TiledLayout> t = TiledLayout::Create(shape);
+  if (!t.ok()) return t.status();
+  std::string canonical = PrintShape(t->shape(), options.print);
+  double padding =
+      t->element_count() == 0
+          ? 0.0
+          : 100.0 * static_cast<double>(t->padding_slots()) /
+                static_cast<double>(t->element_count());
+  std::optional<Grid> grid;
+  if (options.grid) {
+    absl::StatusOr<Grid> g = BuildGrid(*t, options.slice);
+    if (!g.ok()) return g.status();
+    grid = *std::move(g);
+  }
+  if (options.json) {
+    std::string out = absl::StrCat(
+        "{\"canonical\":", JsonString(canonical),
+        ",\"physical_dims\":", JsonIntList(t->physical_dims()),
+        ",\"tiled_dims\":", JsonIntList(t->tiled_dims()),
+        ",\"logical_elements\":", t->element_count(),
+        ",\"elements\":", t->slot_count(), ",\"bytes\":", t->byte_size(),
+        ",\"padding_percent\":", absl::StrFormat("%.2f", padding));
+    if (grid) {
+      out += ",\"grid\":[";
+      for (int64_t r = 0; r < grid->rows; ++r) {
+        if (r > 0) out += ",";
+        out += JsonIntList(absl::MakeConstSpan(grid->slots)
+                               .subspan(r * grid->cols, grid->cols));
+      }
+      out += "]";
+    }
+    return out + "}\n";
+  }
+  std::string out = absl::StrCat(
+      canonical, "\n", "physical dims:   ", JsonIntList(t->physical_dims()),
+      "\n", "tiled dims:      ", JsonIntList(t->tiled_dims()), "\n",
+      "elements:        ", t->slot_count(), " slots for ", t->element_count(),
+      " elements (", t->padding_slots(), " padding)\n",
+      "bytes:           ", t->byte_size(), " (", t->element_size_in_bits(),
+      " bits per element)\n",
+      absl::StrFormat("padding:         %.2f%%\n", padding));
+  if (grid) absl::StrAppend(&out, DrawGrid(*t, *grid));
+  return out;
+}
+
+absl::StatusOr<std::string> IndexReport(const Shape& shape,
+                                        const std::vector<int64_t>& index,
+                                        bool json) {
+  absl::StatusOr<TiledLayout> t = TiledLayout::Create(shape);
+  if (!t.ok()) return t.status();
+  absl::StatusOr<int64_t> slot = t->CheckedLinearIndex(index);
+  if (!slot.ok()) return slot.status();
+  if (json) return absl::StrCat("{\"slot\":", *slot, "}\n");
+  return absl::StrCat(*slot, "\n");
+}
+
+absl::StatusOr<std::string> SlotReport(const Shape& shape, int64_t slot,
+                                       bool json) {
+  absl::StatusOr<TiledLayout> t = TiledLayout::Create(shape);
+  if (!t.ok()) return t.status();
+  if (slot < 0 || slot >= t->slot_count()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "slot ", slot, " is outside the buffer of ", t->slot_count(),
+        " slots"));
+  }
+  std::optional<IndexVector> e = t->LogicalIndex(slot);
+  if (json) {
+    return absl::StrCat("{\"slot\":", slot, ",\"index\":",
+                        e ? JsonIntList(*e) : std::string("null"), "}\n");
+  }
+  return absl::StrCat(e ? absl::StrJoin(*e, ",") : std::string("padding"),
+                      "\n");
+}
+
+}  // namespace xla_layout::cli

@@ -1,0 +1,138 @@
+#include "xla_layout/shape.h"
+
+#include <random>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/shape_text.h"
+#include "xla_layout/test_util.h"
+
+namespace xla_layout {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+Shape Parse(absl::string_view text) {
+  absl::StatusOr<Shape> shape = ParseShape(text);
+  EXPECT_TRUE(shape.ok()) << shape.status();
+  return *shape;
+}
+
+TEST(PrimitiveTypeTest, NamesAndSizes) {
+  EXPECT_EQ(PrimitiveTypeName(BF16), "bf16");
+  EXPECT_EQ(PrimitiveTypeName(OPAQUE_TYPE), "opaque");
+  EXPECT_EQ(*ParsePrimitiveType("F8E4M3FN"), F8E4M3FN);
+  EXPECT_FALSE(ParsePrimitiveType("tuple").ok());
+  EXPECT_EQ(PrimitiveBitWidth(S4), 4);
+  EXPECT_EQ(PrimitiveByteSize(S4), 1);
+  EXPECT_EQ(PrimitiveByteSize(C128), 16);
+  EXPECT_FALSE(IsArrayType(TOKEN));
+}
+
+// Field numbers and the '*' marker on the wire are XLA's. The bytes below
+// were built by hand from xla_data.proto: minor_to_major=1 (packed),
+// tiles=6 {dimensions=1 (packed)}, element_size_in_bits=7, memory_space=8.
+TEST(ProtoTest, WireFormatMatchesXla) {
+  Layout layout({1, 0});
+  layout.add_tile(Tile({kCombineDimension, 2}));
+  layout.set_element_size_in_bits(4).set_memory_space(1);
+  std::string bytes;
+  ASSERT_TRUE(layout.ToProto().SerializeToString(&bytes));
+  const std::string expected(
+      "\x0a\x02\x01\x00"                       // minor_to_major
+      "\x32\x0d\x0a\x0b"                       // tiles { dimensions
+      "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x02"  // INT64_MIN, 2 }
+      "\x38\x04"                               // element_size_in_bits
+      "\x40\x01",                              // memory_space
+      23);
+  EXPECT_EQ(bytes, expected);
+  LayoutProto parsed;
+  ASSERT_TRUE(parsed.ParseFromString(expected));
+  absl::StatusOr<Layout> back = Layout::FromProto(parsed);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, layout);
+}
+
+TEST(ProtoTest, MinusOneIsAcceptedAsCombineMarker) {
+  LayoutProto proto;
+  proto.add_minor_to_major(0);
+  TileProto* tile = proto.add_tiles();
+  tile->add_dimensions(-1);
+  tile->add_dimensions(4);
+  absl::StatusOr<Layout> layout = Layout::FromProto(proto);
+  ASSERT_TRUE(layout.ok());
+  EXPECT_EQ(layout->tiles()[0].dimension(0), kCombineDimension);
+  EXPECT_EQ(layout->ToProto().tiles(0).dimensions(0), kCombineDimension);
+}
+
+TEST(ProtoTest, ShapeFieldsAndValidation) {
+  Shape shape = Parse("(f32[<=4,?]{1,0}, token[])");
+  ShapeProto proto = shape.ToProto();
+  EXPECT_EQ(proto.element_type(), TUPLE);
+  EXPECT_THAT(proto.tuple_shapes(0).dimensions(),
+              ElementsAre(4, kUnboundedSize));
+  EXPECT_THAT(proto.tuple_shapes(0).is_dynamic_dimension(),
+              ElementsAre(true, true));
+  EXPECT_EQ(*Shape::FromProto(proto), shape);
+
+  ShapeProto bad;
+  bad.set_element_type(F32);
+  bad.add_dimensions(3);
+  bad.mutable_layout()->add_minor_to_major(0);
+  bad.mutable_layout()->add_minor_to_major(1);
+  EXPECT_EQ(Shape::FromProto(bad).status().message(),
+            "Dimensions size is 1, but minor to major size is 2.");
+  LayoutProto sparse_only;
+  sparse_only.set_index_primitive_type(U32);
+  EXPECT_THAT(Layout::FromProto(sparse_only).status().message(),
+              HasSubstr("only allowed on a sparse layout"));
+  LayoutProto bad_tile;
+  bad_tile.add_tiles()->add_dimensions(-1);
+  EXPECT_THAT(Layout::FromProto(bad_tile).status().message(),
+              HasSubstr("most minor entry"));
+}
+
+TEST(ShapeTest, EqualityFunctors) {
+  Shape a = Parse("f32[4,4]{1,0:T(2,2)}");
+  Shape b = Parse("f32[4,4]{1,0}");
+  Shape c = Parse("f32[4,4]{0,1}");
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(Shape::Equal().LayoutEqual(Layout::Equal().IgnoreTiles())(a, b));
+  EXPECT_TRUE(Shape::Equal().IgnoreLayout()(a, c));
+  EXPECT_FALSE(Shape::Equal().LayoutEqual(Layout::Equal().IgnoreTiles())(a, c));
+  EXPECT_TRUE(Shape::Equal().IgnoreElementType()(b, Parse("s32[4,4]{1,0}")));
+}
+
+TEST(ShapeTest, SettersChainAndDefaultLayouts) {
+  Layout layout({0});
+  layout.set_element_size_in_bits(4).set_memory_space(1);
+  EXPECT_EQ(layout.ToString(), "{0:E(4)S(1)}");
+  Shape t = Parse("(f32[2,3], (s8[4]))");
+  SetDefaultLayouts(t);
+  EXPECT_EQ(t.ToString(), "(f32[2,3]{1,0}, (s8[4]{0}))");
+  std::ostringstream os;
+  os << t.tuple_shapes()[0] << " " << t.tuple_shapes()[0].layout() << " "
+     << Tile({8, 128});
+  EXPECT_EQ(os.str(), "f32[2,3]{1,0} {1,0} (8,128)");
+}
+
+TEST(ProtoPropertyTest, RandomShapesRoundTripThroughTheWire) {
+  std::mt19937_64 rng(99);
+  RandomShapeOptions options;
+  options.max_slots = 1 << 20;
+  for (int i = 0; i < 10000; ++i) {
+    Shape shape = RandomArrayShape(rng, options);
+    std::string bytes;
+    ASSERT_TRUE(shape.ToProto().SerializeToString(&bytes));
+    ShapeProto proto;
+    ASSERT_TRUE(proto.ParseFromString(bytes));
+    absl::StatusOr<Shape> back = Shape::FromProto(proto);
+    ASSERT_TRUE(back.ok()) << shape << ": " << back.status();
+    ASSERT_EQ(*back, shape) << shape;
+  }
+}
+
+}  // namespace
+}  // namespace xla_layout
