@@ -1,0 +1,660 @@
+#include "xla_layout/relayout.h"
+
+#include <immintrin.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/relayout_kernels.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout {
+
+Isa DetectIsa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return Isa::kAvx512;
+  if (__builtin_cpu_supports("avx2")) return Isa::kAvx2;
+  return Isa::kScalar;
+}
+
+absl::string_view IsaName(Isa isa) {
+  switch (isa) {
+    case Isa::kAuto:
+      return "auto";
+    case Isa::kScalar:
+      return "scalar";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kAvx512:
+      return "avx512";
+  }
+  return "?";
+}
+
+absl::StatusOr<Isa> ParseIsa(absl::string_view name) {
+  for (Isa isa : {Isa::kAuto, Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    if (absl::AsciiStrToLower(name) == IsaName(isa)) return isa;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown instruction set '", name, "'; use auto, scalar, avx2 or avx512"));
+}
+
+Isa ResolveIsa(Isa requested) {
+  if (requested == Isa::kAuto) {
+    const char* env = std::getenv("XLA_LAYOUT_ISA");
+    absl::StatusOr<Isa> parsed =
+        env != nullptr ? ParseIsa(env) : absl::StatusOr<Isa>(Isa::kAuto);
+    requested = parsed.ok() ? *parsed : Isa::kAuto;
+  }
+  Isa best = DetectIsa();
+  if (requested == Isa::kAuto) return best;
+  return static_cast<int>(requested) <= static_cast<int>(best) ? requested
+                                                               : best;
+}
+
+namespace {
+
+// One loop of a task; strides in bytes.
+struct Loop {
+  int64_t extent;
+  int64_t src;
+  int64_t dst;
+};
+
+enum class Kind {
+  kCopy,       // last loop contiguous on both sides: runs of bytes
+  kTranspose,  // last two loops (a, b): a contiguous in src, b in dst
+  kStrided,    // element by element
+  kFill,       // padding: last loop contiguous in dst
+};
+
+absl::string_view KindName(Kind kind) {
+  switch (kind) {
+    case Kind::kCopy:
+      return "copy";
+    case Kind::kTranspose:
+      return "transpose";
+    case Kind::kStrided:
+      return "strided";
+    case Kind::kFill:
+      return "fill";
+  }
+  return "?";
+}
+
+struct Task {
+  Kind kind;
+  int64_t src_offset = 0;  // bytes
+  int64_t dst_offset = 0;
+  std::vector<Loop> loops;  // outer to inner
+  int64_t Elements() const {
+    int64_t n = 1;
+    for (const Loop& l : loops) n *= l.extent;
+    return n;
+  }
+};
+
+// A share of one task for one thread: the range [begin, end) of loops[0].
+struct WorkItem {
+  int task;
+  int64_t begin, end;
+};
+
+// Drops size-1 loops, orders loops by destination stride (writes advance
+// through memory), and fuses neighbours that are contiguous on both sides.
+std::vector<Loop> Simplify(std::vector<Loop> loops) {
+  loops.erase(std::remove_if(loops.begin(), loops.end(),
+                             [](const Loop& l) { return l.extent == 1; }),
+              loops.end());
+  std::stable_sort(loops.begin(), loops.end(), [](const Loop& a, const Loop& b) {
+    if (a.dst != b.dst) return a.dst > b.dst;
+    return a.src > b.src;
+  });
+  std::vector<Loop> fused;
+  for (const Loop& l : loops) {
+    if (!fused.empty()) {
+      Loop& outer = fused.back();
+      if (outer.dst == l.dst * l.extent && outer.src == l.src * l.extent) {
+        outer = Loop{outer.extent * l.extent, l.src, l.dst};
+        continue;
+      }
+    }
+    fused.push_back(l);
+  }
+  return fused;
+}
+
+// Picks the kernel for a copy task and puts its loops in kernel order.
+Task MakeCopyTask(int64_t src_offset, int64_t dst_offset,
+                  std::vector<Loop> loops, int64_t es) {
+  Task task{Kind::kStrided, src_offset, dst_offset, Simplify(std::move(loops))};
+  std::vector<Loop>& l = task.loops;
+  if (l.empty()) {
+    l.push_back(Loop{1, es, es});
+    task.kind = Kind::kCopy;
+    return task;
+  }
+  if (l.back().dst == es && l.back().src == es) {
+    task.kind = Kind::kCopy;
+  } else if (l.back().dst == es) {
+    for (size_t k = 0; k + 1 < l.size(); ++k) {
+      if (l[k].src == es) {
+        Loop a = l[k];
+        l.erase(l.begin() + k);
+        l.insert(l.end() - 1, a);
+        task.kind = Kind::kTranspose;
+        break;
+      }
+    }
+  }
+  return task;
+}
+
+// The ranges of one logical dim's digits that cover [lo_value, d) or [0, d):
+// the mixed-radix boxes of SPEC's partial tiles.
+struct DigitRange {
+  int digit;  // index into the digit list of the caller
+  int64_t begin, end;
+};
+using Box = std::vector<DigitRange>;
+
+// `digits` are the digits of one logical dim, least significant first, with
+// `divisor[i]` and `extent[i]` (the last is the top). Writes the boxes that
+// partition [0, d) into `valid`, and those that partition [d, top) into
+// `padding`.
+void DimBoxes(const std::vector<int>& ids, const std::vector<int64_t>& divisor,
+              const std::vector<int64_t>& extent, int64_t d,
+              std::vector<Box>* valid, std::vector<Box>* padding) {
+  const int m = static_cast<int>(ids.size()) - 1;
+  std::vector<int64_t> q(m + 1);
+  for (int i = 0; i <= m; ++i) {
+    q[i] = i == m ? d / divisor[i] : (d / divisor[i]) % extent[i];
+  }
+  auto box = [&](int i, int64_t begin, int64_t end) {
+    Box b;
+    for (int k = 0; k <= m; ++k) {
+      if (k > i) b.push_back({ids[k], q[k], q[k] + 1});
+      if (k == i) b.push_back({ids[k], begin, end});
+      if (k < i) b.push_back({ids[k], 0, extent[k]});
+    }
+    return b;
+  };
+  for (int i = m; i >= 0; --i) {
+    // Digits above i hold d's digits; past the top extent no slot exists.
+    bool reachable = true;
+    for (int k = i + 1; k <= m; ++k) reachable &= q[k] < extent[k];
+    if (!reachable) continue;
+    if (valid != nullptr && q[i] > 0) valid->push_back(box(i, 0, q[i]));
+    if (padding != nullptr && q[i] + 1 < extent[i]) {
+      padding->push_back(box(i, q[i] + 1, extent[i]));
+    }
+  }
+  if (padding != nullptr) {
+    bool inside = true;
+    for (int k = 0; k <= m; ++k) inside &= q[k] < extent[k];
+    if (inside) padding->push_back(box(-1, 0, 0));  // the element e == d
+  }
+}
+
+// Calls `fn` with every combination of one box per group.
+void ForEachProduct(const std::vector<std::vector<Box>>& groups,
+                    const std::function<void(const Box&)>& fn) {
+  Box current;
+  std::function<void(size_t)> rec = [&](size_t g) {
+    if (g == groups.size()) {
+      fn(current);
+      return;
+    }
+    for (const Box& b : groups[g]) {
+      size_t mark = current.size();
+      current.insert(current.end(), b.begin(), b.end());
+      rec(g + 1);
+      current.resize(mark);
+    }
+  };
+  rec(0);
+}
+
+}  // namespace
+
+struct RelayoutPlan::Impl {
+  int64_t es = 0;  // bytes per element slot
+  int64_t src_bytes = 0, dst_bytes = 0, element_bytes = 0;
+  std::vector<uint8_t> fill;  // es bytes
+  int threads = 1;
+  Isa isa = Isa::kScalar;
+  bool in_place = false;
+  bool streaming = false;
+  const internal::Kernels* kernels = nullptr;
+  std::vector<Task> tasks;
+  std::vector<std::vector<WorkItem>> work;  // per thread
+  // Gather path: for each destination slot, the source slot or -1.
+  std::vector<int64_t> gather;
+  bool use_gather = false;
+
+  void RunTask(const Task& task, int64_t begin, int64_t end, const char* src,
+               char* dst) const;
+  void RunLoops(const Task& task, const std::vector<Loop>& loops, size_t depth,
+                const char* src, char* dst) const;
+  void FillRun(char* dst, int64_t elements) const;
+  void RunGather(int64_t begin, int64_t end, const char* src,
+                 char* dst) const;
+};
+
+void RelayoutPlan::Impl::FillRun(char* dst, int64_t elements) const {
+  bool uniform = true;
+  for (uint8_t b : fill) uniform &= b == fill[0];
+  if (uniform) {
+    std::memset(dst, fill[0], elements * es);
+    return;
+  }
+  for (int64_t i = 0; i < elements; ++i) std::memcpy(dst + i * es, fill.data(), es);
+}
+
+void RelayoutPlan::Impl::RunLoops(const Task& task,
+                                  const std::vector<Loop>& loops, size_t depth,
+                                  const char* src, char* dst) const {
+  const size_t kernel_loops = task.kind == Kind::kTranspose ? 2 : 1;
+  if (depth + kernel_loops < loops.size()) {
+    const Loop& l = loops[depth];
+    for (int64_t i = 0; i < l.extent; ++i) {
+      RunLoops(task, loops, depth + 1, src + i * l.src, dst + i * l.dst);
+    }
+    return;
+  }
+  const Loop& last = loops.back();
+  switch (task.kind) {
+    case Kind::kCopy:
+      kernels->copy(src, dst, last.extent * es, streaming);
+      return;
+    case Kind::kFill:
+      FillRun(dst, last.extent);
+      return;
+    case Kind::kTranspose: {
+      const Loop& a = loops[loops.size() - 2];
+      kernels->transpose(src, dst, a.extent, last.extent, last.src, a.dst,
+                         static_cast<int>(es));
+      return;
+    }
+    case Kind::kStrided:
+      for (int64_t i = 0; i < last.extent; ++i) {
+        std::memcpy(dst + i * last.dst, src + i * last.src, es);
+      }
+      return;
+  }
+}
+
+void RelayoutPlan::Impl::RunTask(const Task& task, int64_t begin, int64_t end,
+                                 const char* src, char* dst) const {
+  std::vector<Loop> loops = task.loops;
+  src += task.src_offset + begin * loops[0].src;
+  dst += task.dst_offset + begin * loops[0].dst;
+  loops[0].extent = end - begin;
+  RunLoops(task, loops, 0, src, dst);
+}
+
+void RelayoutPlan::Impl::RunGather(int64_t begin, int64_t end, const char* src,
+                                   char* dst) const {
+  for (int64_t i = begin; i < end; ++i) {
+    int64_t from = gather[i];
+    if (from < 0) {
+      std::memcpy(dst + i * es, fill.data(), es);
+    } else {
+      std::memcpy(dst + i * es, src + from * es, es);
+    }
+  }
+}
+
+namespace {
+
+absl::Status CheckSupported(const Shape& shape, absl::string_view side) {
+  if (!shape.IsArray()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        side, " must be an array shape, not ", shape.ToString()));
+  }
+  if (!shape.has_layout()) return absl::OkStatus();
+  const Layout& layout = shape.layout();
+  auto unsupported = [&](absl::string_view what) {
+    return absl::UnimplementedError(absl::StrCat(
+        side, " layout ", layout.ToString(), ": ", what,
+        " is not supported by the packing core"));
+  };
+  if (!layout.dim_level_types().empty() || layout.has_physical_shape() ||
+      layout.index_primitive_type() != PRIMITIVE_TYPE_INVALID ||
+      layout.pointer_primitive_type() != PRIMITIVE_TYPE_INVALID) {
+    return unsupported("a sparse attribute (D, #, *, P)");
+  }
+  if (!layout.split_configs().empty()) return unsupported("SC (split configs)");
+  if (layout.dynamic_shape_metadata_prefix_bytes() != 0) {
+    return unsupported("M (dynamic-shape metadata)");
+  }
+  if (layout.element_size_in_bits() != 0 &&
+      layout.element_size_in_bits() % 8 != 0) {
+    return unsupported(absl::StrCat("sub-byte packing E(",
+                                    layout.element_size_in_bits(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+// Builds the tasks of a layout pair whose tiled dims are all digits.
+// Returns false when the two sides' digits of some logical dim do not nest
+// (e.g. tiles of 3 and 4 on one dim); the caller then uses a gather table.
+bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
+                std::vector<Task>* tasks) {
+  const auto& sd = *src.digits();
+  const auto& dd = *dst.digits();
+  const int rank = src.rank();
+
+  // Refined digits: every divisor boundary of either side, per logical dim.
+  struct Refined {
+    int dim;
+    int64_t divisor, extent, src_stride, dst_stride;
+  };
+  std::vector<Refined> refined;
+  std::vector<std::vector<int>> per_dim(rank);
+  auto stride_in = [](const std::vector<TiledLayout::Digit>& digits, int dim,
+                      int64_t divisor) -> int64_t {
+    // The digit holding `divisor`: the one with the largest divisor <= it.
+    const TiledLayout::Digit* best = nullptr;
+    for (const TiledLayout::Digit& d : digits) {
+      if (d.logical_dim == dim && d.divisor <= divisor &&
+          (best == nullptr || d.divisor > best->divisor)) {
+        best = &d;
+      }
+    }
+    return best->stride * (divisor / best->divisor);
+  };
+  for (int dim = 0; dim < rank; ++dim) {
+    int64_t size = src.logical_dims()[dim];
+    if (size <= 1) continue;
+    std::vector<int64_t> bounds;
+    for (const auto* digits : {&sd, &dd}) {
+      int64_t top = 0;
+      for (const TiledLayout::Digit& d : *digits) {
+        if (d.logical_dim == dim) top = std::max(top, d.divisor);
+      }
+      for (const TiledLayout::Digit& d : *digits) {
+        if (d.logical_dim != dim) continue;
+        bounds.push_back(d.divisor);
+        if (d.divisor != top) bounds.push_back(d.divisor * d.extent);
+      }
+    }
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+      if (bounds[i + 1] % bounds[i] != 0) return false;
+    }
+    for (size_t i = 0; i < bounds.size(); ++i) {
+      int64_t extent = i + 1 < bounds.size()
+                           ? bounds[i + 1] / bounds[i]
+                           : (size + bounds[i] - 1) / bounds[i];
+      per_dim[dim].push_back(static_cast<int>(refined.size()));
+      refined.push_back(Refined{dim, bounds[i], extent,
+                                stride_in(sd, dim, bounds[i]) * es,
+                                stride_in(dd, dim, bounds[i]) * es});
+    }
+  }
+
+  // Copy the valid elements, one box per combination of partial tiles.
+  if (src.element_count() > 0) {
+    std::vector<std::vector<Box>> groups;
+    for (int dim = 0; dim < rank; ++dim) {
+      if (per_dim[dim].empty()) continue;
+      std::vector<int64_t> divisor, extent;
+      for (int id : per_dim[dim]) {
+        divisor.push_back(refined[id].divisor);
+        extent.push_back(refined[id].extent);
+      }
+      std::vector<Box> valid;
+      DimBoxes(per_dim[dim], divisor, extent, src.logical_dims()[dim], &valid,
+               nullptr);
+      groups.push_back(std::move(valid));
+    }
+    ForEachProduct(groups, [&](const Box& box) {
+      int64_t so = 0, d_o = 0;
+      std::vector<Loop> loops;
+      for (const DigitRange& r : box) {
+        const Refined& f = refined[r.digit];
+        so += r.begin * f.src_stride;
+        d_o += r.begin * f.dst_stride;
+        loops.push_back(Loop{r.end - r.begin, f.src_stride, f.dst_stride});
+      }
+      tasks->push_back(MakeCopyTask(so, d_o, std::move(loops), es));
+    });
+  }
+
+  // Fill the destination's padding: for each condition (a logical dim, or a
+  // dim whose only valid coordinate is 0), the boxes where it is the first
+  // to fail.
+  std::vector<std::vector<Box>> valid_of, padding_of;
+  for (int i = 0; i < static_cast<int>(dd.size()); ++i) {
+    if (dd[i].logical_dim < 0 && dd[i].extent > 1) {
+      valid_of.push_back({Box{{i, 0, 1}}});
+      padding_of.push_back({Box{{i, 1, dd[i].extent}}});
+    }
+  }
+  for (int dim = 0; dim < rank; ++dim) {
+    std::vector<int> ids;
+    for (int i = 0; i < static_cast<int>(dd.size()); ++i) {
+      if (dd[i].logical_dim == dim) ids.push_back(i);
+    }
+    if (ids.empty()) continue;
+    std::sort(ids.begin(), ids.end(),
+              [&](int a, int b) { return dd[a].divisor < dd[b].divisor; });
+    std::vector<int64_t> divisor, extent;
+    for (int id : ids) {
+      divisor.push_back(dd[id].divisor);
+      extent.push_back(dd[id].extent);
+    }
+    std::vector<Box> valid, padding;
+    DimBoxes(ids, divisor, extent, dst.logical_dims()[dim], &valid, &padding);
+    valid_of.push_back(std::move(valid));
+    padding_of.push_back(std::move(padding));
+  }
+  for (size_t c = 0; c < padding_of.size(); ++c) {
+    std::vector<std::vector<Box>> groups(valid_of.begin(), valid_of.begin() + c);
+    groups.push_back(padding_of[c]);
+    ForEachProduct(groups, [&](const Box& box) {
+      std::vector<bool> ranged(dd.size(), false);
+      int64_t d_o = 0;
+      std::vector<Loop> loops;
+      for (const DigitRange& r : box) {
+        ranged[r.digit] = true;
+        d_o += r.begin * dd[r.digit].stride * es;
+        loops.push_back(Loop{r.end - r.begin, 0, dd[r.digit].stride * es});
+      }
+      for (size_t i = 0; i < dd.size(); ++i) {
+        if (!ranged[i]) loops.push_back(Loop{dd[i].extent, 0, dd[i].stride * es});
+      }
+      for (const Loop& l : loops) {
+        if (l.extent == 0) return;
+      }
+      Task task{Kind::kFill, 0, d_o, Simplify(std::move(loops))};
+      if (task.loops.empty() || task.loops.back().dst != es) {
+        task.loops.push_back(Loop{1, 0, es});
+      }
+      tasks->push_back(std::move(task));
+    });
+  }
+  return true;
+}
+
+}  // namespace
+
+RelayoutPlan::RelayoutPlan(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+RelayoutPlan::RelayoutPlan(RelayoutPlan&&) noexcept = default;
+RelayoutPlan& RelayoutPlan::operator=(RelayoutPlan&&) noexcept = default;
+RelayoutPlan::~RelayoutPlan() = default;
+
+absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
+                                                  const Shape& dst,
+                                                  RelayoutOptions options) {
+  for (const auto& [shape, side] :
+       {std::pair<const Shape*, absl::string_view>{&src, "source"},
+        {&dst, "destination"}}) {
+    absl::Status s = CheckSupported(*shape, side);
+    if (!s.ok()) return s;
+  }
+  if (!Shape::Equal().IgnoreLayout().IgnoreDynamicDimensions()(src, dst)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "source ", src.ToString(), " and destination ", dst.ToString(),
+        " are not the same logical array (element type and dims)"));
+  }
+  absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
+  if (!s.ok()) return s.status();
+  absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
+  if (!d.ok()) return d.status();
+  if (s->element_size_in_bits() != d->element_size_in_bits()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "source and destination element sizes differ (",
+        s->element_size_in_bits(), " and ", d->element_size_in_bits(),
+        " bits); the packing core moves whole elements"));
+  }
+
+  auto impl = std::make_unique<Impl>();
+  impl->es = s->element_size_in_bits() / 8;
+  impl->src_bytes = s->byte_size();
+  impl->dst_bytes = d->byte_size();
+  impl->element_bytes = s->element_count() * impl->es;
+  if (options.padding_value.empty()) {
+    impl->fill.assign(impl->es, 0);
+  } else if (options.padding_value.size() == 1) {
+    impl->fill.assign(impl->es, options.padding_value[0]);
+  } else if (static_cast<int64_t>(options.padding_value.size()) == impl->es) {
+    impl->fill = options.padding_value;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the padding value has ", options.padding_value.size(),
+        " bytes; give 1 or the element size, ", impl->es));
+  }
+  if (options.allow_in_place && impl->src_bytes != impl->dst_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "in-place relayout needs equal buffer sizes, not ", impl->src_bytes,
+        " and ", impl->dst_bytes, " bytes"));
+  }
+  impl->in_place = options.allow_in_place;
+  impl->isa = ResolveIsa(options.isa);
+  impl->kernels = &internal::KernelsFor(impl->isa);
+  int hw = std::max(1u, std::thread::hardware_concurrency());
+  impl->threads = options.threads > 0 ? options.threads : hw;
+  // Streaming stores pay off only when the destination cannot stay cached.
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  impl->streaming = impl->dst_bytes > (llc > 0 ? llc : (32 << 20));
+
+  bool planned = s->digits().has_value() && d->digits().has_value() &&
+                 PlanDigits(*s, *d, impl->es, &impl->tasks);
+  if (!planned) {
+    impl->tasks.clear();
+    impl->use_gather = true;
+    impl->gather.resize(d->slot_count());
+    for (int64_t slot = 0; slot < d->slot_count(); ++slot) {
+      std::optional<IndexVector> e = d->LogicalIndex(slot);
+      impl->gather[slot] = e ? s->LinearIndex(*e) : -1;
+    }
+  } else if (d->slot_count() > d->tiled_slot_count()) {
+    // L(n) tail padding.
+    int64_t tail = d->slot_count() - d->tiled_slot_count();
+    impl->tasks.push_back(Task{Kind::kFill, 0,
+                               d->tiled_slot_count() * impl->es,
+                               {Loop{tail, 0, impl->es}}});
+  }
+
+  // Share the work: small buffers run on one thread; big tasks are cut along
+  // their outer loop so every thread gets about the same bytes.
+  constexpr int64_t kMinBytesPerThread = 1 << 20;
+  int64_t total = impl->use_gather ? d->slot_count() * impl->es : 0;
+  for (const Task& t : impl->tasks) total += t.Elements() * impl->es;
+  impl->threads = static_cast<int>(std::max<int64_t>(
+      1, std::min<int64_t>(impl->threads, total / kMinBytesPerThread)));
+  impl->work.resize(impl->threads);
+  if (!impl->use_gather) {
+    int64_t share = total / impl->threads + 1, filled = 0;
+    for (int i = 0; i < static_cast<int>(impl->tasks.size()); ++i) {
+      const Task& t = impl->tasks[i];
+      int64_t outer = t.loops[0].extent;
+      int64_t per_step = t.Elements() / std::max<int64_t>(outer, 1) * impl->es;
+      int64_t begin = 0;
+      while (begin < outer) {
+        int thread = static_cast<int>(std::min<int64_t>(filled / share,
+                                                        impl->threads - 1));
+        int64_t room = (thread + 1) * share - filled;
+        int64_t steps = std::max<int64_t>(1, room / std::max<int64_t>(per_step, 1));
+        if (thread == impl->threads - 1) steps = outer - begin;
+        int64_t end = std::min(outer, begin + steps);
+        impl->work[thread].push_back(WorkItem{i, begin, end});
+        filled += (end - begin) * per_step;
+        begin = end;
+      }
+    }
+  }
+  return RelayoutPlan(std::move(impl));
+}
+
+void RelayoutPlan::Execute(const void* src_ptr, void* dst_ptr) const {
+  const Impl& p = *impl_;
+  const char* src = static_cast<const char*>(src_ptr);
+  char* dst = static_cast<char*>(dst_ptr);
+  std::vector<char> scratch;
+  if (p.in_place && src == dst) {
+    scratch.assign(src, src + p.src_bytes);
+    src = scratch.data();
+  }
+  auto run = [&](int thread) {
+    if (p.use_gather) {
+      int64_t n = static_cast<int64_t>(p.gather.size());
+      int64_t per = (n + p.threads - 1) / p.threads;
+      p.RunGather(std::min(n, thread * per), std::min(n, (thread + 1) * per),
+                  src, dst);
+    } else {
+      for (const WorkItem& w : p.work[thread]) {
+        p.RunTask(p.tasks[w.task], w.begin, w.end, src, dst);
+      }
+    }
+    if (p.streaming) _mm_sfence();
+  };
+  if (p.threads == 1) {
+    run(0);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (int t = 1; t < p.threads; ++t) pool.emplace_back(run, t);
+  run(0);
+  for (std::thread& t : pool) t.join();
+}
+
+int64_t RelayoutPlan::src_bytes() const { return impl_->src_bytes; }
+int64_t RelayoutPlan::dst_bytes() const { return impl_->dst_bytes; }
+int64_t RelayoutPlan::element_bytes() const { return impl_->element_bytes; }
+int RelayoutPlan::threads() const { return impl_->threads; }
+Isa RelayoutPlan::isa() const { return impl_->isa; }
+
+std::string RelayoutPlan::Describe() const {
+  const Impl& p = *impl_;
+  std::string out = absl::StrCat("isa=", IsaName(p.isa), " threads=", p.threads,
+                                 " element_bytes=", p.es,
+                                 p.streaming ? " streaming" : "", "\n");
+  if (p.use_gather) {
+    return absl::StrCat(out, "gather table of ", p.gather.size(), " slots\n");
+  }
+  for (const Task& t : p.tasks) {
+    std::vector<std::string> loops;
+    for (const Loop& l : t.loops) {
+      loops.push_back(absl::StrCat(l.extent, ":", l.src, "/", l.dst));
+    }
+    absl::StrAppend(&out, KindName(t.kind), " src+", t.src_offset, " dst+",
+                    t.dst_offset, " loops(extent:src/dst bytes) ",
+                    absl::StrJoin(loops, " "), "\n");
+  }
+  return out;
+}
+
+}  // namespace xla_layout

@@ -1,0 +1,91 @@
+// The packing core: moves an array from one layout to another. A plan is
+// built once (all validation and loop planning happen in Create) and executed
+// many times; Execute cannot fail.
+//
+// Supported: any two dense layouts of the same logical array (type and dims)
+// with any minor_to_major, any number of tiling levels, '*' combined dims,
+// L(n) tail padding, and elements of 1, 2, 4, 8 or 16 bytes (E(n) of whole
+// bytes, equal on both sides). Padding slots of the destination are always
+// written with the fill value, so the output is deterministic.
+//
+// Not supported, with an error from Create: sparse layouts (D, #, *, P),
+// split configs (SC) and dynamic-shape metadata (M), sub-byte packing E(1),
+// E(2), E(4), different E(n) on the two sides, and unbounded dims.
+//
+// How: each layout's tiled dims are digits of the logical indices
+// (TiledLayout::digits). The planner refines both sides' digits into one loop
+// nest with a source and destination stride per loop, splits the valid region
+// and the padding into boxes at the partial tiles, drops size-1 loops, fuses
+// loops contiguous on both sides, and runs each box with a kernel: contiguous
+// runs (memcpy or streaming stores), 2-D block transposes (SIMD), or a
+// strided loop. Layouts with no digit form use a gather table built from the
+// same index math.
+#ifndef XLA_LAYOUT_RELAYOUT_H_
+#define XLA_LAYOUT_RELAYOUT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "xla_layout/shape.h"
+
+namespace xla_layout {
+
+// Instruction-set paths of the kernels. kAuto picks the best the CPU has,
+// unless XLA_LAYOUT_ISA=scalar|avx2|avx512 says otherwise.
+enum class Isa { kAuto, kScalar, kAvx2, kAvx512 };
+
+// The best path this CPU runs (CPUID), before any override.
+Isa DetectIsa();
+// kAuto resolved: the XLA_LAYOUT_ISA override if set and supported, else
+// DetectIsa(). An explicit request the CPU lacks falls back to the best it has.
+Isa ResolveIsa(Isa requested);
+absl::string_view IsaName(Isa isa);
+absl::StatusOr<Isa> ParseIsa(absl::string_view name);
+
+struct RelayoutOptions {
+  // Bytes written into every padding slot: empty means zeros; one byte is
+  // repeated; otherwise exactly the element's byte size.
+  std::vector<uint8_t> padding_value;
+  // 0 means every hardware thread. Small buffers always run on one thread.
+  int threads = 0;
+  // Lets Execute take src == dst (same buffer, same byte size). The plan then
+  // keeps a scratch copy of the source.
+  bool allow_in_place = false;
+  Isa isa = Isa::kAuto;
+};
+
+class RelayoutPlan {
+ public:
+  static absl::StatusOr<RelayoutPlan> Create(const Shape& src,
+                                             const Shape& dst,
+                                             RelayoutOptions options = {});
+  RelayoutPlan(RelayoutPlan&&) noexcept;
+  RelayoutPlan& operator=(RelayoutPlan&&) noexcept;
+  ~RelayoutPlan();
+
+  // Reads src_bytes() from `src`, writes dst_bytes() to `dst`. The buffers
+  // must not overlap, except src == dst when allow_in_place was set.
+  void Execute(const void* src, void* dst) const;
+
+  int64_t src_bytes() const;
+  int64_t dst_bytes() const;
+  // Bytes of logical elements (no padding): what one run reads, and writes.
+  int64_t element_bytes() const;
+  int threads() const;
+  Isa isa() const;
+  // One line per step of the plan, for --explain and tests.
+  std::string Describe() const;
+
+ private:
+  struct Impl;
+  explicit RelayoutPlan(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace xla_layout
+
+#endif  // XLA_LAYOUT_RELAYOUT_H_

@@ -1,0 +1,305 @@
+#include "xla_layout/relayout_kernels.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace xla_layout::internal {
+namespace {
+
+// Elements of 16 bytes (c128) move as one trivially copyable value.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// Square blocks of this many elements keep both sides of a transpose in L1.
+constexpr int64_t kBlock = 64;
+
+template <typename T>
+void TransposeScalarT(const char* src, char* dst, int64_t na, int64_t nb,
+                      int64_t ssb, int64_t dsa) {
+  for (int64_t a0 = 0; a0 < na; a0 += kBlock) {
+    int64_t a1 = std::min(na, a0 + kBlock);
+    for (int64_t b0 = 0; b0 < nb; b0 += kBlock) {
+      int64_t b1 = std::min(nb, b0 + kBlock);
+      for (int64_t a = a0; a < a1; ++a) {
+        T* out = reinterpret_cast<T*>(dst + a * dsa);
+        const char* in = src + a * sizeof(T);
+        for (int64_t b = b0; b < b1; ++b) {
+          std::memcpy(&out[b], in + b * ssb, sizeof(T));
+        }
+      }
+    }
+  }
+}
+
+void TransposeScalarAny(const char* src, char* dst, int64_t na, int64_t nb,
+                        int64_t ssb, int64_t dsa, int es) {
+  for (int64_t a = 0; a < na; ++a) {
+    for (int64_t b = 0; b < nb; ++b) {
+      std::memcpy(dst + a * dsa + b * es, src + a * es + b * ssb, es);
+    }
+  }
+}
+
+void TransposeScalar(const char* src, char* dst, int64_t na, int64_t nb,
+                     int64_t ssb, int64_t dsa, int es) {
+  switch (es) {
+    case 1:
+      return TransposeScalarT<uint8_t>(src, dst, na, nb, ssb, dsa);
+    case 2:
+      return TransposeScalarT<uint16_t>(src, dst, na, nb, ssb, dsa);
+    case 4:
+      return TransposeScalarT<uint32_t>(src, dst, na, nb, ssb, dsa);
+    case 8:
+      return TransposeScalarT<uint64_t>(src, dst, na, nb, ssb, dsa);
+    case 16:
+      return TransposeScalarT<Bytes16>(src, dst, na, nb, ssb, dsa);
+    default:
+      return TransposeScalarAny(src, dst, na, nb, ssb, dsa, es);
+  }
+}
+
+void CopyScalar(const char* src, char* dst, int64_t bytes, bool) {
+  std::memcpy(dst, src, bytes);
+}
+
+// ---------------------------------------------------------------------------
+// AVX2
+
+__attribute__((target("avx2"))) inline void Transpose8x8Avx2(
+    const char* src, char* dst, int64_t ssb, int64_t dsa) {
+  __m256 r0 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 0 * ssb));
+  __m256 r1 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 1 * ssb));
+  __m256 r2 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 2 * ssb));
+  __m256 r3 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 3 * ssb));
+  __m256 r4 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 4 * ssb));
+  __m256 r5 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 5 * ssb));
+  __m256 r6 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 6 * ssb));
+  __m256 r7 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 7 * ssb));
+  __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  __m256 out[8] = {
+      _mm256_permute2f128_ps(s0, s4, 0x20), _mm256_permute2f128_ps(s1, s5, 0x20),
+      _mm256_permute2f128_ps(s2, s6, 0x20), _mm256_permute2f128_ps(s3, s7, 0x20),
+      _mm256_permute2f128_ps(s0, s4, 0x31), _mm256_permute2f128_ps(s1, s5, 0x31),
+      _mm256_permute2f128_ps(s2, s6, 0x31), _mm256_permute2f128_ps(s3, s7, 0x31)};
+  for (int a = 0; a < 8; ++a) {
+    _mm256_storeu_ps(reinterpret_cast<float*>(dst + a * dsa), out[a]);
+  }
+}
+
+// Interleaves two rows of 16-bit elements (nb == 2, dst contiguous): the
+// bf16 (2,1) tile of TPU layouts.
+__attribute__((target("avx2"))) void Interleave2x16Avx2(const char* src,
+                                                        char* dst, int64_t na,
+                                                        int64_t ssb) {
+  int64_t a = 0;
+  for (; a + 16 <= na; a += 16) {
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + a * 2));
+    __m256i y =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + ssb + a * 2));
+    __m256i lo = _mm256_unpacklo_epi16(x, y), hi = _mm256_unpackhi_epi16(x, y);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + a * 4),
+                        _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + a * 4 + 32),
+                        _mm256_permute2x128_si256(lo, hi, 0x31));
+  }
+  for (; a < na; ++a) {
+    std::memcpy(dst + a * 4, src + a * 2, 2);
+    std::memcpy(dst + a * 4 + 2, src + ssb + a * 2, 2);
+  }
+}
+
+__attribute__((target("avx2"))) void Transpose32Avx2(const char* src,
+                                                     char* dst, int64_t na,
+                                                     int64_t nb, int64_t ssb,
+                                                     int64_t dsa) {
+  const int64_t na8 = na & ~int64_t{7}, nb8 = nb & ~int64_t{7};
+  for (int64_t a0 = 0; a0 < na8; a0 += kBlock) {
+    int64_t a1 = std::min(na8, a0 + kBlock);
+    for (int64_t b0 = 0; b0 < nb8; b0 += kBlock) {
+      int64_t b1 = std::min(nb8, b0 + kBlock);
+      for (int64_t a = a0; a < a1; a += 8) {
+        for (int64_t b = b0; b < b1; b += 8) {
+          Transpose8x8Avx2(src + a * 4 + b * ssb, dst + a * dsa + b * 4, ssb,
+                           dsa);
+        }
+      }
+    }
+  }
+  // Edges that do not fill an 8x8 block.
+  if (nb8 < nb) {
+    TransposeScalarT<uint32_t>(src + nb8 * ssb, dst + nb8 * 4, na8, nb - nb8,
+                               ssb, dsa);
+  }
+  if (na8 < na) {
+    TransposeScalarT<uint32_t>(src + na8 * 4, dst + na8 * dsa, na - na8, nb,
+                               ssb, dsa);
+  }
+}
+
+__attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
+                                                   int64_t na, int64_t nb,
+                                                   int64_t ssb, int64_t dsa,
+                                                   int es) {
+  if (es == 4 && na >= 8 && nb >= 8) {
+    return Transpose32Avx2(src, dst, na, nb, ssb, dsa);
+  }
+  if (es == 2 && nb == 2 && dsa == 4) {
+    return Interleave2x16Avx2(src, dst, na, ssb);
+  }
+  TransposeScalar(src, dst, na, nb, ssb, dsa, es);
+}
+
+__attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst,
+                                              int64_t bytes, bool streaming) {
+  if (!streaming || bytes < 256) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  int64_t head = (32 - (reinterpret_cast<uintptr_t>(dst) & 31)) & 31;
+  std::memcpy(dst, src, head);
+  int64_t i = head;
+  for (; i + 128 <= bytes; i += 128) {
+    __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+    __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32));
+    __m256i v2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 64));
+    __m256i v3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 96));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), v0);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), v1);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 64), v2);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 96), v3);
+  }
+  for (; i + 32 <= bytes; i += 32) {
+    _mm256_stream_si256(
+        reinterpret_cast<__m256i*>(dst + i),
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
+  }
+  std::memcpy(dst + i, src + i, bytes - i);
+}
+
+// ---------------------------------------------------------------------------
+// AVX-512
+
+__attribute__((target("avx512f"))) inline void Transpose16x16Avx512(
+    const char* src, char* dst, int64_t ssb, int64_t dsa) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) {
+    r[i] = _mm512_loadu_ps(reinterpret_cast<const float*>(src + i * ssb));
+  }
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  // r[4g + k] now holds, per 128-bit lane L, elements (rows 4g..4g+3,
+  // column 4L + k). Gather lanes across groups.
+  for (int k = 0; k < 4; ++k) {
+    t[k] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88);
+    t[4 + k] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xDD);
+    t[8 + k] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x88);
+    t[12 + k] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xDD);
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0x88);
+    r[4 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88);
+    r[8 + k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0xDD);
+    r[12 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xDD);
+  }
+  for (int i = 0; i < 16; ++i) {
+    _mm512_storeu_ps(reinterpret_cast<float*>(dst + i * dsa), r[i]);
+  }
+}
+
+__attribute__((target("avx512f"))) void Transpose32Avx512(
+    const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
+    int64_t dsa) {
+  const int64_t na16 = na & ~int64_t{15}, nb16 = nb & ~int64_t{15};
+  for (int64_t a0 = 0; a0 < na16; a0 += kBlock) {
+    int64_t a1 = std::min(na16, a0 + kBlock);
+    for (int64_t b0 = 0; b0 < nb16; b0 += kBlock) {
+      int64_t b1 = std::min(nb16, b0 + kBlock);
+      for (int64_t a = a0; a < a1; a += 16) {
+        for (int64_t b = b0; b < b1; b += 16) {
+          Transpose16x16Avx512(src + a * 4 + b * ssb, dst + a * dsa + b * 4,
+                               ssb, dsa);
+        }
+      }
+    }
+  }
+  if (nb16 < nb) {
+    TransposeAvx2(src + nb16 * ssb, dst + nb16 * 4, na16, nb - nb16, ssb, dsa,
+                  4);
+  }
+  if (na16 < na) {
+    TransposeAvx2(src + na16 * 4, dst + na16 * dsa, na - na16, nb, ssb, dsa,
+                  4);
+  }
+}
+
+__attribute__((target("avx512f"))) void TransposeAvx512(
+    const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
+    int64_t dsa, int es) {
+  if (es == 4 && na >= 16 && nb >= 16) {
+    return Transpose32Avx512(src, dst, na, nb, ssb, dsa);
+  }
+  TransposeAvx2(src, dst, na, nb, ssb, dsa, es);
+}
+
+__attribute__((target("avx512f"))) void CopyAvx512(const char* src, char* dst,
+                                                   int64_t bytes,
+                                                   bool streaming) {
+  if (!streaming || bytes < 512) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  int64_t head = (64 - (reinterpret_cast<uintptr_t>(dst) & 63)) & 63;
+  std::memcpy(dst, src, head);
+  int64_t i = head;
+  for (; i + 256 <= bytes; i += 256) {
+    __m512i v0 = _mm512_loadu_si512(src + i);
+    __m512i v1 = _mm512_loadu_si512(src + i + 64);
+    __m512i v2 = _mm512_loadu_si512(src + i + 128);
+    __m512i v3 = _mm512_loadu_si512(src + i + 192);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), v0);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i + 64), v1);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i + 128), v2);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i + 192), v3);
+  }
+  for (; i + 64 <= bytes; i += 64) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i),
+                        _mm512_loadu_si512(src + i));
+  }
+  std::memcpy(dst + i, src + i, bytes - i);
+}
+
+constexpr Kernels kScalar = {CopyScalar, TransposeScalar};
+constexpr Kernels kAvx2 = {CopyAvx2, TransposeAvx2};
+constexpr Kernels kAvx512 = {CopyAvx512, TransposeAvx512};
+
+}  // namespace
+
+const Kernels& KernelsFor(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx512:
+      return kAvx512;
+    case Isa::kAvx2:
+      return kAvx2;
+    default:
+      return kScalar;
+  }
+}
+
+}  // namespace xla_layout::internal

@@ -1,0 +1,28 @@
+// Inner kernels of the packing core, one set per instruction-set path. All
+// sets compute the same bytes; the SIMD ones are compiled with function
+// target attributes and only called when the CPU has the instructions.
+#ifndef XLA_LAYOUT_RELAYOUT_KERNELS_H_
+#define XLA_LAYOUT_RELAYOUT_KERNELS_H_
+
+#include <cstdint>
+
+#include "xla_layout/relayout.h"
+
+namespace xla_layout::internal {
+
+struct Kernels {
+  // Copies `bytes` contiguous bytes. `streaming` asks for non-temporal stores
+  // (for destinations larger than the last-level cache).
+  void (*copy)(const char* src, char* dst, int64_t bytes, bool streaming);
+  // 2-D block transpose of `es`-byte elements:
+  //   dst[a * dst_stride_a + b * es] = src[a * es + b * src_stride_b]
+  // for a < na, b < nb (strides in bytes).
+  void (*transpose)(const char* src, char* dst, int64_t na, int64_t nb,
+                    int64_t src_stride_b, int64_t dst_stride_a, int es);
+};
+
+const Kernels& KernelsFor(Isa isa);  // isa must be resolved (not kAuto)
+
+}  // namespace xla_layout::internal
+
+#endif  // XLA_LAYOUT_RELAYOUT_KERNELS_H_

@@ -1,0 +1,271 @@
+#include "xla_layout/relayout.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "xla_layout/relayout_check.h"
+#include "xla_layout/shape_text.h"
+#include "xla_layout/test_util.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout {
+namespace {
+
+using ::testing::HasSubstr;
+
+Shape Parse(absl::string_view text) {
+  absl::StatusOr<Shape> shape = ParseShape(text);
+  EXPECT_TRUE(shape.ok()) << text << ": " << shape.status();
+  return *shape;
+}
+
+// The ISA paths this machine can run.
+std::vector<Isa> Paths() {
+  std::vector<Isa> paths = {Isa::kScalar};
+  if (DetectIsa() == Isa::kAvx2 || DetectIsa() == Isa::kAvx512) {
+    paths.push_back(Isa::kAvx2);
+  }
+  if (DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx512);
+  return paths;
+}
+
+// Relayouts src -> dst on the pattern and checks every destination slot;
+// returns the destination bytes.
+std::vector<uint8_t> RunAndCheck(const Shape& src, const Shape& dst,
+                                 RelayoutOptions options = {}) {
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return {};
+  absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
+  absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
+  std::vector<uint8_t> in(s->byte_size()), out(d->byte_size(), 0x5A);
+  FillSourcePattern(*s, in.data());
+  plan->Execute(in.data(), out.data());
+  absl::Status check = CheckDestination(*d, out.data(), options.padding_value);
+  EXPECT_TRUE(check.ok()) << src << " -> " << dst << ": " << check << "\n"
+                          << plan->Describe();
+  return out;
+}
+
+struct LayoutGroup {
+  const char* dims;  // element type and dims, e.g. "f32[19,137]"
+  std::vector<const char*> layouts;
+};
+
+// 34 layouts in groups of one rank; every pair within a group is checked.
+// The dims are odd so that every tile has partial tiles.
+const std::vector<LayoutGroup>& Groups() {
+  static const auto* groups = new std::vector<LayoutGroup>{
+      {"[37]", {"{0}", "{0:T(8)}", "{0:T(16)(4)}", "{0:T(4)L(64)}",
+                "{0:T(128)}"}},
+      {"[19,137]",
+       {"{1,0}", "{0,1}", "{1,0:T(8,128)}", "{0,1:T(8,128)}",
+        "{1,0:T(8,128)(2,1)}", "{1,0:T(2,4)(2,1)}", "{1,0:T(32,32)}",
+        "{0,1:T(32,32)}", "{0,1:T(32,32)(1,1,32,1)}", "{1,0:T(4)}",
+        "{1,0:T(*,128)}", "{1,0:T(3,5)}", "{1,0:T(2,2)(1,2)}",
+        "{0,1:T(16,8)(2,1)}", "{1,0:T(8,128)L(1024)}"}},
+      {"[5,9,7]", {"{2,1,0}", "{0,1,2}", "{1,2,0:T(2,4)}", "{2,1,0:T(*,3,4)}",
+                   "{2,1,0:T(*,*,8)}"}},
+      {"[2,35,5,7]", {"{3,2,1,0}", "{3,2,1,0:T(16,1,1)}", "{1,3,2,0}",
+                      "{1,3,2,0:T(8,16)}", "{3,2,1,0:T(*,16,1,1)}"}},
+      {"[2,3,4,5,6]", {"{4,3,2,1,0}", "{0,1,2,3,4}",
+                       "{4,3,2,1,0:T(*,*,2,*,3)}", "{2,4,0,3,1:T(2,2)}"}},
+  };
+  return *groups;
+}
+
+class AllPairsTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(AllPairsTest, EveryPairMatchesTheIndexMath) {
+  int layouts = 0, pairs = 0;
+  for (const LayoutGroup& group : Groups()) {
+    layouts += group.layouts.size();
+    for (const char* a : group.layouts) {
+      for (const char* b : group.layouts) {
+        Shape src = Parse(absl::StrCat(GetParam(), group.dims, a));
+        Shape dst = Parse(absl::StrCat(GetParam(), group.dims, b));
+        std::vector<uint8_t> first;
+        for (Isa isa : Paths()) {
+          RelayoutOptions options;
+          options.isa = isa;
+          options.padding_value = {0xC3};
+          std::vector<uint8_t> out = RunAndCheck(src, dst, options);
+          if (first.empty()) first = out;
+          ASSERT_EQ(out, first) << "ISA " << IsaName(isa) << " differs on "
+                                << src << " -> " << dst;
+        }
+        ++pairs;
+      }
+    }
+  }
+  EXPECT_GE(layouts, 30);
+  EXPECT_EQ(pairs, 5 * 5 + 15 * 15 + 5 * 5 + 5 * 5 + 4 * 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(ElementSizes, AllPairsTest,
+                         ::testing::Values("s8", "bf16", "f32", "f64",
+                                           "c128"));
+
+TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
+  // 520x1030 f32: over 1 MiB per thread, odd edges for the SIMD blocks.
+  Shape src = Parse("f32[520,1030]{1,0}");
+  Shape dst = Parse("f32[520,1030]{0,1}");
+  for (Isa isa : Paths()) {
+    RelayoutOptions options;
+    options.isa = isa;
+    options.threads = 2;
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_EQ(plan->threads(), 2);
+    EXPECT_THAT(plan->Describe(), HasSubstr("transpose"));
+    RunAndCheck(src, dst, options);
+  }
+}
+
+TEST(RelayoutTest, PlansFuseContiguousLoops) {
+  absl::StatusOr<RelayoutPlan> same = RelayoutPlan::Create(
+      Parse("f32[64,32,16]{2,1,0}"), Parse("f32[64,32,16]{2,1,0}"));
+  ASSERT_TRUE(same.ok());
+  // One task, one loop: a single run of all the bytes.
+  EXPECT_THAT(same->Describe(),
+              HasSubstr("copy src+0 dst+0 loops(extent:src/dst bytes) "
+                        "32768:4/4\n"));
+  absl::StatusOr<RelayoutPlan> tiled = RelayoutPlan::Create(
+      Parse("f32[64,256]{1,0}"), Parse("f32[64,256]{1,0:T(8,128)}"));
+  ASSERT_TRUE(tiled.ok());
+  // Runs of 128 floats (512 bytes), three loops around them.
+  EXPECT_THAT(tiled->Describe(),
+              HasSubstr("loops(extent:src/dst bytes) 8:8192/8192 2:512/4096 "
+                        "8:1024/512 128:4/4"));
+}
+
+TEST(RelayoutTest, LayoutsWithoutDigitFormUseTheGatherTable) {
+  // Tiles of 3 and 4 on one dim do not nest.
+  Shape src = Parse("f32[10,10]{1,0:T(3,3)}");
+  Shape dst = Parse("f32[10,10]{1,0:T(4,4)}");
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_THAT(plan->Describe(), HasSubstr("gather"));
+  RunAndCheck(src, dst);
+  RunAndCheck(dst, src);
+}
+
+TEST(RelayoutTest, MultiBytePaddingValue) {
+  RelayoutOptions options;
+  options.padding_value = {1, 2, 3, 4};
+  RunAndCheck(Parse("f32[3,5]{1,0}"), Parse("f32[3,5]{1,0:T(2,2)}"), options);
+  options.padding_value = {1, 2};
+  EXPECT_THAT(RelayoutPlan::Create(Parse("f32[3]{0}"), Parse("f32[3]{0}"),
+                                   options)
+                  .status()
+                  .message(),
+              HasSubstr("padding value has 2 bytes"));
+}
+
+TEST(RelayoutTest, InPlace) {
+  Shape src = Parse("f32[16,16]{1,0}");
+  Shape dst = Parse("f32[16,16]{0,1:T(4,4)}");
+  RelayoutOptions options;
+  options.allow_in_place = true;
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+  ASSERT_TRUE(plan.ok());
+  absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
+  absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
+  std::vector<uint8_t> buffer(s->byte_size());
+  FillSourcePattern(*s, buffer.data());
+  plan->Execute(buffer.data(), buffer.data());
+  EXPECT_TRUE(CheckDestination(*d, buffer.data(), {}).ok())
+      << CheckDestination(*d, buffer.data(), {}) << plan->Describe();
+  EXPECT_THAT(RelayoutPlan::Create(Parse("f32[3,5]{1,0}"),
+                                   Parse("f32[3,5]{1,0:T(2,2)}"), options)
+                  .status()
+                  .message(),
+              HasSubstr("in-place relayout needs equal buffer sizes"));
+}
+
+TEST(RelayoutTest, EnvironmentForcesTheIsa) {
+  setenv("XLA_LAYOUT_ISA", "scalar", 1);
+  EXPECT_EQ(ResolveIsa(Isa::kAuto), Isa::kScalar);
+  setenv("XLA_LAYOUT_ISA", "avx2", 1);
+  EXPECT_EQ(ResolveIsa(Isa::kAuto),
+            DetectIsa() == Isa::kScalar ? Isa::kScalar : Isa::kAvx2);
+  unsetenv("XLA_LAYOUT_ISA");
+  EXPECT_EQ(ResolveIsa(Isa::kAuto), DetectIsa());
+  EXPECT_FALSE(ParseIsa("sse9").ok());
+}
+
+TEST(RelayoutTest, Errors) {
+  auto error = [](absl::string_view a, absl::string_view b) {
+    return std::string(
+        RelayoutPlan::Create(Parse(a), Parse(b)).status().message());
+  };
+  EXPECT_THAT(error("f32[4]{0}", "f32[5]{0}"),
+              HasSubstr("are not the same logical array"));
+  EXPECT_THAT(error("f32[4]{0}", "s32[4]{0}"),
+              HasSubstr("are not the same logical array"));
+  EXPECT_THAT(error("f32[4]{0:D(C)}", "f32[4]{0}"),
+              HasSubstr("sparse attribute"));
+  EXPECT_THAT(error("f32[4]{0:SC(0:2)}", "f32[4]{0}"), HasSubstr("SC"));
+  EXPECT_THAT(error("f32[4]{0}", "f32[4]{0:M(8)}"), HasSubstr("M (dynamic"));
+  EXPECT_THAT(error("s4[4]{0:E(4)}", "s4[4]{0}"),
+              HasSubstr("sub-byte packing E(4) is not supported"));
+  EXPECT_THAT(error("pred[4]{0:E(32)}", "pred[4]{0}"),
+              HasSubstr("element sizes differ"));
+  EXPECT_THAT(error("f32[?]{0}", "f32[?]{0}"), HasSubstr("unbounded"));
+  EXPECT_THAT(error("f32[4611686018427387904,4]{1,0}",
+                    "f32[4611686018427387904,4]{0,1}"),
+              HasSubstr("overflows"));
+  EXPECT_THAT(error("(f32[4])", "(f32[4])"), HasSubstr("array shape"));
+}
+
+TEST(RelayoutTest, EmptyAndScalarArrays) {
+  RunAndCheck(Parse("f32[0,5]{1,0}"), Parse("f32[0,5]{0,1:T(2,2)}"));
+  RunAndCheck(Parse("f32[]"), Parse("f32[]{:T(128)}"));
+  RunAndCheck(Parse("u32[]{:T(128)}"), Parse("u32[]"));
+}
+
+// A -> B -> A is the identity on logical elements; every ISA path writes
+// the same bytes.
+TEST(RelayoutPropertyTest, RandomRoundTripsAndIsaAgreement) {
+  std::mt19937_64 rng(5150);
+  RandomShapeOptions options;
+  options.types = {S8, U8, BF16, F16, F32, S32, F64, C64, C128};
+  options.max_dim = 9;
+  options.allow_attributes = false;
+  int cases = 0;
+  for (; cases < 5000; ++cases) {
+    Shape a = RandomArrayShape(rng, options);
+    Shape b = a;
+    b.set_layout(RandomLayoutFor(rng, a, options));
+    SCOPED_TRACE(absl::StrCat(a.ToString(), " -> ", b.ToString()));
+    absl::StatusOr<TiledLayout> ta = TiledLayout::Create(a);
+    absl::StatusOr<TiledLayout> tb = TiledLayout::Create(b);
+    std::vector<uint8_t> src(ta->byte_size()), mid(tb->byte_size());
+    std::vector<uint8_t> back(ta->byte_size());
+    FillSourcePattern(*ta, src.data());
+    std::vector<uint8_t> first;
+    for (Isa isa : Paths()) {
+      RelayoutOptions ro;
+      ro.isa = isa;
+      absl::StatusOr<RelayoutPlan> ab = RelayoutPlan::Create(a, b, ro);
+      absl::StatusOr<RelayoutPlan> ba = RelayoutPlan::Create(b, a, ro);
+      ASSERT_TRUE(ab.ok() && ba.ok());
+      ab->Execute(src.data(), mid.data());
+      ba->Execute(mid.data(), back.data());
+      if (first.empty()) {
+        first = mid;
+        ASSERT_TRUE(CheckDestination(*tb, mid.data(), {}).ok())
+            << CheckDestination(*tb, mid.data(), {}) << "\n" << ab->Describe();
+        ASSERT_TRUE(CheckDestination(*ta, back.data(), {}).ok());
+      }
+      ASSERT_EQ(mid, first) << IsaName(isa);
+    }
+  }
+  EXPECT_EQ(cases, 5000);
+}
+
+}  // namespace
+}  // namespace xla_layout
