@@ -144,12 +144,19 @@ absl::StatusOr<Shape> PackedLayoutShape(const Shape& source,
     // source dim whose inner tile it is.
     std::vector<int64_t> cur(rank, -1);
     for (int64_t p : perm) cur.push_back(tile_of[p] > 1 ? p : -1);
+    // The longest prefix of the wanted order that is already in order stays;
+    // the rest move to the end one by one, in the wanted order.
+    std::vector<int64_t> wanted;
     for (int64_t dim : spec.inner_dims_pos) {
-      if (tile_of[dim] == 1) continue;
+      if (tile_of[dim] > 1) wanted.push_back(dim);
+    }
+    size_t keep = 0;
+    for (size_t p = rank; p < cur.size() && keep < wanted.size(); ++p) {
+      if (cur[p] == wanted[keep]) ++keep;
+    }
+    for (size_t w = keep; w < wanted.size(); ++w) {
+      int64_t dim = wanted[w];
       int64_t pos = std::find(cur.begin(), cur.end(), dim) - cur.begin();
-      bool in_place = std::all_of(cur.begin() + pos + 1, cur.end(),
-                                  [](int64_t c) { return c < 0; });
-      if (in_place) continue;
       int64_t suffix = static_cast<int64_t>(cur.size()) - pos;
       std::vector<int64_t> tile(suffix, 1);
       tile[0] = tile_of[dim];

@@ -281,7 +281,7 @@ void RelayoutPlan::Impl::RunLoops(const Task& task,
     case Kind::kTranspose: {
       const Loop& a = loops[loops.size() - 2];
       kernels->transpose(src, dst, a.extent, last.extent, last.src, a.dst,
-                         static_cast<int>(es));
+                         static_cast<int>(es), streaming);
       return;
     }
     case Kind::kStrided:
@@ -547,8 +547,12 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   int hw = std::max(1u, std::thread::hardware_concurrency());
   impl->threads = options.threads > 0 ? options.threads : hw;
   // Streaming stores pay off only when the destination cannot stay cached.
+  // Some virtual machines report no or an inflated last-level cache (402 MB
+  // here for a 32 MB L3), so the threshold is capped.
+  constexpr int64_t kMaxCache = 16 << 20;
   long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  impl->streaming = impl->dst_bytes > (llc > 0 ? llc : (32 << 20));
+  impl->streaming =
+      impl->dst_bytes > (llc > 0 ? std::min<int64_t>(llc, kMaxCache) : kMaxCache);
 
   bool planned = s->digits().has_value() && d->digits().has_value() &&
                  PlanDigits(*s, *d, impl->es, &impl->tasks);

@@ -16,9 +16,10 @@ struct Kernels {
   void (*copy)(const char* src, char* dst, int64_t bytes, bool streaming);
   // 2-D block transpose of `es`-byte elements:
   //   dst[a * dst_stride_a + b * es] = src[a * es + b * src_stride_b]
-  // for a < na, b < nb (strides in bytes).
+  // for a < na, b < nb (strides in bytes). `streaming` as for copy.
   void (*transpose)(const char* src, char* dst, int64_t na, int64_t nb,
-                    int64_t src_stride_b, int64_t dst_stride_a, int es);
+                    int64_t src_stride_b, int64_t dst_stride_a, int es,
+                    bool streaming);
 };
 
 const Kernels& KernelsFor(Isa isa);  // isa must be resolved (not kAuto)
