@@ -6,7 +6,7 @@ packages=(
   g++ pkg-config
   bazel-bootstrap bazel-rules-cc bazel-rules-proto bazel-rules-java bazel-skylib
   libabsl-dev libprotobuf-dev protobuf-compiler
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,8 +5,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh || exit 1
 trap 'bazel shutdown >/dev/null 2>&1' EXIT
-bazel build //... || exit 1
-bazel test //... 
+bazel build -c opt //... || exit 1
+bazel test -c opt //...
 status=$?
 passed=0 failed=0
 for log in $(find -L bazel-testlogs/ -name test.log 2>/dev/null); do

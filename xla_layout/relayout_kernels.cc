@@ -60,8 +60,11 @@ void TransposeScalar(const char* src, char* dst, int64_t na, int64_t nb,
   }
 }
 
-void CopyScalar(const char* src, char* dst, int64_t bytes, bool) {
-  std::memcpy(dst, src, bytes);
+void CopyScalar(const char* src, char* dst, int64_t rows, int64_t bytes,
+                int64_t src_stride, int64_t dst_stride, bool) {
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(dst + r * dst_stride, src + r * src_stride, bytes);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -131,9 +134,14 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
     int64_t dsa) {
   const int64_t na16 = na & ~int64_t{15}, nb16 = nb & ~int64_t{15};
+  // A strip sweeps at most kStripRows source rows, so the pages it reads stay
+  // in the TLB and their lines in L2 until the next strip uses them.
+  constexpr int64_t kStripRows = 256;
+  for (int64_t b0 = 0; b0 < nb16; b0 += kStripRows) {
+  const int64_t b1 = std::min(nb16, b0 + kStripRows);
   for (int64_t a = 0; a < na16; a += 16) {
-    for (int64_t b = 0; b < nb16; b += 16) {
-      if (b + 32 < nb) {
+    for (int64_t b = b0; b < b1; b += 16) {
+      if (b + 32 < b1) {
         for (int r = 0; r < 16; ++r) {
           _mm_prefetch(src + a * 4 + (b + 32 + r) * ssb, _MM_HINT_T0);
         }
@@ -145,6 +153,7 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
       Transpose8x8Avx2<kStream>(s + 32, d + 8 * dsa, ssb, dsa);
       Transpose8x8Avx2<kStream>(s + 32 + 8 * ssb, d + 8 * dsa + 32, ssb, dsa);
     }
+  }
   }
   // Edges: 8x8 blocks where they fit, then element by element.
   const int64_t na8 = na & ~int64_t{7}, nb8 = nb & ~int64_t{7};
@@ -183,31 +192,35 @@ __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
   TransposeScalar(src, dst, na, nb, ssb, dsa, es);
 }
 
-__attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst,
-                                              int64_t bytes, bool streaming) {
-  if (!streaming || bytes < 256) {
+__attribute__((target("avx2"))) inline void CopyRunAvx2(const char* src,
+                                                       char* dst,
+                                                       int64_t bytes,
+                                                       bool streaming) {
+  if (!streaming || bytes < 64) {
     std::memcpy(dst, src, bytes);
     return;
   }
   int64_t head = (32 - (reinterpret_cast<uintptr_t>(dst) & 31)) & 31;
   std::memcpy(dst, src, head);
   int64_t i = head;
-  for (; i + 128 <= bytes; i += 128) {
+  for (; i + 64 <= bytes; i += 64) {
     __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-    __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32));
-    __m256i v2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 64));
-    __m256i v3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 96));
+    __m256i v1 =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32));
     _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), v0);
     _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), v1);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 64), v2);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 96), v3);
-  }
-  for (; i + 32 <= bytes; i += 32) {
-    _mm256_stream_si256(
-        reinterpret_cast<__m256i*>(dst + i),
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
   }
   std::memcpy(dst + i, src + i, bytes - i);
+}
+
+__attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst,
+                                              int64_t rows, int64_t bytes,
+                                              int64_t src_stride,
+                                              int64_t dst_stride,
+                                              bool streaming) {
+  for (int64_t r = 0; r < rows; ++r) {
+    CopyRunAvx2(src + r * src_stride, dst + r * dst_stride, bytes, streaming);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -218,31 +231,29 @@ __attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst,
 // measured 2x slower than four 8x8 AVX2 ones on this machine's CPU (AMD
 // EPYC, whose 512-bit shuffles take two passes), see README.
 
-__attribute__((target("avx512f"))) void CopyAvx512(const char* src, char* dst,
-                                                   int64_t bytes,
-                                                   bool streaming) {
-  if (!streaming || bytes < 512) {
+__attribute__((target("avx512f"))) inline void CopyRunAvx512(
+    const char* src, char* dst, int64_t bytes, bool streaming) {
+  if (!streaming || bytes < 64) {
     std::memcpy(dst, src, bytes);
     return;
   }
   int64_t head = (64 - (reinterpret_cast<uintptr_t>(dst) & 63)) & 63;
   std::memcpy(dst, src, head);
   int64_t i = head;
-  for (; i + 256 <= bytes; i += 256) {
-    __m512i v0 = _mm512_loadu_si512(src + i);
-    __m512i v1 = _mm512_loadu_si512(src + i + 64);
-    __m512i v2 = _mm512_loadu_si512(src + i + 128);
-    __m512i v3 = _mm512_loadu_si512(src + i + 192);
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), v0);
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i + 64), v1);
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i + 128), v2);
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i + 192), v3);
-  }
   for (; i + 64 <= bytes; i += 64) {
     _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i),
                         _mm512_loadu_si512(src + i));
   }
   std::memcpy(dst + i, src + i, bytes - i);
+}
+
+__attribute__((target("avx512f"))) void CopyAvx512(
+    const char* src, char* dst, int64_t rows, int64_t bytes,
+    int64_t src_stride, int64_t dst_stride, bool streaming) {
+  for (int64_t r = 0; r < rows; ++r) {
+    CopyRunAvx512(src + r * src_stride, dst + r * dst_stride, bytes,
+                  streaming);
+  }
 }
 
 constexpr Kernels kScalar = {CopyScalar, TransposeScalar};

@@ -11,9 +11,11 @@
 namespace xla_layout::internal {
 
 struct Kernels {
-  // Copies `bytes` contiguous bytes. `streaming` asks for non-temporal stores
-  // (for destinations larger than the last-level cache).
-  void (*copy)(const char* src, char* dst, int64_t bytes, bool streaming);
+  // Copies `rows` runs of `bytes` contiguous bytes, run r from
+  // src + r * src_stride to dst + r * dst_stride. `streaming` asks for
+  // non-temporal stores (for destinations larger than the last-level cache).
+  void (*copy)(const char* src, char* dst, int64_t rows, int64_t bytes,
+               int64_t src_stride, int64_t dst_stride, bool streaming);
   // 2-D block transpose of `es`-byte elements:
   //   dst[a * dst_stride_a + b * es] = src[a * es + b * src_stride_b]
   // for a < na, b < nb (strides in bytes). `streaming` as for copy.

@@ -110,9 +110,9 @@ INSTANTIATE_TEST_SUITE_P(ElementSizes, AllPairsTest,
                                            "c128"));
 
 TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
-  // 520x1030 f32: over 1 MiB per thread, odd edges for the SIMD blocks.
-  Shape src = Parse("f32[520,1030]{1,0}");
-  Shape dst = Parse("f32[520,1030]{0,1}");
+  // 1030x2070 f32: over 4 MiB per thread, odd edges for the SIMD blocks.
+  Shape src = Parse("f32[1030,2070]{1,0}");
+  Shape dst = Parse("f32[1030,2070]{0,1}");
   for (Isa isa : Paths()) {
     RelayoutOptions options;
     options.isa = isa;
@@ -123,6 +123,38 @@ TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
     EXPECT_THAT(plan->Describe(), HasSubstr("transpose"));
     RunAndCheck(src, dst, options);
   }
+}
+
+// Destinations over 16 MiB take the streaming-store kernels.
+TEST(RelayoutTest, StreamingPathsOnLargeBuffers) {
+  const char* cases[][2] = {
+      {"f32[2048,2056]{1,0}", "f32[2048,2056]{1,0:T(8,128)}"},
+      {"f32[2048,2056]{1,0}", "f32[2048,2056]{0,1}"},
+      {"f32[2056,2048]{1,0}", "f32[2056,2048]{0,1:T(32,32)(32,1)}"},
+  };
+  for (const auto& c : cases) {
+    for (Isa isa : Paths()) {
+      RelayoutOptions options;
+      options.isa = isa;
+      absl::StatusOr<RelayoutPlan> plan =
+          RelayoutPlan::Create(Parse(c[0]), Parse(c[1]), options);
+      ASSERT_TRUE(plan.ok());
+      EXPECT_THAT(plan->Describe(), HasSubstr("streaming"));
+      RunAndCheck(Parse(c[0]), Parse(c[1]), options);
+    }
+  }
+}
+
+TEST(RelayoutTest, OuterLoopsFollowTheSourceOnceWritesFillPages) {
+  absl::StatusOr<RelayoutPlan> plan =
+      RelayoutPlan::Create(Parse("f32[256,256]{1,0}"),
+                           Parse("f32[256,256]{0,1:T(32,32)(32,1)}"));
+  ASSERT_TRUE(plan.ok());
+  // The row loop is split at 4 KiB of destination (32 rows of 128 bytes);
+  // the 32-row blocks then go outermost, the panels inside.
+  EXPECT_THAT(plan->Describe(),
+              HasSubstr("loops(extent:src/dst bytes) 8:32768/4096 "
+                        "8:128/32768 32:1024/128 32:4/4"));
 }
 
 TEST(RelayoutTest, PlansFuseContiguousLoops) {

@@ -1,0 +1,331 @@
+// Packing-core throughput against references measured in the same run:
+// glibc memcpy and a streaming (non-temporal) copy of the same bytes, a naive
+// per-element loop over the index math, and oneDNN's reorder on the same
+// conversion. GB/s counts bytes read plus written, without padding. At the
+// end a table gives every ratio.
+//
+//   bazel run -c opt //bench:relayout_bench
+//   bazel run -c opt //bench:relayout_bench -- --benchmark_filter=nchw
+//   bazel run -c opt //bench:relayout_bench -- --benchmark_repetitions=5
+//     (the table then uses medians: steadier on a shared machine)
+#include <immintrin.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "absl/strings/str_format.h"
+#include "benchmark/benchmark.h"
+#include "oneapi/dnnl/dnnl.hpp"
+#include "xla_layout/relayout.h"
+#include "xla_layout/relayout_check.h"
+#include "xla_layout/shape_text.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout {
+namespace {
+
+using DnnlDescs = std::pair<dnnl::memory::desc, dnnl::memory::desc>;
+
+struct Case {
+  std::string name;
+  std::string src, dst;
+  // oneDNN descriptors of the same conversion, when oneDNN can express it.
+  std::function<DnnlDescs()> dnnl;
+};
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+// [M,N] row-major seen as 4-D (mt, mi, nt, ni) with tiles (a, b).
+dnnl::memory::desc Tiled2D(int64_t m, int64_t n, int64_t a, int64_t b,
+                           bool tile_major_n) {
+  dnnl::memory::dims dims = {m / a, a, n / b, b};
+  dnnl::memory::dims strides =
+      tile_major_n ? dnnl::memory::dims{a * b, b, (m / a) * a * b, 1}
+                   : dnnl::memory::dims{(n / b) * a * b, b, a * b, 1};
+  return dnnl::memory::desc(dims, dt::f32, strides);
+}
+
+dnnl::memory::desc RowMajor4D(int64_t m, int64_t n, int64_t a, int64_t b,
+                              dt type) {
+  return dnnl::memory::desc({m / a, a, n / b, b}, type, {a * n, n, b, 1});
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  for (int64_t n : {4096, 1000}) {
+    std::string f = absl::StrFormat("f32[%d,%d]", n, n);
+    bool even = n % 128 == 0;
+    // A conversion and its inverse; oneDNN's descriptors swap likewise.
+    auto both = [&](const std::string& what, const std::string& tiled,
+                    int64_t a, int64_t b, bool tile_major_n) {
+      std::function<DnnlDescs()> to, from;
+      if (even) {
+        to = [=] {
+          return DnnlDescs{RowMajor4D(n, n, a, b, dt::f32),
+                           Tiled2D(n, n, a, b, tile_major_n)};
+        };
+        from = [to] {
+          DnnlDescs d = to();
+          return DnnlDescs{d.second, d.first};
+        };
+      }
+      cases.push_back({absl::StrFormat("f32_%d_to_%s", n, what), f + "{1,0}",
+                       f + tiled, to});
+      cases.push_back({absl::StrFormat("f32_%d_from_%s", n, what), f + tiled,
+                       f + "{1,0}", from});
+    };
+    both("T8x128", "{1,0:T(8,128)}", 8, 128, false);
+    // 32x32 tiles with outer_dims_perm [1,0]: [N/32, M/32, 32, 32].
+    both("32x32_perm", "{0,1:T(32,32)(32,1)}", 32, 32, true);
+    cases.push_back({absl::StrFormat("f32_%d_transpose", n), f + "{1,0}",
+                     f + "{0,1}", [n] {
+                       return DnnlDescs{
+                           dnnl::memory::desc({n, n}, dt::f32, tag::ab),
+                           dnnl::memory::desc({n, n}, dt::f32, tag::ba)};
+                     }});
+  }
+  cases.push_back(
+      {"bf16_4096_to_T8x128_2x1", "bf16[4096,4096]{1,0}",
+       "bf16[4096,4096]{1,0:T(8,128)(2,1)}", [] {
+         // m = mt*8 + mq*2 + mr, n = nt*128 + ni.
+         int64_t n = 4096;
+         dnnl::memory::dims dims = {n / 8, 4, 2, n / 128, 128};
+         return DnnlDescs{
+             dnnl::memory::desc(dims, dt::bf16, {8 * n, 2 * n, n, 128, 1}),
+             dnnl::memory::desc(dims, dt::bf16,
+                                {(n / 128) * 1024, 256, 1, 1024, 2})};
+       }});
+  std::string nchw = "f32[32,64,56,56]";
+  auto nchw_desc = [](tag t) {
+    return dnnl::memory::desc({32, 64, 56, 56}, dt::f32, t);
+  };
+  cases.push_back({"f32_nchw_to_nChw16c", nchw + "{3,2,1,0}",
+                   nchw + "{3,2,1,0:T(16,1,1)}", [=] {
+                     return DnnlDescs{nchw_desc(tag::nchw),
+                                      nchw_desc(tag::nChw16c)};
+                   }});
+  cases.push_back({"f32_nChw16c_to_nchw", nchw + "{3,2,1,0:T(16,1,1)}",
+                   nchw + "{3,2,1,0}", [=] {
+                     return DnnlDescs{nchw_desc(tag::nChw16c),
+                                      nchw_desc(tag::nchw)};
+                   }});
+  return cases;
+}
+
+struct Buffers {
+  explicit Buffers(int64_t src_bytes, int64_t dst_bytes)
+      : src(Alloc(src_bytes)), dst(Alloc(dst_bytes)) {}
+  static std::unique_ptr<char, decltype(&std::free)> Alloc(int64_t bytes) {
+    int64_t rounded = std::max<int64_t>(4096, (bytes + 4095) / 4096 * 4096);
+    std::unique_ptr<char, decltype(&std::free)> p(
+        static_cast<char*>(std::aligned_alloc(4096, rounded)), &std::free);
+    std::memset(p.get(), 1, rounded);
+    return p;
+  }
+  std::unique_ptr<char, decltype(&std::free)> src, dst;
+};
+
+struct Prepared {
+  Shape src, dst;
+  TiledLayout src_layout, dst_layout;
+  int64_t element_bytes;
+};
+
+Prepared Prepare(const Case& c) {
+  Shape src = *ParseShape(c.src), dst = *ParseShape(c.dst);
+  TiledLayout s = *TiledLayout::Create(src), d = *TiledLayout::Create(dst);
+  int64_t bytes = s.element_count() * s.element_size_in_bits() / 8;
+  return Prepared{src, dst, s, d, bytes};
+}
+
+void SetMoved(benchmark::State& state, int64_t element_bytes) {
+  state.SetBytesProcessed(state.iterations() * 2 * element_bytes);
+}
+
+void BM_Core(benchmark::State& state, Case c, int threads) {
+  Prepared p = Prepare(c);
+  RelayoutOptions options;
+  options.threads = threads;
+  RelayoutPlan plan = *RelayoutPlan::Create(p.src, p.dst, options);
+  Buffers b(plan.src_bytes(), plan.dst_bytes());
+  for (auto _ : state) {
+    plan.Execute(b.src.get(), b.dst.get());
+    benchmark::ClobberMemory();
+  }
+  SetMoved(state, p.element_bytes);
+}
+
+// Element by element through the index math: the obvious implementation.
+void BM_Naive(benchmark::State& state, Case c) {
+  Prepared p = Prepare(c);
+  Buffers b(p.src_layout.byte_size(), p.dst_layout.byte_size());
+  const int64_t es = p.src_layout.element_size_in_bits() / 8;
+  for (auto _ : state) {
+    IndexVector e(p.src_layout.rank(), 0);
+    for (int64_t i = 0; i < p.src_layout.element_count(); ++i) {
+      std::memcpy(b.dst.get() + p.dst_layout.LinearIndex(e) * es,
+                  b.src.get() + p.src_layout.LinearIndex(e) * es, es);
+      for (int d = p.src_layout.rank() - 1; d >= 0; --d) {
+        if (++e[d] < p.src_layout.logical_dims()[d]) break;
+        e[d] = 0;
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  SetMoved(state, p.element_bytes);
+}
+
+void BM_Memcpy(benchmark::State& state, Case c) {
+  Prepared p = Prepare(c);
+  Buffers b(p.element_bytes, p.element_bytes);
+  for (auto _ : state) {
+    std::memcpy(b.dst.get(), b.src.get(), p.element_bytes);
+    benchmark::ClobberMemory();
+  }
+  SetMoved(state, p.element_bytes);
+}
+
+__attribute__((target("avx2"))) void StreamCopy(const char* src, char* dst,
+                                                int64_t bytes) {
+  int64_t i = 0;
+  for (; i + 128 <= bytes; i += 128) {
+    __m256i v0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i));
+    __m256i v1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i + 32));
+    __m256i v2 = _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i + 64));
+    __m256i v3 = _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i + 96));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), v0);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), v1);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 64), v2);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 96), v3);
+  }
+  std::memcpy(dst + i, src + i, bytes - i);
+  _mm_sfence();
+}
+
+// The practical ceiling: one streaming pass over the same bytes.
+void BM_StreamCopy(benchmark::State& state, Case c) {
+  Prepared p = Prepare(c);
+  Buffers b(p.element_bytes, p.element_bytes);
+  for (auto _ : state) {
+    StreamCopy(b.src.get(), b.dst.get(), p.element_bytes);
+    benchmark::ClobberMemory();
+  }
+  SetMoved(state, p.element_bytes);
+}
+
+void BM_OneDnn(benchmark::State& state, Case c) {
+  Prepared p = Prepare(c);
+  try {
+    dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    dnnl::stream stream(engine);
+    DnnlDescs descs = c.dnnl();
+    Buffers b(descs.first.get_size(), descs.second.get_size());
+    dnnl::memory src(descs.first, engine, b.src.get());
+    dnnl::memory dst(descs.second, engine, b.dst.get());
+    dnnl::reorder reorder(src, dst);
+    for (auto _ : state) {
+      reorder.execute(stream, src, dst);
+      stream.wait();
+    }
+  } catch (const dnnl::error& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  SetMoved(state, p.element_bytes);
+}
+
+// Console output plus a closing table of GB/s and ratios per case.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      // With --benchmark_repetitions the median replaces single runs.
+      bool median = run.run_type == Run::RT_Aggregate &&
+                    run.aggregate_name == "median";
+      if (run.error_occurred ||
+          (run.run_type != Run::RT_Iteration && !median)) {
+        continue;
+      }
+      auto it = run.counters.find("bytes_per_second");
+      if (it == run.counters.end()) continue;
+      std::string name = run.benchmark_name();
+      size_t slash = name.find('/');
+      std::string variant = name.substr(0, slash);
+      std::string rest = name.substr(slash + 1);
+      rest = rest.substr(0, rest.find('/'));
+      if (median) rest = rest.substr(0, rest.find('_median'));
+      gbps_[rest][variant] = it->second.value / 1e9;
+    }
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    auto& out = GetOutputStream();
+    out << "\nGB/s (read + write, no padding) and ratios, same run:\n";
+    out << absl::StrFormat("%-26s %7s %7s %7s %7s %7s %7s | %7s %7s %7s %7s\n",
+                           "case", "core1", "coreN", "naive", "memcpy",
+                           "stream", "onednn", "N/mcpy", "N/strm", "N/dnnl",
+                           "1/naiv");
+    for (const auto& [name, v] : gbps_) {
+      auto get = [&](const char* k) {
+        auto it = v.find(k);
+        return it == v.end() ? 0.0 : it->second;
+      };
+      auto ratio = [](double a, double b) {
+        return b > 0 ? absl::StrFormat("%6.2fx", a / b) : std::string("    n/a");
+      };
+      auto val = [](double a) {
+        return a > 0 ? absl::StrFormat("%7.2f", a) : std::string("    n/a");
+      };
+      double best = std::max(get("core_1thread"), get("core_allthreads"));
+      out << absl::StrFormat(
+          "%-26s %s %s %s %s %s %s | %s %s %s %s\n", name,
+          val(get("core_1thread")), val(get("core_allthreads")),
+          val(get("naive")), val(get("memcpy")), val(get("streamcopy")),
+          val(get("onednn")), ratio(best, get("memcpy")),
+          ratio(best, get("streamcopy")), ratio(best, get("onednn")),
+          ratio(get("core_1thread"), get("naive")));
+    }
+    out << "N = the better of core1 and coreN (all hardware threads: "
+        << std::thread::hardware_concurrency() << ").\n";
+  }
+
+ private:
+  std::map<std::string, std::map<std::string, double>> gbps_;
+};
+
+void RegisterAll() {
+  int all = static_cast<int>(std::thread::hardware_concurrency());
+  for (const Case& c : Cases()) {
+    auto reg = [&](const std::string& variant, auto fn) {
+      return benchmark::RegisterBenchmark((variant + "/" + c.name).c_str(), fn)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    };
+    reg("core_1thread", [c](benchmark::State& s) { BM_Core(s, c, 1); });
+    reg("core_allthreads", [c, all](benchmark::State& s) { BM_Core(s, c, all); });
+    reg("naive", [c](benchmark::State& s) { BM_Naive(s, c); })->Iterations(1);
+    reg("memcpy", [c](benchmark::State& s) { BM_Memcpy(s, c); });
+    reg("streamcopy", [c](benchmark::State& s) { BM_StreamCopy(s, c); });
+    if (c.dnnl) reg("onednn", [c](benchmark::State& s) { BM_OneDnn(s, c); });
+  }
+}
+
+}  // namespace
+}  // namespace xla_layout
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  xla_layout::RegisterAll();
+  xla_layout::RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
