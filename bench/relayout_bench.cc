@@ -261,7 +261,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
       std::string variant = name.substr(0, slash);
       std::string rest = name.substr(slash + 1);
       rest = rest.substr(0, rest.find('/'));
-      if (median) rest = rest.substr(0, rest.find('_median'));
+      if (median) rest = rest.substr(0, rest.find("_median"));
       gbps_[rest][variant] = it->second.value / 1e9;
     }
   }

@@ -6,7 +6,14 @@ cd "$(dirname "$0")/.."
 scripts/install_deps.sh || exit 1
 trap 'bazel shutdown >/dev/null 2>&1' EXIT
 bazel build -c opt //... || exit 1
-bazel test -c opt //...
+# The HLO corpus lives beside the repository in ../shared (see README).
+corpus=()
+if [ -d ../shared/hlo-corpus ]; then
+  corpus=(--test_env=HLO_CORPUS_DIR="$(cd ../shared/hlo-corpus && pwd)")
+else
+  echo "note: ../shared/hlo-corpus not found; corpus tests are skipped" >&2
+fi
+bazel test -c opt "${corpus[@]}" //...
 status=$?
 passed=0 failed=0
 for log in $(find -L bazel-testlogs/ -name test.log 2>/dev/null); do

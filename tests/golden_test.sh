@@ -3,7 +3,9 @@
 # output. A case is a file whose lines starting with `// RUN:` or `# RUN:` give
 # commands; `%s` is the case file and `hlo-layout` the tool under test. The
 # expected file NAME.expected holds each command's stdout and stderr, then
-# `[exit N]` when the exit code is not 0.
+# `[exit N]` when the exit code is not 0. `%corpus` is the HLO corpus
+# directory ($HLO_CORPUS_DIR, or ../shared/hlo-corpus beside the repository);
+# cases that use it fail when it is missing.
 #
 #   golden_test.sh                 check (run by `bazel test //tests:golden_test`)
 #   golden_test.sh --update        rewrite the .expected files in the source tree
@@ -19,6 +21,10 @@ else
   tool=$root/tools/hlo-layout
 fi
 [ -x "$tool" ] || { echo "golden_test: no tool at $tool" >&2; exit 2; }
+corpus=${HLO_CORPUS_DIR:-}
+if [ -z "$corpus" ] && [ -n "${BUILD_WORKSPACE_DIRECTORY:-}" ]; then
+  corpus=$BUILD_WORKSPACE_DIRECTORY/../shared/hlo-corpus
+fi
 
 run_case() {  # $1: case file path relative to $root
   local file=$1 line cmd code out=""
@@ -29,6 +35,7 @@ run_case() {  # $1: case file path relative to $root
       *) continue ;;
     esac
     cmd=${cmd//%s/$file}
+    cmd=${cmd//%corpus/$corpus}
     cmd=${cmd//hlo-layout/$tool}
     local result
     result=$(cd "$root" && eval "$cmd" 2>&1 </dev/null)
@@ -37,7 +44,9 @@ run_case() {  # $1: case file path relative to $root
     [ $code != 0 ] && out+="[exit $code]"$'\n'
   done < "$root/$file"
   # The tool's path is not part of the expected output.
-  printf '%s' "${out//$tool/hlo-layout}"
+  out=${out//$tool/hlo-layout}
+  [ -n "$corpus" ] && out=${out//$corpus/%corpus}
+  printf '%s' "$out"
 }
 
 cases=$(cd "$root" && find tests/golden -type f \( -name '*.test' -o -name '*.hlo' \) | sort)

@@ -7,6 +7,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "passes/hlo_parser.h"
+#include "passes/hlo_verifier.h"
 #include "tools/cli_util.h"
 #include "tools/relayout_command.h"
 #include "tools/shape_report.h"
@@ -15,7 +17,14 @@
 namespace xla_layout::cli {
 namespace {
 
-constexpr char kUsage[] = R"(usage: hlo-layout <command> [flags] [args]
+constexpr char kUsage[] = R"(usage: hlo-layout [FILE|-] [-o OUT] [--verify] [--syntax=xla|angle]
+       hlo-layout <command> [flags] [args]
+
+With a file (or - for standard input; the default) hlo-layout reads an XLA
+HLO module, verifies it and prints it in canonical form: a canonicalizer.
+  -o OUT                Write to OUT (a temporary file renamed into place, so
+                        a failure never leaves partial output).
+  --verify              Verify only; print nothing on success.
 
 Commands:
   shape SHAPE...        Print each shape's canonical form, physical and tiled
@@ -220,8 +229,52 @@ int RunRelayout(const Args& args) {
   return kExitOk;
 }
 
+int RunModule(int argc, char** argv) {
+  std::vector<char*> rest = {argv[0]};
+  std::optional<std::string> out_path;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "-o") {
+      if (i + 1 >= argc) return UsageError("-o needs a file name");
+      out_path = argv[++i];
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  Args args = SplitArgs(static_cast<int>(rest.size()), rest.data(), 1);
+  absl::Status known = args.CheckKnown({"verify", "syntax", "help"});
+  if (!known.ok()) return UsageError(known.message());
+  if (args.positional.size() > 1) {
+    return UsageError("give one input file (or - for standard input)");
+  }
+  absl::StatusOr<PrintOptions> print = PrintOptionsFrom(args);
+  if (!print.ok()) return UsageError(print.status().message());
+  std::string path = args.positional.empty() ? "-" : args.positional[0];
+  absl::StatusOr<std::string> text = ReadFileOrStdin(path);
+  if (!text.ok()) return InputError(text.status().message());
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(*text, path == "-" ? "<stdin>" : path);
+  if (!module.ok()) {
+    std::cerr << module.status().message() << "\n";
+    return kExitBadInput;
+  }
+  absl::Status verified = VerifyModule(**module);
+  if (!verified.ok()) {
+    std::cerr << path << ": error: " << verified.message() << "\n";
+    return kExitBadInput;
+  }
+  if (args.Has("verify")) return kExitOk;
+  std::string output = (*module)->ToString(*print);
+  if (out_path) {
+    absl::Status s = WriteFileAtomically(*out_path, output);
+    if (!s.ok()) return InputError(s.message());
+  } else {
+    std::cout << output;
+  }
+  return kExitOk;
+}
+
 int Main(int argc, char** argv) {
-  if (argc < 2) return UsageError("missing command");
+  if (argc < 2) return RunModule(argc, argv);
   std::string command = argv[1];
   Args args = SplitArgs(argc, argv, 2);
   if (command == "--help" || command == "-h" || command == "help" ||
@@ -232,7 +285,7 @@ int Main(int argc, char** argv) {
   if (command == "shape") return RunShape(args);
   if (command == "index") return RunIndex(args);
   if (command == "relayout") return RunRelayout(args);
-  return UsageError(absl::StrCat("unknown command '", command, "'"));
+  return RunModule(argc, argv);
 }
 
 }  // namespace

@@ -1,0 +1,338 @@
+#include "passes/hlo_module.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace xla_layout {
+
+bool HasSideEffect(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
+    case HloOpcode::kSend:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kAfterAll:
+    case HloOpcode::kRng:
+    case HloOpcode::kRngGetAndUpdateState:
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kOptimizationBarrier:
+      return true;
+    default:
+      return false;
+  }
+}
+
+HloInstruction::HloInstruction(std::string name, HloOpcode opcode, Shape shape)
+    : name_(std::move(name)), opcode_(opcode), shape_(std::move(shape)) {}
+
+void HloInstruction::AppendOperand(HloInstruction* operand) {
+  operands_.push_back(operand);
+  auto& users = operand->users_;
+  if (std::find(users.begin(), users.end(), this) == users.end()) {
+    users.push_back(this);
+  }
+}
+
+void HloInstruction::ReplaceOperandWith(int i, HloInstruction* replacement) {
+  HloInstruction* old = operands_[i];
+  operands_[i] = replacement;
+  if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) {
+    auto& users = old->users_;
+    users.erase(std::remove(users.begin(), users.end(), this), users.end());
+  }
+  auto& users = replacement->users_;
+  if (std::find(users.begin(), users.end(), this) == users.end()) {
+    users.push_back(this);
+  }
+}
+
+void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
+  std::vector<HloInstruction*> users = users_;
+  for (HloInstruction* user : users) {
+    if (user == replacement) continue;
+    for (int i = 0; i < user->operand_count(); ++i) {
+      if (user->operands_[i] == this) user->ReplaceOperandWith(i, replacement);
+    }
+  }
+  if (parent_ != nullptr && parent_->root() == this) {
+    parent_->set_root(replacement);
+  }
+}
+
+HloComputation* HloInstruction::called_computation(
+    absl::string_view attribute) const {
+  for (const CalledComputation& c : called_) {
+    if (c.attribute == attribute) return c.computation;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::string IntList(const std::vector<int64_t>& v) {
+  return absl::StrCat("{", absl::StrJoin(v, ","), "}");
+}
+
+// Called-computation attributes whose value is a list.
+bool IsListAttribute(absl::string_view name) {
+  return name == "branch_computations" || name == "called_computations";
+}
+
+}  // namespace
+
+std::string HloInstruction::ToString(const PrintOptions& options) const {
+  std::string out = absl::StrCat("%", name_, " = ", PrintShape(shape_, options),
+                                 " ", HloOpcodeString(opcode_), "(");
+  if (opcode_ == HloOpcode::kParameter) {
+    absl::StrAppend(&out, parameter_number_);
+  } else if (opcode_ == HloOpcode::kConstant) {
+    out += literal_;
+  } else {
+    for (int i = 0; i < operand_count(); ++i) {
+      if (i > 0) out += ", ";
+      absl::StrAppend(&out, PrintShape(operands_[i]->shape(), options), " %",
+                      operands_[i]->name());
+    }
+  }
+  out += ")";
+  absl::flat_hash_set<std::string> printed_called;
+  for (const HloAttribute& attr : raw_) {
+    absl::StrAppend(&out, ", ", attr.name, "=");
+    const Attributes& a = attributes_;
+    const std::string& n = attr.name;
+    if (n == "dimensions" && a.dimensions) {
+      out += IntList(*a.dimensions);
+    } else if (n == "index" && a.index) {
+      absl::StrAppend(&out, *a.index);
+    } else if (n == "lhs_contracting_dims" && a.lhs_contracting_dims) {
+      out += IntList(*a.lhs_contracting_dims);
+    } else if (n == "rhs_contracting_dims" && a.rhs_contracting_dims) {
+      out += IntList(*a.rhs_contracting_dims);
+    } else if (n == "lhs_batch_dims" && a.lhs_batch_dims) {
+      out += IntList(*a.lhs_batch_dims);
+    } else if (n == "rhs_batch_dims" && a.rhs_batch_dims) {
+      out += IntList(*a.rhs_batch_dims);
+    } else if (n == "iota_dimension" && a.iota_dimension) {
+      absl::StrAppend(&out, *a.iota_dimension);
+    } else if (n == "slice" && a.slice) {
+      std::vector<std::string> parts;
+      for (const auto& s : *a.slice) {
+        parts.push_back(s[2] == 1 ? absl::StrCat("[", s[0], ":", s[1], "]")
+                                  : absl::StrCat("[", s[0], ":", s[1], ":",
+                                                 s[2], "]"));
+      }
+      absl::StrAppend(&out, "{", absl::StrJoin(parts, ", "), "}");
+    } else if (n == "padding" && a.padding) {
+      std::vector<std::string> parts;
+      for (const auto& p : *a.padding) {
+        parts.push_back(p[2] == 0 ? absl::StrCat(p[0], "_", p[1])
+                                  : absl::StrCat(p[0], "_", p[1], "_", p[2]));
+      }
+      out += absl::StrJoin(parts, "x");
+    } else if (n == "direction" && a.direction) {
+      out += *a.direction;
+    } else if (n == "kind" && a.kind) {
+      out += *a.kind;
+    } else if (called_computation(n) != nullptr) {
+      std::vector<std::string> names;
+      for (const CalledComputation& c : called_) {
+        if (c.attribute == n) names.push_back(absl::StrCat("%", c.computation->name()));
+      }
+      if (IsListAttribute(n) || names.size() > 1) {
+        absl::StrAppend(&out, "{", absl::StrJoin(names, ", "), "}");
+      } else {
+        out += names[0];
+      }
+    } else {
+      out += attr.value;
+    }
+  }
+  return out;
+}
+
+bool HloComputation::is_entry() const {
+  return parent_ != nullptr && parent_->entry() == this;
+}
+
+std::vector<HloInstruction*> HloComputation::instructions() const {
+  std::vector<HloInstruction*> out;
+  out.reserve(instructions_.size());
+  for (const auto& i : instructions_) out.push_back(i.get());
+  return out;
+}
+
+std::vector<HloInstruction*> HloComputation::parameters() const {
+  std::vector<HloInstruction*> params;
+  for (const auto& i : instructions_) {
+    if (i->opcode() != HloOpcode::kParameter) continue;
+    int64_t n = i->parameter_number();
+    if (n < 0 || n > 1 << 20) continue;
+    if (static_cast<int64_t>(params.size()) <= n) params.resize(n + 1, nullptr);
+    params[n] = i.get();
+  }
+  return params;
+}
+
+HloInstruction* HloComputation::FindInstruction(absl::string_view name) const {
+  for (const auto& i : instructions_) {
+    if (i->name() == name) return i.get();
+  }
+  return nullptr;
+}
+
+HloInstruction* HloComputation::AddInstruction(
+    std::unique_ptr<HloInstruction> instruction, HloInstruction* before) {
+  instruction->parent_ = this;
+  HloInstruction* raw = instruction.get();
+  auto pos = instructions_.end();
+  if (before != nullptr) {
+    pos = std::find_if(instructions_.begin(), instructions_.end(),
+                       [&](const auto& i) { return i.get() == before; });
+  }
+  instructions_.insert(pos, std::move(instruction));
+  return raw;
+}
+
+int HloComputation::RemoveDeadInstructions() {
+  int removed = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (auto it = instructions_.begin(); it != instructions_.end();) {
+      HloInstruction* i = it->get();
+      if (i->users().empty() && i != root_ &&
+          i->opcode() != HloOpcode::kParameter && !HasSideEffect(i->opcode())) {
+        for (HloInstruction* op : i->operands()) {
+          auto& users = op->users_;
+          users.erase(std::remove(users.begin(), users.end(), i), users.end());
+        }
+        it = instructions_.erase(it);
+        ++removed;
+        changed = true;
+      } else {
+        ++it;
+      }
+    }
+  }
+  return removed;
+}
+
+std::vector<HloInstruction*> HloComputation::MakePostOrder() const {
+  std::vector<HloInstruction*> order;
+  absl::flat_hash_set<const HloInstruction*> visited;
+  // Iterative DFS: deep chains must not exhaust the stack.
+  auto visit = [&](HloInstruction* start) {
+    std::vector<std::pair<HloInstruction*, int>> stack = {{start, 0}};
+    if (!visited.insert(start).second) return;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < node->operand_count()) {
+        HloInstruction* op = node->operand(next++);
+        if (visited.insert(op).second) stack.push_back({op, 0});
+      } else {
+        order.push_back(node);
+        stack.pop_back();
+      }
+    }
+  };
+  if (root_ != nullptr) visit(root_);
+  for (const auto& i : instructions_) visit(i.get());
+  return order;
+}
+
+std::string HloComputation::ToString(const PrintOptions& options) const {
+  std::string out;
+  if (is_entry()) out += "ENTRY ";
+  absl::StrAppend(&out, "%", name_, " (");
+  std::vector<std::string> params;
+  for (HloInstruction* p : parameters()) {
+    if (p != nullptr) {
+      params.push_back(absl::StrCat(p->name(), ": ", PrintShape(p->shape(), options)));
+    }
+  }
+  absl::StrAppend(&out, absl::StrJoin(params, ", "), ") -> ",
+                  root_ ? PrintShape(root_->shape(), options) : "()", " {\n");
+  for (const auto& i : instructions_) {
+    absl::StrAppend(&out, "  ", i.get() == root_ ? "ROOT " : "",
+                    i->ToString(options), "\n");
+  }
+  out += "}\n";
+  return out;
+}
+
+std::vector<HloComputation*> HloModule::computations() const {
+  std::vector<HloComputation*> out;
+  for (const auto& c : computations_) out.push_back(c.get());
+  return out;
+}
+
+HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c) {
+  c->parent_ = this;
+  computations_.push_back(std::move(c));
+  return computations_.back().get();
+}
+
+HloComputation* HloModule::FindComputation(absl::string_view name) const {
+  for (const auto& c : computations_) {
+    if (c->name() == name) return c.get();
+  }
+  return nullptr;
+}
+
+std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
+  std::vector<HloComputation*> order;
+  absl::flat_hash_set<const HloComputation*> visited;
+  std::function<void(HloComputation*)> visit = [&](HloComputation* c) {
+    if (!visited.insert(c).second) return;
+    for (const auto& i : c->instructions_) {
+      for (const auto& called : i->called_computations()) visit(called.computation);
+    }
+    order.push_back(c);
+  };
+  for (const auto& c : computations_) {
+    if (c.get() != entry_) visit(c.get());
+  }
+  if (entry_ != nullptr) visit(entry_);
+  return order;
+}
+
+int64_t HloModule::instruction_count() const {
+  int64_t n = 0;
+  for (const auto& c : computations_) n += c->instruction_count();
+  return n;
+}
+
+std::string HloModule::ToString(const PrintOptions& options) const {
+  std::string out = absl::StrCat("HloModule ", name_);
+  if (entry_layout_) {
+    std::vector<std::string> params;
+    for (const Shape& s : entry_layout_->parameters) {
+      params.push_back(PrintShape(s, options));
+    }
+    absl::StrAppend(&out, ", entry_computation_layout={(",
+                    absl::StrJoin(params, ", "), ")->",
+                    PrintShape(entry_layout_->result, options), "}");
+  }
+  for (const HloAttribute& a : header_) {
+    absl::StrAppend(&out, ", ", a.name, "=", a.value);
+  }
+  out += "\n";
+  for (const auto& c : computations_) absl::StrAppend(&out, "\n", c->ToString(options));
+  return out;
+}
+
+}  // namespace xla_layout

@@ -1,0 +1,209 @@
+// An HLO module IR for XLA's text format: modules own computations,
+// computations own instructions, instructions point at their operands and
+// users. Attributes the passes read are typed; every other attribute is kept
+// verbatim, in order, and printed back unchanged.
+#ifndef PASSES_HLO_MODULE_H_
+#define PASSES_HLO_MODULE_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "passes/hlo_opcode.h"
+#include "xla_layout/shape.h"
+#include "xla_layout/shape_text.h"
+
+namespace xla_layout {
+
+class HloComputation;
+class HloModule;
+
+// An attribute as written: `name=value`.
+struct HloAttribute {
+  std::string name;
+  std::string value;
+};
+
+class HloInstruction {
+ public:
+  HloInstruction(std::string name, HloOpcode opcode, Shape shape);
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  HloOpcode opcode() const { return opcode_; }
+  const Shape& shape() const { return shape_; }
+  Shape* mutable_shape() { return &shape_; }
+  // Sets the layout of an array result (or of tuple element `index`).
+  void set_layout(const Layout& layout) { shape_.set_layout(layout); }
+
+  const std::vector<HloInstruction*>& operands() const { return operands_; }
+  HloInstruction* operand(int i) const { return operands_[i]; }
+  int operand_count() const { return static_cast<int>(operands_.size()); }
+  // Instructions that use this one, once each, in no particular order.
+  const std::vector<HloInstruction*>& users() const { return users_; }
+  void AppendOperand(HloInstruction* operand);
+  // Points operand i at `replacement`, keeping user lists right.
+  void ReplaceOperandWith(int i, HloInstruction* replacement);
+  // Points every use of this instruction (except in `replacement` itself) at
+  // `replacement`; the computation root follows too.
+  void ReplaceAllUsesWith(HloInstruction* replacement);
+
+  HloComputation* parent() const { return parent_; }
+
+  // Computations called through an attribute (to_apply, calls, condition,
+  // body, branch_computations, ...), in attribute order.
+  struct CalledComputation {
+    std::string attribute;
+    HloComputation* computation;
+  };
+  const std::vector<CalledComputation>& called_computations() const {
+    return called_;
+  }
+  HloComputation* called_computation(absl::string_view attribute) const;
+  void AddCalledComputation(std::string attribute, HloComputation* c) {
+    called_.push_back({std::move(attribute), c});
+  }
+
+  // parameter(N).
+  int64_t parameter_number() const { return parameter_number_; }
+  void set_parameter_number(int64_t n) { parameter_number_ = n; }
+  // The literal of a constant, as written between its parentheses.
+  const std::string& literal() const { return literal_; }
+  void set_literal(std::string text) { literal_ = std::move(text); }
+
+  // Typed attributes; std::nullopt when absent.
+  struct Attributes {
+    std::optional<std::vector<int64_t>> dimensions;
+    std::optional<int64_t> index;  // get-tuple-element
+    std::optional<std::vector<int64_t>> lhs_contracting_dims;
+    std::optional<std::vector<int64_t>> rhs_contracting_dims;
+    std::optional<std::vector<int64_t>> lhs_batch_dims;
+    std::optional<std::vector<int64_t>> rhs_batch_dims;
+    std::optional<int64_t> iota_dimension;
+    // slice={[b:e:s], ...}: begin, end, stride per dim.
+    std::optional<std::vector<std::array<int64_t, 3>>> slice;
+    // padding=lo_hi[_interior]x...: per dim.
+    std::optional<std::vector<std::array<int64_t, 3>>> padding;
+    std::optional<std::string> direction;  // compare: EQ, LT, ...
+    std::optional<std::string> kind;       // fusion: kLoop, ...
+  };
+  const Attributes& attributes() const { return attributes_; }
+  Attributes& mutable_attributes() { return attributes_; }
+
+  // Every attribute in written order. Typed ones print from the typed value;
+  // the others print verbatim.
+  const std::vector<HloAttribute>& raw_attributes() const { return raw_; }
+  std::vector<HloAttribute>& mutable_raw_attributes() { return raw_; }
+
+  // The text of this instruction, without indentation or ROOT.
+  std::string ToString(const PrintOptions& options = {}) const;
+
+ private:
+  friend class HloComputation;
+  std::string name_;
+  HloOpcode opcode_;
+  Shape shape_;
+  std::vector<HloInstruction*> operands_;
+  std::vector<HloInstruction*> users_;
+  HloComputation* parent_ = nullptr;
+  std::vector<CalledComputation> called_;
+  int64_t parameter_number_ = -1;
+  std::string literal_;
+  Attributes attributes_;
+  std::vector<HloAttribute> raw_;
+};
+
+class HloComputation {
+ public:
+  explicit HloComputation(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  HloModule* parent() const { return parent_; }
+  bool is_entry() const;
+
+  // Instructions in the order they are printed.
+  std::vector<HloInstruction*> instructions() const;
+  int instruction_count() const { return static_cast<int>(instructions_.size()); }
+  HloInstruction* root() const { return root_; }
+  void set_root(HloInstruction* root) { root_ = root; }
+  // Parameters by number; entries are null where a number is missing.
+  std::vector<HloInstruction*> parameters() const;
+  HloInstruction* FindInstruction(absl::string_view name) const;
+
+  // Adds at the end (or just before `before`); returns the instruction.
+  HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction,
+                                 HloInstruction* before = nullptr);
+  // Removes instructions without users that are not the root, a parameter
+  // or side-effecting; returns how many went.
+  int RemoveDeadInstructions();
+  // Operands before users; instructions unreachable from the root come
+  // after, in text order.
+  std::vector<HloInstruction*> MakePostOrder() const;
+
+  // Whether the text gave a `(params) -> result` signature.
+  bool has_signature() const { return has_signature_; }
+  void set_has_signature(bool v) { has_signature_ = v; }
+
+  std::string ToString(const PrintOptions& options = {}) const;
+
+ private:
+  friend class HloModule;
+  std::string name_;
+  HloModule* parent_ = nullptr;
+  std::vector<std::unique_ptr<HloInstruction>> instructions_;
+  HloInstruction* root_ = nullptr;
+  bool has_signature_ = false;
+};
+
+// The layouts of the entry computation's parameters and result.
+struct ComputationLayout {
+  std::vector<Shape> parameters;
+  Shape result;
+};
+
+class HloModule {
+ public:
+  explicit HloModule(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  std::vector<HloComputation*> computations() const;
+  HloComputation* entry() const { return entry_; }
+  void set_entry(HloComputation* entry) { entry_ = entry; }
+  HloComputation* AddComputation(std::unique_ptr<HloComputation> c);
+  HloComputation* FindComputation(absl::string_view name) const;
+  // Callees before callers, the entry last.
+  std::vector<HloComputation*> MakeComputationPostOrder() const;
+
+  const std::optional<ComputationLayout>& entry_computation_layout() const {
+    return entry_layout_;
+  }
+  void set_entry_computation_layout(std::optional<ComputationLayout> l) {
+    entry_layout_ = std::move(l);
+  }
+  // Other header attributes (replica_count=..., ...), verbatim and in order.
+  const std::vector<HloAttribute>& header_attributes() const { return header_; }
+  std::vector<HloAttribute>& mutable_header_attributes() { return header_; }
+
+  int64_t instruction_count() const;
+  std::string ToString(const PrintOptions& options = {}) const;
+
+ private:
+  std::string name_;
+  std::vector<std::unique_ptr<HloComputation>> computations_;
+  HloComputation* entry_ = nullptr;
+  std::optional<ComputationLayout> entry_layout_;
+  std::vector<HloAttribute> header_;
+};
+
+// True for ops that must stay even without users (infeed, outfeed, send,
+// recv, custom-call, after-all, ...).
+bool HasSideEffect(HloOpcode opcode);
+
+}  // namespace xla_layout
+
+#endif  // PASSES_HLO_MODULE_H_

@@ -1,0 +1,617 @@
+#include "passes/hlo_parser.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/shape_text.h"
+
+namespace xla_layout {
+namespace {
+
+bool IsNameChar(char c) {
+  return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
+}
+
+// Attributes whose value names called computations.
+bool IsCalledComputationAttribute(absl::string_view name) {
+  return name == "to_apply" || name == "calls" || name == "condition" ||
+         name == "body" || name == "true_computation" ||
+         name == "false_computation" || name == "branch_computations" ||
+         name == "called_computations" || name == "scatter" ||
+         name == "select";
+}
+
+class Parser {
+ public:
+  Parser(absl::string_view text, absl::string_view filename)
+      : text_(text), filename_(filename) {}
+
+  absl::StatusOr<std::unique_ptr<HloModule>> Parse();
+
+ private:
+  struct PendingOperand {
+    std::string name;
+    std::optional<Shape> written_shape;
+    size_t offset;
+  };
+  struct PendingCall {
+    HloInstruction* instruction;
+    std::string attribute;
+    std::string name;
+    size_t offset;
+  };
+
+  absl::Status ErrorAt(size_t offset, absl::string_view message) const;
+  void SkipSpace();
+  bool Consume(absl::string_view s);
+  bool AtEnd() { return SkipSpace(), pos_ >= text_.size(); }
+  char Peek() { return SkipSpace(), pos_ < text_.size() ? text_[pos_] : '\0'; }
+  absl::Status Expect(absl::string_view s, absl::string_view context);
+  absl::StatusOr<std::string> ParseName(absl::string_view what);
+  absl::StatusOr<Shape> ParseShapeHere();
+  std::string ScanValue();
+  absl::StatusOr<std::string> ScanBalanced(char open, char close);
+
+  absl::Status ParseHeader(HloModule& module);
+  absl::Status ParseComputation(HloModule& module);
+  absl::Status ParseInstruction(HloComputation& computation,
+                                std::vector<std::vector<PendingOperand>>& ops,
+                                bool& saw_root);
+  absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
+                                 size_t offset);
+
+  absl::string_view text_;
+  std::string filename_;
+  size_t pos_ = 0;
+  std::vector<PendingCall> calls_;
+  struct PendingShape {
+    HloInstruction* instruction;
+    size_t offset;
+  };
+  std::vector<PendingShape> inferred_;  // instructions written without shape
+};
+
+absl::Status Parser::ErrorAt(size_t offset, absl::string_view message) const {
+  offset = std::min(offset, text_.size());
+  // At the end of a file that ends in a newline, point after the last line.
+  if (offset == text_.size() && offset > 0 && text_[offset - 1] == '\n') --offset;
+  size_t line_start = text_.rfind('\n', offset == 0 ? 0 : offset - 1);
+  line_start = (line_start == absl::string_view::npos || offset == 0) ? 0 : line_start + 1;
+  if (offset > 0 && text_[offset - 1] == '\n') line_start = offset;
+  int line = 1;
+  for (size_t i = 0; i < line_start; ++i) line += text_[i] == '\n';
+  size_t line_end = text_.find('\n', line_start);
+  if (line_end == absl::string_view::npos) line_end = text_.size();
+  size_t col = offset - line_start + 1;
+  std::string caret(col - 1, ' ');
+  for (size_t i = 0; i + 1 < col; ++i) {
+    if (text_[line_start + i] == '\t') caret[i] = '\t';
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      filename_, ":", line, ":", col, ": error: ", message, "\n",
+      text_.substr(line_start, line_end - line_start), "\n", caret, "^"));
+}
+
+void Parser::SkipSpace() {
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (absl::ascii_isspace(c)) {
+      ++pos_;
+    } else if (text_.substr(pos_, 2) == "//") {
+      size_t end = text_.find('\n', pos_);
+      pos_ = end == absl::string_view::npos ? text_.size() : end;
+    } else if (text_.substr(pos_, 2) == "/*") {
+      size_t end = text_.find("*/", pos_ + 2);
+      pos_ = end == absl::string_view::npos ? text_.size() : end + 2;
+    } else {
+      return;
+    }
+  }
+}
+
+bool Parser::Consume(absl::string_view s) {
+  SkipSpace();
+  if (text_.substr(pos_, s.size()) == s) {
+    pos_ += s.size();
+    return true;
+  }
+  return false;
+}
+
+absl::Status Parser::Expect(absl::string_view s, absl::string_view context) {
+  if (Consume(s)) return absl::OkStatus();
+  SkipSpace();
+  std::string found = pos_ < text_.size()
+                          ? absl::StrCat("'", text_.substr(pos_, 1), "'")
+                          : std::string("end of file");
+  return ErrorAt(pos_, absl::StrCat("expected '", s, "' ", context, ", found ",
+                                    found));
+}
+
+absl::StatusOr<std::string> Parser::ParseName(absl::string_view what) {
+  SkipSpace();
+  size_t start = pos_;
+  if (pos_ < text_.size() && text_[pos_] == '%') ++pos_;
+  size_t name_start = pos_;
+  while (pos_ < text_.size() && IsNameChar(text_[pos_])) ++pos_;
+  if (pos_ == name_start) {
+    return ErrorAt(start, absl::StrCat("expected ", what));
+  }
+  return std::string(text_.substr(name_start, pos_ - name_start));
+}
+
+absl::StatusOr<Shape> Parser::ParseShapeHere() {
+  SkipSpace();
+  ShapeParser parser(text_, pos_);
+  absl::StatusOr<Shape> shape = parser.ParseShape();
+  if (!shape.ok()) return ErrorAt(parser.error_offset(), shape.status().message());
+  pos_ = parser.pos();
+  return shape;
+}
+
+// A value up to the next ',' or newline outside brackets and strings.
+std::string Parser::ScanValue() {
+  SkipSpace();
+  size_t start = pos_;
+  int depth = 0;
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (c == '"') {
+      ++pos_;
+      while (pos_ < text_.size() && text_[pos_] != '"') {
+        pos_ += text_[pos_] == '\\' ? 2 : 1;
+      }
+      ++pos_;
+      continue;
+    }
+    if (c == '{' || c == '(' || c == '[') ++depth;
+    if (c == '}' || c == ')' || c == ']') {
+      if (depth == 0) break;
+      --depth;
+    }
+    if (depth == 0 && (c == ',' || c == '\n')) break;
+    ++pos_;
+  }
+  pos_ = std::min(pos_, text_.size());
+  return std::string(absl::StripAsciiWhitespace(text_.substr(start, pos_ - start)));
+}
+
+absl::StatusOr<std::string> Parser::ScanBalanced(char open, char close) {
+  size_t start = pos_;
+  int depth = 1;
+  while (pos_ < text_.size() && depth > 0) {
+    char c = text_[pos_];
+    if (c == '"') {
+      ++pos_;
+      while (pos_ < text_.size() && text_[pos_] != '"') {
+        pos_ += text_[pos_] == '\\' ? 2 : 1;
+      }
+    } else if (c == open) {
+      ++depth;
+    } else if (c == close) {
+      --depth;
+    }
+    ++pos_;
+  }
+  if (depth != 0) return ErrorAt(start, absl::StrCat("unbalanced '", std::string(1, open), "'"));
+  return std::string(text_.substr(start, pos_ - 1 - start));
+}
+
+absl::Status Parser::ParseHeader(HloModule& module) {
+  while (Consume(",")) {
+    size_t at = (SkipSpace(), pos_);
+    absl::StatusOr<std::string> name = ParseName("a header attribute name");
+    if (!name.ok()) return name.status();
+    absl::Status s = Expect("=", absl::StrCat("after '", *name, "'"));
+    if (!s.ok()) return s;
+    if (*name == "entry_computation_layout") {
+      s = Expect("{", "to open entry_computation_layout");
+      if (!s.ok()) return s;
+      absl::StatusOr<Shape> params = ParseShapeHere();
+      if (!params.ok()) return params.status();
+      if (!params->IsTuple()) {
+        return ErrorAt(at, "entry_computation_layout needs (parameters)->result");
+      }
+      s = Expect("->", "in entry_computation_layout");
+      if (!s.ok()) return s;
+      absl::StatusOr<Shape> result = ParseShapeHere();
+      if (!result.ok()) return result.status();
+      s = Expect("}", "to close entry_computation_layout");
+      if (!s.ok()) return s;
+      module.set_entry_computation_layout(
+          ComputationLayout{params->tuple_shapes(), *result});
+      continue;
+    }
+    module.mutable_header_attributes().push_back({*name, ScanValue()});
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
+                                       const HloAttribute& a, size_t offset) {
+  auto int_list = [&](const std::string& v)
+      -> absl::StatusOr<std::vector<int64_t>> {
+    absl::string_view body = absl::StripAsciiWhitespace(v);
+    if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
+      return ErrorAt(offset, absl::StrCat(a.name, " needs a list like {0,1}"));
+    }
+    std::vector<int64_t> out;
+    if (absl::StripAsciiWhitespace(body).empty()) return out;
+    for (absl::string_view part : absl::StrSplit(body, ',')) {
+      int64_t x;
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &x)) {
+        return ErrorAt(offset, absl::StrCat(a.name, ": '", part,
+                                            "' is not an integer"));
+      }
+      out.push_back(x);
+    }
+    return out;
+  };
+  auto one_int = [&](const std::string& v) -> absl::StatusOr<int64_t> {
+    int64_t x;
+    if (!absl::SimpleAtoi(v, &x)) {
+      return ErrorAt(offset, absl::StrCat(a.name, " needs an integer, not '", v, "'"));
+    }
+    return x;
+  };
+  HloInstruction::Attributes& t = instr.mutable_attributes();
+  const std::string& n = a.name;
+  absl::Status status;
+  auto set_list = [&](std::optional<std::vector<int64_t>>& field) {
+    absl::StatusOr<std::vector<int64_t>> v = int_list(a.value);
+    if (!v.ok()) return v.status();
+    field = *std::move(v);
+    return absl::OkStatus();
+  };
+  if (n == "dimensions") return set_list(t.dimensions);
+  if (n == "lhs_contracting_dims") return set_list(t.lhs_contracting_dims);
+  if (n == "rhs_contracting_dims") return set_list(t.rhs_contracting_dims);
+  if (n == "lhs_batch_dims") return set_list(t.lhs_batch_dims);
+  if (n == "rhs_batch_dims") return set_list(t.rhs_batch_dims);
+  if (n == "index" || n == "iota_dimension") {
+    absl::StatusOr<int64_t> v = one_int(a.value);
+    if (!v.ok()) return v.status();
+    (n == "index" ? t.index : t.iota_dimension) = *v;
+    return absl::OkStatus();
+  }
+  if (n == "direction") {
+    t.direction = a.value;
+    return absl::OkStatus();
+  }
+  if (n == "kind" && instr.opcode() == HloOpcode::kFusion) {
+    t.kind = a.value;
+    return absl::OkStatus();
+  }
+  if (n == "slice") {
+    absl::string_view body = absl::StripAsciiWhitespace(a.value);
+    if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
+      return ErrorAt(offset, "slice needs {[begin:end:stride], ...}");
+    }
+    std::vector<std::array<int64_t, 3>> dims;
+    for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
+      part = absl::StripAsciiWhitespace(part);
+      if (!absl::ConsumePrefix(&part, "[") || !absl::ConsumeSuffix(&part, "]")) {
+        return ErrorAt(offset, "slice needs {[begin:end:stride], ...}");
+      }
+      std::vector<std::string> nums = absl::StrSplit(part, ':');
+      std::array<int64_t, 3> d = {0, 0, 1};
+      if (nums.size() < 2 || nums.size() > 3) {
+        return ErrorAt(offset, "slice needs [begin:end] or [begin:end:stride]");
+      }
+      for (size_t i = 0; i < nums.size(); ++i) {
+        if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(nums[i]), &d[i])) {
+          return ErrorAt(offset, absl::StrCat("slice: '", nums[i], "' is not an integer"));
+        }
+      }
+      dims.push_back(d);
+    }
+    t.slice = dims;
+    return absl::OkStatus();
+  }
+  if (n == "padding" && instr.opcode() == HloOpcode::kPad) {
+    std::vector<std::array<int64_t, 3>> dims;
+    for (absl::string_view part : absl::StrSplit(a.value, 'x')) {
+      std::vector<std::string> nums = absl::StrSplit(part, '_');
+      std::array<int64_t, 3> d = {0, 0, 0};
+      if (nums.size() < 2 || nums.size() > 3) {
+        return ErrorAt(offset, "padding needs lo_hi[_interior] per dim, joined by x");
+      }
+      for (size_t i = 0; i < nums.size(); ++i) {
+        if (!absl::SimpleAtoi(nums[i], &d[i])) {
+          return ErrorAt(offset, absl::StrCat("padding: '", nums[i], "' is not an integer"));
+        }
+      }
+      dims.push_back(d);
+    }
+    t.padding = dims;
+    return absl::OkStatus();
+  }
+  if (IsCalledComputationAttribute(n)) {
+    absl::string_view body = absl::StripAsciiWhitespace(a.value);
+    bool list = absl::ConsumePrefix(&body, "{");
+    if (list && !absl::ConsumeSuffix(&body, "}")) {
+      return ErrorAt(offset, absl::StrCat(n, ": unbalanced '{'"));
+    }
+    for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
+      part = absl::StripAsciiWhitespace(part);
+      absl::ConsumePrefix(&part, "%");
+      calls_.push_back({&instr, n, std::string(part), offset});
+    }
+  }
+  return status;
+}
+
+absl::Status Parser::ParseInstruction(
+    HloComputation& computation,
+    std::vector<std::vector<PendingOperand>>& pending, bool& saw_root) {
+  size_t start = (SkipSpace(), pos_);
+  bool is_root = false;
+  if (text_.substr(pos_, 4) == "ROOT" && pos_ + 4 < text_.size() &&
+      !IsNameChar(text_[pos_ + 4])) {
+    pos_ += 4;
+    is_root = true;
+  }
+  size_t name_at = (SkipSpace(), pos_);
+  absl::StatusOr<std::string> name = ParseName("an instruction name");
+  if (!name.ok()) return name.status();
+  if (computation.FindInstruction(*name) != nullptr) {
+    return ErrorAt(name_at, absl::StrCat("instruction '", *name,
+                                         "' is defined twice in '",
+                                         computation.name(), "'"));
+  }
+  absl::Status s = Expect("=", absl::StrCat("after instruction name '", *name, "'"));
+  if (!s.ok()) return s;
+  // Newer XLA text may leave out the result shape (`abs(b)`): an opcode
+  // directly followed by '(' means the shape is to be inferred.
+  size_t shape_at = (SkipSpace(), pos_);
+  size_t q = pos_;
+  while (q < text_.size() && (absl::ascii_isalnum(text_[q]) || text_[q] == '-')) ++q;
+  bool inferred = q < text_.size() && text_[q] == '(' &&
+                  StringToHloOpcode(text_.substr(pos_, q - pos_)).ok() &&
+                  !ParsePrimitiveType(text_.substr(pos_, q - pos_)).ok();
+  absl::StatusOr<Shape> shape = inferred ? absl::StatusOr<Shape>(Shape())
+                                         : ParseShapeHere();
+  if (!shape.ok()) return shape.status();
+  if (inferred) inferred_.push_back({nullptr, shape_at});
+  size_t op_at = (SkipSpace(), pos_);
+  while (pos_ < text_.size() &&
+         (absl::ascii_isalnum(text_[pos_]) || text_[pos_] == '-')) {
+    ++pos_;
+  }
+  absl::string_view op_text = text_.substr(op_at, pos_ - op_at);
+  if (op_text.empty()) return ErrorAt(op_at, "expected an opcode");
+  absl::StatusOr<HloOpcode> opcode = StringToHloOpcode(op_text);
+  if (!opcode.ok()) return ErrorAt(op_at, opcode.status().message());
+  if (!inferred) SetDefaultLayouts(*shape);
+  auto instr = std::make_unique<HloInstruction>(*name, *opcode, *shape);
+  s = Expect("(", absl::StrCat("after opcode '", op_text, "'"));
+  if (!s.ok()) return s;
+  std::vector<PendingOperand> operands;
+  if (*opcode == HloOpcode::kConstant) {
+    absl::StatusOr<std::string> literal = ScanBalanced('(', ')');
+    if (!literal.ok()) return literal.status();
+    instr->set_literal(std::string(absl::StripAsciiWhitespace(*literal)));
+  } else if (*opcode == HloOpcode::kParameter) {
+    size_t at = (SkipSpace(), pos_);
+    std::string number = ScanValue();
+    int64_t n;
+    if (!absl::SimpleAtoi(number, &n) || n < 0) {
+      return ErrorAt(at, "parameter needs a parameter number: parameter(0)");
+    }
+    instr->set_parameter_number(n);
+    s = Expect(")", "after the parameter number");
+    if (!s.ok()) return s;
+  } else if (!Consume(")")) {
+    while (true) {
+      size_t at = (SkipSpace(), pos_);
+      std::optional<Shape> written;
+      // An operand starts with its shape when a type name and '[' (or a
+      // tuple's '(') come first.
+      size_t p = pos_;
+      while (p < text_.size() && absl::ascii_isalnum(text_[p])) ++p;
+      bool typed = (pos_ < text_.size() && text_[pos_] == '(') ||
+                   (p < text_.size() && text_[p] == '[' &&
+                    ParsePrimitiveType(text_.substr(pos_, p - pos_)).ok());
+      if (typed) {
+        absl::StatusOr<Shape> ws = ParseShapeHere();
+        if (!ws.ok()) return ws.status();
+        written = *ws;
+        at = (SkipSpace(), pos_);
+      }
+      absl::StatusOr<std::string> op = ParseName("an operand name");
+      if (!op.ok()) return op.status();
+      operands.push_back({*op, written, at});
+      if (Consume(")")) break;
+      s = Expect(",", "or ')' between operands");
+      if (!s.ok()) return s;
+    }
+  }
+  HloInstruction* raw = computation.AddInstruction(std::move(instr));
+  if (inferred) inferred_.back().instruction = raw;
+  while (true) {
+    // Attributes continue the line: `, name=value`.
+    size_t save = pos_;
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+    if (pos_ >= text_.size() || text_[pos_] != ',') {
+      pos_ = save;
+      break;
+    }
+    ++pos_;
+    size_t at = (SkipSpace(), pos_);
+    absl::StatusOr<std::string> attr = ParseName("an attribute name");
+    if (!attr.ok()) return attr.status();
+    s = Expect("=", absl::StrCat("after attribute '", *attr, "'"));
+    if (!s.ok()) return s;
+    HloAttribute a{*attr, ScanValue()};
+    s = SetTypedAttribute(*raw, a, at);
+    if (!s.ok()) return s;
+    raw->mutable_raw_attributes().push_back(std::move(a));
+  }
+  pending.push_back(std::move(operands));
+  if (is_root) {
+    if (saw_root) {
+      return ErrorAt(start, absl::StrCat("computation '", computation.name(),
+                                         "' has a second ROOT"));
+    }
+    saw_root = true;
+    computation.set_root(raw);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseComputation(HloModule& module) {
+  size_t start = (SkipSpace(), pos_);
+  bool entry = false;
+  if (text_.substr(pos_, 5) == "ENTRY" && pos_ + 5 < text_.size() &&
+      !IsNameChar(text_[pos_ + 5])) {
+    pos_ += 5;
+    entry = true;
+  }
+  size_t name_at = (SkipSpace(), pos_);
+  absl::StatusOr<std::string> name = ParseName("a computation name or ENTRY");
+  if (!name.ok()) return name.status();
+  if (module.FindComputation(*name) != nullptr) {
+    return ErrorAt(name_at, absl::StrCat("computation '", *name, "' is defined twice"));
+  }
+  auto computation = std::make_unique<HloComputation>(*name);
+  std::vector<std::pair<std::string, Shape>> signature;
+  if (Consume("(")) {
+    computation->set_has_signature(true);
+    if (!Consume(")")) {
+      while (true) {
+        absl::StatusOr<std::string> p = ParseName("a parameter name");
+        if (!p.ok()) return p.status();
+        absl::Status s = Expect(":", "after the parameter name");
+        if (!s.ok()) return s;
+        absl::StatusOr<Shape> shape = ParseShapeHere();
+        if (!shape.ok()) return shape.status();
+        signature.push_back({*p, *shape});
+        if (Consume(")")) break;
+        s = Expect(",", "or ')' between parameters");
+        if (!s.ok()) return s;
+      }
+    }
+    absl::Status s = Expect("->", "after the parameters");
+    if (!s.ok()) return s;
+    absl::StatusOr<Shape> result = ParseShapeHere();
+    if (!result.ok()) return result.status();
+  }
+  absl::Status s = Expect("{", absl::StrCat("to open computation '", *name, "'"));
+  if (!s.ok()) return s;
+  HloComputation* c = module.AddComputation(std::move(computation));
+  if (entry) {
+    if (module.entry() != nullptr) {
+      return ErrorAt(start, "a second ENTRY computation");
+    }
+    module.set_entry(c);
+  }
+  std::vector<std::vector<PendingOperand>> pending;
+  bool saw_root = false;
+  while (!Consume("}")) {
+    if (AtEnd()) {
+      return ErrorAt(pos_, absl::StrCat("expected '}' to close computation '",
+                                        *name, "', found end of file"));
+    }
+    s = ParseInstruction(*c, pending, saw_root);
+    if (!s.ok()) return s;
+  }
+  std::vector<HloInstruction*> instrs = c->instructions();
+  if (instrs.empty()) return ErrorAt(start, absl::StrCat("computation '", *name, "' is empty"));
+  if (c->root() == nullptr) c->set_root(instrs.back());  // XLA's rule
+  absl::flat_hash_map<std::string, HloInstruction*> by_name;
+  for (HloInstruction* i : instrs) by_name[i->name()] = i;
+  for (size_t k = 0; k < instrs.size(); ++k) {
+    for (const PendingOperand& op : pending[k]) {
+      auto it = by_name.find(op.name);
+      if (it == by_name.end()) {
+        return ErrorAt(op.offset, absl::StrCat("use of undefined instruction '",
+                                               op.name, "' in '", *name, "'"));
+      }
+      const Shape& actual = it->second->shape();
+      if (op.written_shape &&
+          !Shape::Equal().IgnoreLayout()(*op.written_shape, actual)) {
+        return ErrorAt(op.offset, absl::StrCat(
+            "operand '", op.name, "' is written as ",
+            op.written_shape->ToString(), " but its shape is ", actual.ToString()));
+      }
+      if (op.written_shape && op.written_shape->IsArray() &&
+          op.written_shape->has_layout() && actual.has_layout() &&
+          op.written_shape->layout() != actual.layout()) {
+        return ErrorAt(op.offset, absl::StrCat(
+            "operand '", op.name, "' is written with layout ",
+            op.written_shape->layout().ToString(), " but has ",
+            actual.layout().ToString()));
+      }
+      instrs[k]->AppendOperand(it->second);
+    }
+  }
+  // Infer the shapes left out, in text order (operands come first in
+  // practice; an operand still without shape is an error).
+  for (const PendingShape& p : inferred_) {
+    HloInstruction* i = p.instruction;
+    if (i->parent() != c) continue;
+    const HloInstruction* first = i->operand_count() > 0 ? i->operand(0) : nullptr;
+    if (!IsElementwise(i->opcode()) || first == nullptr ||
+        !first->shape().IsArray() || i->opcode() == HloOpcode::kConvert) {
+      return ErrorAt(p.offset, absl::StrCat(
+          "the shape of '", i->name(), "' (", HloOpcodeString(i->opcode()),
+          ") cannot be inferred; write it before the opcode"));
+    }
+    // Like XLA: the operands' dims and type (pred for compare), default layout.
+    const HloInstruction* typed =
+        i->opcode() == HloOpcode::kSelect && i->operand_count() > 1 ? i->operand(1) : first;
+    Shape shape(i->opcode() == HloOpcode::kCompare ? PRED
+                                                   : typed->shape().element_type(),
+                typed->shape().dimensions());
+    SetDefaultLayouts(shape);
+    *i->mutable_shape() = shape;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
+  if (!Consume("HloModule")) {
+    return ErrorAt((SkipSpace(), pos_), "expected 'HloModule' at the start");
+  }
+  absl::StatusOr<std::string> name = ParseName("a module name");
+  if (!name.ok()) return name.status();
+  Consume(":");  // Older dumps write `HloModule name:`.
+  auto module = std::make_unique<HloModule>(*name);
+  absl::Status s = ParseHeader(*module);
+  if (!s.ok()) return s;
+  while (!AtEnd()) {
+    s = ParseComputation(*module);
+    if (!s.ok()) return s;
+  }
+  if (module->computations().empty()) {
+    return ErrorAt(pos_, "the module has no computations");
+  }
+  if (module->entry() == nullptr) module->set_entry(module->computations().back());
+  for (const PendingCall& call : calls_) {
+    HloComputation* callee = module->FindComputation(call.name);
+    if (callee == nullptr) {
+      return ErrorAt(call.offset, absl::StrCat("computation '", call.name,
+                                               "' (", call.attribute,
+                                               ") is not defined"));
+    }
+    call.instruction->AddCalledComputation(call.attribute, callee);
+  }
+  return module;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
+    absl::string_view text, absl::string_view filename) {
+  Parser parser(text, filename);
+  return parser.Parse();
+}
+
+}  // namespace xla_layout

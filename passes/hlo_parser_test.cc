@@ -1,0 +1,218 @@
+#include "passes/hlo_parser.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "passes/hlo_verifier.h"
+
+namespace xla_layout {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::unique_ptr<HloModule> Parse(absl::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "t.hlo");
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *std::move(m) : nullptr;
+}
+
+std::string ParseError(absl::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "t.hlo");
+  EXPECT_FALSE(m.ok());
+  return m.ok() ? "" : std::string(m.status().message());
+}
+
+// Same instructions, shapes, layouts, opcodes, operands and attributes.
+void ExpectSameModule(const HloModule& a, const HloModule& b) {
+  ASSERT_EQ(a.name(), b.name());
+  ASSERT_EQ(a.computations().size(), b.computations().size());
+  for (size_t c = 0; c < a.computations().size(); ++c) {
+    std::vector<HloInstruction*> x = a.computations()[c]->instructions();
+    std::vector<HloInstruction*> y = b.computations()[c]->instructions();
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(x[i]->name(), y[i]->name());
+      EXPECT_EQ(x[i]->opcode(), y[i]->opcode());
+      EXPECT_EQ(x[i]->shape(), y[i]->shape()) << x[i]->name();
+      ASSERT_EQ(x[i]->operand_count(), y[i]->operand_count());
+      for (int k = 0; k < x[i]->operand_count(); ++k) {
+        EXPECT_EQ(x[i]->operand(k)->name(), y[i]->operand(k)->name());
+      }
+      ASSERT_EQ(x[i]->raw_attributes().size(), y[i]->raw_attributes().size());
+      EXPECT_EQ(x[i]->literal(), y[i]->literal());
+    }
+    EXPECT_EQ(a.computations()[c]->root()->name(),
+              b.computations()[c]->root()->name());
+  }
+}
+
+TEST(HloCorpusTest, EveryFileParsesVerifiesAndRoundTrips) {
+  const char* dir = std::getenv("HLO_CORPUS_DIR");
+  if (dir == nullptr) GTEST_SKIP() << "HLO_CORPUS_DIR is not set";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".hlo") continue;
+    SCOPED_TRACE(entry.path().string());
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    std::unique_ptr<HloModule> m = Parse(text.str());
+    ASSERT_NE(m, nullptr);
+    ASSERT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+    std::string printed = m->ToString();
+    std::unique_ptr<HloModule> again = Parse(printed);
+    ASSERT_NE(again, nullptr) << printed;
+    ExpectSameModule(*m, *again);
+    EXPECT_EQ(again->ToString(), printed);
+    ++files;
+  }
+  EXPECT_GE(files, 5);
+}
+
+TEST(HloParserTest, FormsAndAttributes) {
+  std::unique_ptr<HloModule> m = Parse(R"(
+HloModule m, replica_count=2, entry_computation_layout={(f32[2,3]{0,1})->f32[3]{0}}
+
+add_f32 {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY %main (p: f32[2,3]) -> f32[3] {
+  %p = f32[2,3]{0,1} parameter(0)
+  /* a comment */ zero = f32[] constant(0)
+  t = (f32[2,3], f32[]) tuple(p, zero), sharding={{replicated}, {maximal device=0}}
+  g = f32[2,3] get-tuple-element(t), index=0
+  sl = f32[1,3] slice(g), slice={[0:1], [0:3:1]}
+  pd = f32[2,5] pad(sl, zero), padding=0_1x1_1
+  c = f32[2,2] constant({{1,2},{3,4}}), metadata={op_name="a,b" source_file="x.py"}
+  ROOT r = f32[3]{0} reduce(f32[2,3] g, zero), dimensions={0}, to_apply=add_f32
+}
+)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  HloComputation* entry = m->entry();
+  EXPECT_EQ(entry->name(), "main");
+  EXPECT_EQ(entry->root()->name(), "r");
+  HloInstruction* r = entry->root();
+  EXPECT_EQ(r->attributes().dimensions, std::vector<int64_t>{0});
+  EXPECT_EQ(r->called_computation("to_apply")->name(), "add_f32");
+  EXPECT_EQ(entry->FindInstruction("g")->attributes().index, 0);
+  EXPECT_EQ(entry->FindInstruction("sl")->attributes().slice->size(), 2u);
+  EXPECT_EQ((*entry->FindInstruction("pd")->attributes().padding)[1][1], 1);
+  EXPECT_EQ(entry->FindInstruction("c")->literal(), "{{1,2},{3,4}}");
+  EXPECT_EQ(entry->FindInstruction("g")->shape().ToString(), "f32[2,3]{1,0}");
+  EXPECT_EQ(m->header_attributes()[0].value, "2");
+  EXPECT_EQ(m->entry_computation_layout()->parameters[0].ToString(),
+            "f32[2,3]{0,1}");
+  // The last instruction is the root when none is marked.
+  EXPECT_EQ(m->FindComputation("add_f32")->root()->name(), "s");
+  std::string text = m->ToString();
+  EXPECT_THAT(text, HasSubstr("slice={[0:1], [0:3]}"));
+  EXPECT_THAT(text, HasSubstr("padding=0_1x1_1"));
+  EXPECT_THAT(text, HasSubstr("sharding={{replicated}, {maximal device=0}}"));
+  EXPECT_THAT(text, HasSubstr("metadata={op_name=\"a,b\" source_file=\"x.py\"}"));
+  EXPECT_THAT(text, HasSubstr("to_apply=%add_f32"));
+  EXPECT_EQ(Parse(text)->ToString(), text);
+}
+
+TEST(HloParserTest, ErrorsPointAtTheProblem) {
+  EXPECT_EQ(ParseError("HloModule m\nENTRY e {\n  x = f32[] frob()\n}\n"),
+            "t.hlo:3:13: error: unknown opcode 'frob'\n"
+            "  x = f32[] frob()\n"
+            "            ^");
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  ROOT x = f32[] negate(y)\n}\n"),
+              HasSubstr("t.hlo:3:25: error: use of undefined instruction 'y'"));
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  x = f32[] parameter(0)\n  x = f32[] "
+                         "parameter(1)\n}\n"),
+              HasSubstr("t.hlo:4:3: error: instruction 'x' is defined twice"));
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                         "  ROOT y = f32[2] negate(f32[3] x)\n}\n"),
+              HasSubstr("t.hlo:4:33: error: operand 'x' is written as f32[3] but "
+                        "its shape is f32[2]{0}"));
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  x = f32[2]{0,1} parameter(0)\n}\n"),
+              HasSubstr("t.hlo:3:13: error: Dimensions size is 1, but minor to "
+                        "major size is 2."));
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"),
+              HasSubstr("expected '}' to close computation 'e', found end of file"));
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  ROOT x = f32[2] call(), to_apply=nope\n}\n"),
+              HasSubstr("computation 'nope' (to_apply) is not defined"));
+  EXPECT_THAT(ParseError("module m"), HasSubstr("t.hlo:1:1: error: expected 'HloModule'"));
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                         "  ROOT y = dot(x, x)\n}\n"),
+              HasSubstr("the shape of 'y' (dot) cannot be inferred"));
+}
+
+TEST(HloVerifierTest, CatchesBrokenModules) {
+  auto verify = [](absl::string_view text) {
+    std::unique_ptr<HloModule> m = Parse(text);
+    return m ? std::string(VerifyModule(*m).message()) : std::string("parse failed");
+  };
+  EXPECT_THAT(verify("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                     "  y = f32[3] parameter(1)\n  ROOT z = f32[2] add(x, y)\n}\n"),
+              HasSubstr("instruction 'z': elementwise add has operand 1 of shape "
+                        "f32[3]{0} but result f32[2]{0}"));
+  EXPECT_THAT(verify("HloModule m\nENTRY e {\n  ROOT x = f32[2] parameter(1)\n}\n"),
+              HasSubstr("parameter 0 is missing"));
+  EXPECT_THAT(verify("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                     "  ROOT t = (f32[3]) tuple(x)\n}\n"),
+              HasSubstr("tuple element 0 is f32[3]{0} but operand is f32[2]{0}"));
+  EXPECT_THAT(verify("HloModule m\nc {\n  ROOT a = f32[] parameter(0)\n}\n"
+                     "ENTRY e {\n  a = f32[] parameter(0)\n  ROOT b = f32[] negate(a)\n}\n"),
+              HasSubstr("instruction name is not unique in the module"));
+  EXPECT_THAT(verify("HloModule m, entry_computation_layout={(f32[3])->f32[2]}\n"
+                     "ENTRY e {\n  ROOT x = f32[2] parameter(0)\n}\n"),
+              HasSubstr("entry_computation_layout gives f32[3]"));
+}
+
+TEST(HloModuleTest, EditingApi) {
+  std::unique_ptr<HloModule> m = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[4,8] parameter(0)
+  n = f32[4,8] negate(p)
+  dead = f32[4,8] abs(n)
+  ROOT r = f32[4,8] add(n, n)
+})");
+  HloComputation* e = m->entry();
+  HloInstruction* n = e->FindInstruction("n");
+  EXPECT_EQ(n->users().size(), 2u);  // r (once) and dead
+  // Insert a copy with another layout between n and its users.
+  Shape copy_shape = n->shape();
+  copy_shape.set_layout(Layout({0, 1}));
+  auto copy = std::make_unique<HloInstruction>("n.copy", HloOpcode::kCopy, copy_shape);
+  HloInstruction* c = e->AddInstruction(std::move(copy), e->FindInstruction("dead"));
+  n->ReplaceAllUsesWith(c);
+  c->AppendOperand(n);
+  EXPECT_EQ(e->root()->operand(0), c);
+  EXPECT_EQ(e->RemoveDeadInstructions(), 1);
+  EXPECT_EQ(e->FindInstruction("dead"), nullptr);
+  std::vector<std::string> order;
+  for (HloInstruction* i : e->MakePostOrder()) order.push_back(i->name());
+  EXPECT_EQ(order, (std::vector<std::string>{"p", "n", "n.copy", "r"}));
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  EXPECT_THAT(m->ToString(),
+              HasSubstr("%n.copy = f32[4,8]{0,1} copy(f32[4,8]{1,0} %n)"));
+  // Replacing the root makes the replacement the root.
+  HloInstruction* r = e->root();
+  auto neg = std::make_unique<HloInstruction>("r2", HloOpcode::kNegate, r->shape());
+  HloInstruction* r2 = e->AddInstruction(std::move(neg));
+  r->ReplaceAllUsesWith(r2);
+  r2->AppendOperand(r);
+  EXPECT_EQ(e->root(), r2);
+}
+
+TEST(HloOpcodeTest, NamesRoundTrip) {
+  EXPECT_EQ(*StringToHloOpcode("get-tuple-element"), HloOpcode::kGetTupleElement);
+  EXPECT_EQ(HloOpcodeString(HloOpcode::kDynamicUpdateSlice), "dynamic-update-slice");
+  EXPECT_FALSE(StringToHloOpcode("frobnicate").ok());
+  EXPECT_EQ(ElementwiseArity(HloOpcode::kSelect), 3);
+  EXPECT_FALSE(IsElementwise(HloOpcode::kDot));
+}
+
+}  // namespace
+}  // namespace xla_layout
