@@ -99,22 +99,7 @@ absl::Status Parser::ErrorAt(size_t offset, absl::string_view message) const {
       text_.substr(line_start, line_end - line_start), "\n", caret, "^"));
 }
 
-void Parser::SkipSpace() {
-  while (pos_ < text_.size()) {
-    char c = text_[pos_];
-    if (absl::ascii_isspace(c)) {
-      ++pos_;
-    } else if (text_.substr(pos_, 2) == "//") {
-      size_t end = text_.find('\n', pos_);
-      pos_ = end == absl::string_view::npos ? text_.size() : end;
-    } else if (text_.substr(pos_, 2) == "/*") {
-      size_t end = text_.find("*/", pos_ + 2);
-      pos_ = end == absl::string_view::npos ? text_.size() : end + 2;
-    } else {
-      return;
-    }
-  }
-}
+void Parser::SkipSpace() { pos_ = SkipSpaceAndComments(text_, pos_); }
 
 bool Parser::Consume(absl::string_view s) {
   SkipSpace();

@@ -158,19 +158,25 @@ absl::Status ShapeParser::Error(size_t offset, absl::string_view message) {
   return absl::InvalidArgumentError(message);
 }
 
-void ShapeParser::SkipSpace() {
-  while (pos_ < text_.size()) {
-    char c = text_[pos_];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      ++pos_;
-    } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '*') {
-      size_t end = text_.find("*/", pos_ + 2);
-      pos_ = end == absl::string_view::npos ? text_.size() : end + 2;
+size_t SkipSpaceAndComments(absl::string_view text, size_t pos) {
+  while (pos < text.size()) {
+    char c = text[pos];
+    if (absl::ascii_isspace(c)) {
+      ++pos;
+    } else if (text.substr(pos, 2) == "//") {
+      size_t end = text.find('\n', pos);
+      pos = end == absl::string_view::npos ? text.size() : end;
+    } else if (text.substr(pos, 2) == "/*") {
+      size_t end = text.find("*/", pos + 2);
+      pos = end == absl::string_view::npos ? text.size() : end + 2;
     } else {
-      return;
+      break;
     }
   }
+  return pos;
 }
+
+void ShapeParser::SkipSpace() { pos_ = SkipSpaceAndComments(text_, pos_); }
 
 bool ShapeParser::Consume(char c) {
   SkipSpace();

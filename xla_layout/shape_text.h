@@ -34,6 +34,11 @@ std::string PrintTile(const Tile& tile);
 absl::StatusOr<Shape> ParseShape(absl::string_view text);
 absl::StatusOr<Layout> ParseLayout(absl::string_view text);
 
+// The offset of the first character at or after `pos` that is not white
+// space or inside a /*...*/ or //... comment. Shared by the shape and HLO
+// parsers so that both read comments alike.
+size_t SkipSpaceAndComments(absl::string_view text, size_t pos);
+
 // A shape parser positioned inside a larger text, for the HLO parser. After
 // a failure, error_offset() is the byte offset the message refers to.
 class ShapeParser {
