@@ -5,7 +5,8 @@
 # expected file NAME.expected holds each command's stdout and stderr, then
 # `[exit N]` when the exit code is not 0. `%corpus` is the HLO corpus
 # directory ($HLO_CORPUS_DIR, or ../shared/hlo-corpus beside the repository);
-# cases that use it fail when it is missing.
+# cases that use it fail when it is missing. `%plugins` is the directory of
+# the built pass plugins.
 #
 #   golden_test.sh                 check (run by `bazel test //tests:golden_test`)
 #   golden_test.sh --update        rewrite the .expected files in the source tree
@@ -16,9 +17,11 @@ update=0
 if [ $update = 1 ]; then
   root=${BUILD_WORKSPACE_DIRECTORY:-$(cd "$(dirname "$0")/.." && pwd)}
   tool=${HLO_LAYOUT:-$root/bazel-bin/tools/hlo-layout}
+  plugins=$root/bazel-bin/passes/plugins
 else
   root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/${TEST_WORKSPACE:-xla_layout}
   tool=$root/tools/hlo-layout
+  plugins=$root/passes/plugins
 fi
 [ -x "$tool" ] || { echo "golden_test: no tool at $tool" >&2; exit 2; }
 corpus=${HLO_CORPUS_DIR:-}
@@ -36,15 +39,19 @@ run_case() {  # $1: case file path relative to $root
     esac
     cmd=${cmd//%s/$file}
     cmd=${cmd//%corpus/$corpus}
+    cmd=${cmd//%plugins/$plugins}
     cmd=${cmd//hlo-layout/$tool}
     local result
     result=$(cd "$root" && eval "$cmd" 2>&1 </dev/null)
     code=$?
     out+="$result"$'\n'
     [ $code != 0 ] && out+="[exit $code]"$'\n'
+    # A signal is never an expected outcome: bad input must not crash.
+    [ $code -ge 128 ] && out+="[crash: signal $((code - 128))]"$'\n'
   done < "$root/$file"
   # The tool's path is not part of the expected output.
   out=${out//$tool/hlo-layout}
+  out=${out//$plugins/%plugins}
   [ -n "$corpus" ] && out=${out//$corpus/%corpus}
   printf '%s' "$out"
 }
@@ -55,6 +62,12 @@ for file in $cases; do
   expected="${file%.*}.expected"
   actual=$(run_case "$file"; echo x)
   actual=${actual%x}
+  if [[ "$actual" == *"[crash: signal"* ]]; then
+    echo "FAIL $file: a command crashed"
+    printf '%s' "$actual"
+    failed=$((failed + 1))
+    continue
+  fi
   if [ $update = 1 ]; then
     printf '%s' "$actual" > "$root/$expected"
     continue

@@ -3,6 +3,6 @@
 # Review the diff (git diff tests/golden) before committing it.
 set -eu
 cd "$(dirname "$0")/.."
-bazel build //tools:hlo-layout
+bazel build //tools:hlo-layout //passes/plugins:all
 HLO_LAYOUT=$PWD/bazel-bin/tools/hlo-layout BUILD_WORKSPACE_DIRECTORY=$PWD \
   tests/golden_test.sh --update

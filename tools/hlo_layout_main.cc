@@ -7,7 +7,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "passes/hlo_parser.h"
+#include "passes/hlo_pass.h"
 #include "passes/hlo_verifier.h"
 #include "tools/cli_util.h"
 #include "tools/relayout_command.h"
@@ -17,14 +19,23 @@
 namespace xla_layout::cli {
 namespace {
 
-constexpr char kUsage[] = R"(usage: hlo-layout [FILE|-] [-o OUT] [--verify] [--syntax=xla|angle]
+constexpr char kUsage[] = R"(usage: hlo-layout [FILE|-] [-o OUT] [--passes=a,b] [--load-pass-plugin=LIB.so]
+                  [--list-passes] [--verify] [--verify-each] [--syntax=xla|angle]
        hlo-layout <command> [flags] [args]
 
 With a file (or - for standard input; the default) hlo-layout reads an XLA
-HLO module, verifies it and prints it in canonical form: a canonicalizer.
+HLO module, verifies it, runs the passes, and prints it in canonical form.
+With no passes it is a canonicalizer.
   -o OUT                Write to OUT (a temporary file renamed into place, so
                         a failure never leaves partial output).
+  --passes=a,b          Run these registered passes in order.
+  --load-pass-plugin=LIB.so
+                        Load a pass plugin (repeatable) before building the
+                        pipeline; its passes join the registry.
+  --list-passes         Print every registered pass with its description.
   --verify              Verify only; print nothing on success.
+  --verify-each         Run the verifier after every pass (default in debug
+                        builds).
 
 Commands:
   shape SHAPE...        Print each shape's canonical form, physical and tiled
@@ -241,8 +252,29 @@ int RunModule(int argc, char** argv) {
     }
   }
   Args args = SplitArgs(static_cast<int>(rest.size()), rest.data(), 1);
-  absl::Status known = args.CheckKnown({"verify", "syntax", "help"});
+  absl::Status known =
+      args.CheckKnown({"verify", "verify-each", "syntax", "help", "passes",
+                       "load-pass-plugin", "list-passes"});
   if (!known.ok()) return UsageError(known.message());
+  for (const auto& [flag, value] : args.flags) {
+    if (flag != "load-pass-plugin") continue;
+    if (!value || value->empty()) return UsageError("--load-pass-plugin needs a file");
+    absl::Status loaded = LoadPassPlugin(*value);
+    if (!loaded.ok()) return InputError(loaded.message());
+  }
+  if (args.Has("list-passes")) {
+    for (const PassRegistry::Entry& e : PassRegistry::Global().List()) {
+      std::cout << absl::StrFormat("  %-22s %s\n", e.name, e.description);
+    }
+    return kExitOk;
+  }
+  std::optional<PassPipeline> pipeline;
+  if (args.Has("passes")) {
+    absl::StatusOr<PassPipeline> p =
+        PassPipeline::Parse(args.Value("passes").value_or(""));
+    if (!p.ok()) return UsageError(p.status().message());
+    pipeline = *std::move(p);
+  }
   if (args.positional.size() > 1) {
     return UsageError("give one input file (or - for standard input)");
   }
@@ -261,6 +293,15 @@ int RunModule(int argc, char** argv) {
   if (!verified.ok()) {
     std::cerr << path << ": error: " << verified.message() << "\n";
     return kExitBadInput;
+  }
+  if (pipeline) {
+    PipelineOptions options;
+    if (args.Has("verify-each")) options.verify_each = true;
+    absl::StatusOr<bool> ran = pipeline->Run(**module, options);
+    if (!ran.ok()) {
+      std::cerr << path << ": error: " << ran.status().message() << "\n";
+      return kExitBadInput;
+    }
   }
   if (args.Has("verify")) return kExitOk;
   std::string output = (*module)->ToString(*print);
