@@ -39,25 +39,26 @@ bool HasSideEffect(HloOpcode opcode) {
 HloInstruction::HloInstruction(std::string name, HloOpcode opcode, Shape shape)
     : name_(std::move(name)), opcode_(opcode), shape_(std::move(shape)) {}
 
+// Invariant: `this` is in operand->users_ exactly when operand is among
+// this->operands_. Checking the (short) operand list keeps building a module
+// linear even when one value has many users.
 void HloInstruction::AppendOperand(HloInstruction* operand) {
+  bool already_user = std::find(operands_.begin(), operands_.end(), operand) !=
+                      operands_.end();
   operands_.push_back(operand);
-  auto& users = operand->users_;
-  if (std::find(users.begin(), users.end(), this) == users.end()) {
-    users.push_back(this);
-  }
+  if (!already_user) operand->users_.push_back(this);
 }
 
 void HloInstruction::ReplaceOperandWith(int i, HloInstruction* replacement) {
   HloInstruction* old = operands_[i];
+  bool already_user = std::find(operands_.begin(), operands_.end(),
+                                replacement) != operands_.end();
   operands_[i] = replacement;
   if (std::find(operands_.begin(), operands_.end(), old) == operands_.end()) {
     auto& users = old->users_;
     users.erase(std::remove(users.begin(), users.end(), this), users.end());
   }
-  auto& users = replacement->users_;
-  if (std::find(users.begin(), users.end(), this) == users.end()) {
-    users.push_back(this);
-  }
+  if (!already_user) replacement->users_.push_back(this);
 }
 
 void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -76,6 +77,7 @@ class Parser {
     size_t offset;
   };
   std::vector<PendingShape> inferred_;  // instructions written without shape
+  absl::flat_hash_set<std::string> names_;  // of the current computation
 };
 
 absl::Status Parser::ErrorAt(size_t offset, absl::string_view message) const {
@@ -346,7 +348,7 @@ absl::Status Parser::ParseInstruction(
   size_t name_at = (SkipSpace(), pos_);
   absl::StatusOr<std::string> name = ParseName("an instruction name");
   if (!name.ok()) return name.status();
-  if (computation.FindInstruction(*name) != nullptr) {
+  if (!names_.insert(*name).second) {
     return ErrorAt(name_at, absl::StrCat("instruction '", *name,
                                          "' is defined twice in '",
                                          computation.name(), "'"));
@@ -499,6 +501,7 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   }
   std::vector<std::vector<PendingOperand>> pending;
   bool saw_root = false;
+  names_.clear();
   while (!Consume("}")) {
     if (AtEnd()) {
       return ErrorAt(pos_, absl::StrCat("expected '}' to close computation '",

@@ -17,5 +17,11 @@ echo "\$ hlo-layout shape --grid 'f32[4,8]{1,0:T(2,4)(2,1)}'   # Figure 2"
 echo
 echo "\$ hlo-layout index 'f32[3,5]{1,0:T(2,2)}' 2,3   # Figure 1"
 "$tool" index 'f32[3,5]{1,0:T(2,2)}' 2,3
+echo
+echo "\$ hlo-layout relayout 'f32[1024,1024]{1,0}' 'f32[1024,1024]{1,0:T(8,128)}' --check"
+"$tool" relayout 'f32[1024,1024]{1,0}' 'f32[1024,1024]{1,0:T(8,128)}' --check
+echo
+echo "\$ hlo-layout examples/mlp.hlo   # parse, verify, print canonically"
+"$tool" examples/mlp.hlo
 [ -n "${CI:-}" ] && bazel shutdown
 exit 0
