@@ -56,7 +56,12 @@ run_case() {  # $1: case file path relative to $root
   printf '%s' "$out"
 }
 
-cases=$(cd "$root" && find tests/golden -type f \( -name '*.test' -o -name '*.hlo' \) | sort)
+# -L: in Bazel's runfiles every case is a symlink.
+cases=$(cd "$root" && find -L tests/golden -type f \( -name '*.test' -o -name '*.hlo' \) | sort)
+if [ -z "$cases" ]; then
+  echo "golden_test: no cases found under $root/tests/golden" >&2
+  exit 1
+fi
 failed=0 passed=0
 for file in $cases; do
   expected="${file%.*}.expected"
