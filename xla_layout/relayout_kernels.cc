@@ -70,9 +70,10 @@ void CopyScalar(const char* src, char* dst, int64_t rows, int64_t bytes,
 // ---------------------------------------------------------------------------
 // AVX2
 
-template <bool kStream>
-__attribute__((target("avx2"))) inline void Transpose8x8Avx2(
-    const char* src, char* dst, int64_t ssb, int64_t dsa) {
+// Transposes an 8x8 block of 32-bit elements into registers: out[a] holds
+// src[b * ssb + a] for b = 0..7.
+__attribute__((target("avx2"))) inline void Transpose8x8ToRegs(
+    const char* src, int64_t ssb, __m256* out) {
   __m256 r0 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 0 * ssb));
   __m256 r1 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 1 * ssb));
   __m256 r2 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 2 * ssb));
@@ -89,17 +90,48 @@ __attribute__((target("avx2"))) inline void Transpose8x8Avx2(
   __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
   __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
   __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  __m256 out[8] = {
-      _mm256_permute2f128_ps(s0, s4, 0x20), _mm256_permute2f128_ps(s1, s5, 0x20),
-      _mm256_permute2f128_ps(s2, s6, 0x20), _mm256_permute2f128_ps(s3, s7, 0x20),
-      _mm256_permute2f128_ps(s0, s4, 0x31), _mm256_permute2f128_ps(s1, s5, 0x31),
-      _mm256_permute2f128_ps(s2, s6, 0x31), _mm256_permute2f128_ps(s3, s7, 0x31)};
+  out[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+  out[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  out[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+  out[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  out[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+  out[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  out[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+  out[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+template <bool kStream>
+__attribute__((target("avx2"))) inline void Store8(float* p, __m256 v) {
+  if (kStream) {
+    _mm256_stream_ps(p, v);
+  } else {
+    _mm256_storeu_ps(p, v);
+  }
+}
+
+template <bool kStream>
+__attribute__((target("avx2"))) inline void Transpose8x8Avx2(
+    const char* src, char* dst, int64_t ssb, int64_t dsa) {
+  __m256 out[8];
+  Transpose8x8ToRegs(src, ssb, out);
   for (int a = 0; a < 8; ++a) {
-    if (kStream) {
-      _mm256_stream_ps(reinterpret_cast<float*>(dst + a * dsa), out[a]);
-    } else {
-      _mm256_storeu_ps(reinterpret_cast<float*>(dst + a * dsa), out[a]);
-    }
+    Store8<kStream>(reinterpret_cast<float*>(dst + a * dsa), out[a]);
+  }
+}
+
+// 8 rows of a by 16 of b: each destination row gets one whole 64-byte line,
+// written by two adjacent stores, so streaming stores fill their
+// write-combining buffers completely.
+template <bool kStream>
+__attribute__((target("avx2"))) inline void Transpose8x16Avx2(
+    const char* src, char* dst, int64_t ssb, int64_t dsa) {
+  __m256 lo[8], hi[8];
+  Transpose8x8ToRegs(src, ssb, lo);
+  Transpose8x8ToRegs(src + 8 * ssb, ssb, hi);
+  for (int a = 0; a < 8; ++a) {
+    float* row = reinterpret_cast<float*>(dst + a * dsa);
+    Store8<kStream>(row, lo[a]);
+    Store8<kStream>(row + 8, hi[a]);
   }
 }
 
@@ -148,10 +180,8 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
       }
       const char* s = src + a * 4 + b * ssb;
       char* d = dst + a * dsa + b * 4;
-      Transpose8x8Avx2<kStream>(s, d, ssb, dsa);
-      Transpose8x8Avx2<kStream>(s + 8 * ssb, d + 32, ssb, dsa);
-      Transpose8x8Avx2<kStream>(s + 32, d + 8 * dsa, ssb, dsa);
-      Transpose8x8Avx2<kStream>(s + 32 + 8 * ssb, d + 8 * dsa + 32, ssb, dsa);
+      Transpose8x16Avx2<kStream>(s, d, ssb, dsa);
+      Transpose8x16Avx2<kStream>(s + 32, d + 8 * dsa, ssb, dsa);
     }
   }
   }
