@@ -1,0 +1,228 @@
+#include "passes/target_config.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout {
+namespace {
+
+// The built-in tables (SPEC section 5). TPU: 32-bit arrays of rank >= 2 in
+// (8,128) tiles; 16-bit ones also pair rows into 32-bit words, (2,1); 8-bit
+// ones put four rows in a word, (4,1). CPUs pack f32 matmul operands like
+// IREE's data tiling: 8x8x1 (AVX2, arm64), 16x16x1 (AVX-512). The padding
+// limit of 1.5 lets e.g. f32[100,200] tile (1.28x) but refuses the tiny-dim
+// cases users complain about (u32[12582912,1] would take 128x).
+constexpr absl::string_view kBuiltins[][2] = {
+    {"default", R"pb(
+      name: "default"
+      description: "row-major layouts, no tiles"
+    )pb"},
+    {"tpu", R"pb(
+      name: "tpu"
+      description: "TPU-like: T(8,128), (2,1) for 16-bit, (4,1) for 8-bit"
+      base_tilings {
+        element_bits: 32
+        min_rank: 2
+        tiles { dimensions: [ 8, 128 ] }
+      }
+      base_tilings {
+        element_bits: 16
+        min_rank: 2
+        tiles { dimensions: [ 8, 128 ] }
+        tiles { dimensions: [ 2, 1 ] }
+      }
+      base_tilings {
+        element_bits: 8
+        min_rank: 2
+        tiles { dimensions: [ 8, 128 ] }
+        tiles { dimensions: [ 4, 1 ] }
+      }
+      cost_model { max_padding_ratio: 1.5 }
+    )pb"},
+    {"cpu-avx2", R"pb(
+      name: "cpu-avx2"
+      description: "x86 AVX2: f32 matmul operands packed 8x8x1"
+      dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
+      cost_model { max_padding_ratio: 1.5 }
+    )pb"},
+    {"cpu-avx512", R"pb(
+      name: "cpu-avx512"
+      description: "x86 AVX-512: f32 matmul operands packed 16x16x1"
+      dot_tilings { element_type: F32 m0: 16 n0: 16 k0: 1 }
+      cost_model { max_padding_ratio: 1.5 }
+    )pb"},
+    {"arm64", R"pb(
+      name: "arm64"
+      description: "arm64 NEON: f32 matmul operands packed 8x8x1"
+      dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
+      cost_model { max_padding_ratio: 1.5 }
+    )pb"},
+};
+
+class ErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit ErrorCollector(absl::string_view filename) : filename_(filename) {}
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (first_.empty()) {
+      first_ = absl::StrCat(filename_, ":", line + 1, ":", column + 1,
+                            ": error: ", message);
+    }
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string filename_;
+  std::string first_;
+};
+
+bool ValidBits(int bits) {
+  for (int b : {0, 1, 2, 4, 8, 16, 32, 64, 128}) {
+    if (bits == b) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<TargetConfig> TargetConfig::FromProto(TargetLayoutConfig proto) {
+  const std::string where =
+      absl::StrCat("target '", proto.name().empty() ? "?" : proto.name(), "'");
+  if (proto.name().empty()) {
+    return absl::InvalidArgumentError("a target table needs a name");
+  }
+  for (int i = 0; i < proto.base_tilings_size(); ++i) {
+    const BaseTiling& rule = proto.base_tilings(i);
+    if (!ValidBits(rule.element_bits())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": base_tilings[", i, "].element_bits is ",
+          rule.element_bits(), "; use 0 (any) or a power of two up to 128"));
+    }
+    if (rule.min_rank() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": base_tilings[", i, "].min_rank must not be negative"));
+    }
+    int rank = rule.min_rank() == 0 ? 1 : rule.min_rank();
+    for (int k = 0; k < rule.tiles_size(); ++k) {
+      absl::StatusOr<Tile> tile = Tile::FromProto(rule.tiles(k));
+      if (!tile.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": base_tilings[", i, "].tiles[", k, "]: ",
+            tile.status().message()));
+      }
+      if (k == 0 && tile->rank() > rank) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": base_tilings[", i, "]: tile ", tile->ToString(),
+            " has rank ", tile->rank(), " but min_rank is ", rule.min_rank()));
+      }
+    }
+  }
+  for (int i = 0; i < proto.dot_tilings_size(); ++i) {
+    const DotTiling& dot = proto.dot_tilings(i);
+    if (!IsArrayType(dot.element_type())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": dot_tilings[", i, "] needs an array element type"));
+    }
+    if (dot.m0() <= 0 || dot.n0() <= 0 || dot.k0() <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": dot_tilings[", i, "]: m0, n0 and k0 must be positive"));
+    }
+  }
+  double ratio = proto.cost_model().max_padding_ratio();
+  if (ratio != 0 && ratio < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": cost_model.max_padding_ratio is ", ratio,
+        "; use 0 (no limit) or a factor >= 1"));
+  }
+  return TargetConfig(std::move(proto));
+}
+
+absl::StatusOr<TargetConfig> TargetConfig::FromTextProto(
+    absl::string_view text, absl::string_view filename) {
+  TargetLayoutConfig proto;
+  google::protobuf::TextFormat::Parser parser;
+  ErrorCollector errors(filename);
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(std::string(text), &proto)) {
+    return absl::InvalidArgumentError(errors.first().empty()
+                                          ? absl::StrCat(filename, ": error: "
+                                                                   "cannot parse")
+                                          : errors.first());
+  }
+  absl::StatusOr<TargetConfig> config = FromProto(std::move(proto));
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(filename, ": error: ", config.status().message()));
+  }
+  return config;
+}
+
+absl::StatusOr<TargetConfig> TargetConfig::FromFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("cannot open target file ", path));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return FromTextProto(text.str(), path);
+}
+
+absl::StatusOr<TargetConfig> TargetConfig::Builtin(absl::string_view name) {
+  for (const auto& [builtin, text] : kBuiltins) {
+    if (builtin == name) return FromTextProto(text, absl::StrCat("<", name, ">"));
+  }
+  return absl::NotFoundError(absl::StrCat("unknown target '", name,
+                                          "'; known targets: ",
+                                          absl::StrJoin(BuiltinNames(), ", ")));
+}
+
+std::vector<std::string> TargetConfig::BuiltinNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : kBuiltins) names.emplace_back(name);
+  return names;
+}
+
+std::vector<Tile> TargetConfig::BaseTiles(const Shape& shape) const {
+  if (!shape.IsArray()) return {};
+  int64_t bits = PrimitiveBitWidth(shape.element_type());
+  for (const BaseTiling& rule : proto_.base_tilings()) {
+    if (rule.element_bits() != 0 && rule.element_bits() != bits) continue;
+    if (shape.rank() < rule.min_rank()) continue;
+    std::vector<Tile> tiles;
+    for (const TileProto& t : rule.tiles()) tiles.push_back(*Tile::FromProto(t));
+    return tiles;
+  }
+  return {};
+}
+
+std::optional<DotTiling> TargetConfig::DotTilingFor(PrimitiveType type) const {
+  for (const DotTiling& dot : proto_.dot_tilings()) {
+    if (dot.element_type() == type) return dot;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<double> TargetConfig::PaddingRatio(const Shape& shape) {
+  absl::StatusOr<TiledLayout> layout = TiledLayout::Create(shape);
+  if (!layout.ok()) return layout.status();
+  if (layout->element_count() == 0) return 1.0;
+  return static_cast<double>(layout->slot_count()) /
+         static_cast<double>(layout->element_count());
+}
+
+absl::StatusOr<bool> TargetConfig::PaddingAcceptable(const Shape& shape) const {
+  double limit = proto_.cost_model().max_padding_ratio();
+  if (limit == 0) return true;
+  absl::StatusOr<double> ratio = PaddingRatio(shape);
+  if (!ratio.ok()) return ratio.status();
+  return *ratio <= limit;
+}
+
+}  // namespace xla_layout

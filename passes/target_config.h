@@ -1,0 +1,49 @@
+// A target's layout table (proto/target.proto) with its validation and the
+// questions the layout assignment pass asks it: which tiles an array gets,
+// how dot operands are packed, and whether a tiling pads too much.
+#ifndef PASSES_TARGET_CONFIG_H_
+#define PASSES_TARGET_CONFIG_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "proto/target.pb.h"
+#include "xla_layout/shape.h"
+
+namespace xla_layout {
+
+class TargetConfig {
+ public:
+  // Validates tiles, element widths, ranks, dot tile sizes and the cost model.
+  static absl::StatusOr<TargetConfig> FromProto(TargetLayoutConfig proto);
+  // Text format; errors read `filename:line:col: error: message`.
+  static absl::StatusOr<TargetConfig> FromTextProto(absl::string_view text,
+                                                    absl::string_view filename);
+  static absl::StatusOr<TargetConfig> FromFile(const std::string& path);
+  // tpu, cpu-avx2, cpu-avx512, arm64, default.
+  static absl::StatusOr<TargetConfig> Builtin(absl::string_view name);
+  static std::vector<std::string> BuiltinNames();
+
+  const TargetLayoutConfig& proto() const { return proto_; }
+  const std::string& name() const { return proto_.name(); }
+
+  // The table's tiles for an array of this element type and rank (the first
+  // matching rule), or none.
+  std::vector<Tile> BaseTiles(const Shape& shape) const;
+  std::optional<DotTiling> DotTilingFor(PrimitiveType type) const;
+  // Padded bytes over data bytes of `shape` in its layout.
+  static absl::StatusOr<double> PaddingRatio(const Shape& shape);
+  // Whether the cost model accepts the padding of `shape` in its layout.
+  absl::StatusOr<bool> PaddingAcceptable(const Shape& shape) const;
+
+ private:
+  explicit TargetConfig(TargetLayoutConfig proto) : proto_(std::move(proto)) {}
+  TargetLayoutConfig proto_;
+};
+
+}  // namespace xla_layout
+
+#endif  // PASSES_TARGET_CONFIG_H_

@@ -1,0 +1,95 @@
+#include "passes/target_config.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "xla_layout/shape_text.h"
+
+namespace xla_layout {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+Shape Parse(absl::string_view text) { return *ParseShape(text); }
+
+std::string TilesOf(const TargetConfig& t, absl::string_view shape) {
+  std::string out;
+  for (const Tile& tile : t.BaseTiles(Parse(shape))) out += tile.ToString();
+  return out;
+}
+
+TEST(TargetConfigTest, BuiltinTablesFollowTheSpec) {
+  EXPECT_THAT(TargetConfig::BuiltinNames(),
+              ElementsAre("default", "tpu", "cpu-avx2", "cpu-avx512", "arm64"));
+  TargetConfig tpu = *TargetConfig::Builtin("tpu");
+  EXPECT_EQ(TilesOf(tpu, "f32[256,256]"), "(8,128)");
+  EXPECT_EQ(TilesOf(tpu, "u32[4,4,4]"), "(8,128)");
+  EXPECT_EQ(TilesOf(tpu, "bf16[256,256]"), "(8,128)(2,1)");
+  EXPECT_EQ(TilesOf(tpu, "s8[256,256]"), "(8,128)(4,1)");
+  EXPECT_EQ(TilesOf(tpu, "f32[256]"), "");   // rank 1 stays untiled
+  EXPECT_EQ(TilesOf(tpu, "f64[64,64]"), "");  // no 64-bit rule
+  EXPECT_FALSE(tpu.DotTilingFor(F32).has_value());
+
+  TargetConfig avx2 = *TargetConfig::Builtin("cpu-avx2");
+  EXPECT_EQ(TilesOf(avx2, "f32[256,256]"), "");
+  ASSERT_TRUE(avx2.DotTilingFor(F32).has_value());
+  EXPECT_EQ(avx2.DotTilingFor(F32)->m0(), 8);
+  EXPECT_EQ(TargetConfig::Builtin("cpu-avx512")->DotTilingFor(F32)->n0(), 16);
+  EXPECT_EQ(TargetConfig::Builtin("arm64")->DotTilingFor(F32)->k0(), 1);
+  EXPECT_TRUE(TargetConfig::Builtin("default")->proto().base_tilings().empty());
+  EXPECT_THAT(TargetConfig::Builtin("gpu").status().message(),
+              HasSubstr("unknown target 'gpu'; known targets: default, tpu"));
+}
+
+TEST(TargetConfigTest, CostModelRefusesWastefulPadding) {
+  TargetConfig tpu = *TargetConfig::Builtin("tpu");
+  // 128x its data: refused.
+  EXPECT_DOUBLE_EQ(*TargetConfig::PaddingRatio(
+                       Parse("u32[12582912,1]{1,0:T(8,128)}")),
+                   128.0);
+  EXPECT_FALSE(*tpu.PaddingAcceptable(Parse("u32[12582912,1]{1,0:T(8,128)}")));
+  // 100x200 -> 104x256: 1.33x, accepted under 1.5.
+  EXPECT_TRUE(*tpu.PaddingAcceptable(Parse("f32[100,200]{1,0:T(8,128)}")));
+  EXPECT_TRUE(*TargetConfig::Builtin("default")->PaddingAcceptable(
+      Parse("u32[1000,1]{1,0:T(8,128)}")));  // no limit
+}
+
+TEST(TargetConfigTest, ExampleFileLoads) {
+  absl::StatusOr<TargetConfig> t =
+      TargetConfig::FromFile("examples/targets/my_target.textproto");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->name(), "my-accelerator");
+  EXPECT_EQ(TilesOf(*t, "f32[64,64]"), "(4,64)");
+  EXPECT_EQ(TilesOf(*t, "f16[64,64]"), "(4,64)(2,1)");
+  EXPECT_EQ(t->DotTilingFor(F32)->n0(), 16);
+}
+
+TEST(TargetConfigTest, Errors) {
+  auto error = [](absl::string_view text) {
+    return std::string(
+        TargetConfig::FromTextProto(text, "t.textproto").status().message());
+  };
+  EXPECT_EQ(error("name: \"x\"\nbase_tilings { element_bit: 32 }\n"),
+            "t.textproto:2:27: error: Message type \"xla_layout.BaseTiling\" has "
+            "no field named \"element_bit\".");
+  EXPECT_THAT(error("description: \"no name\""),
+              HasSubstr("t.textproto: error: a target table needs a name"));
+  EXPECT_THAT(error("name: \"x\" base_tilings { element_bits: 12 }"),
+              HasSubstr("base_tilings[0].element_bits is 12"));
+  EXPECT_THAT(error("name: \"x\" base_tilings { element_bits: 32 min_rank: 2 "
+                    "tiles { dimensions: [8, -1] } }"),
+              HasSubstr("base_tilings[0].tiles[0]: tile (8,*): '*' cannot be "
+                        "the most minor entry"));
+  EXPECT_THAT(error("name: \"x\" base_tilings { min_rank: 1 tiles { "
+                    "dimensions: [8, 128] } }"),
+              HasSubstr("has rank 2 but min_rank is 1"));
+  EXPECT_THAT(error("name: \"x\" dot_tilings { element_type: F32 m0: 0 n0: 1 k0: 1 }"),
+              HasSubstr("m0, n0 and k0 must be positive"));
+  EXPECT_THAT(error("name: \"x\" cost_model { max_padding_ratio: 0.5 }"),
+              HasSubstr("max_padding_ratio is 0.5"));
+  EXPECT_THAT(TargetConfig::FromFile("/no/such.textproto").status().message(),
+              HasSubstr("cannot open target file /no/such.textproto"));
+}
+
+}  // namespace
+}  // namespace xla_layout
