@@ -79,6 +79,9 @@ Flags:
   --isa=auto|scalar|avx2|avx512
                         (relayout) Kernel path; XLA_LAYOUT_ISA does the same.
   --explain             (relayout) Print the plan's loop nests.
+  --streaming=auto|on|off
+                        (relayout) Non-temporal stores; auto uses them when
+                        the destination is larger than the cache.
   --help                Show this text.
 
 Exit codes: 0 success, 1 bad input (the error names the column), 2 bad usage.
@@ -198,8 +201,9 @@ absl::StatusOr<int> PositiveInt(const Args& args, absl::string_view name,
 }
 
 int RunRelayout(const Args& args) {
-  absl::Status known = args.CheckKnown({"threads", "repeat", "check", "json",
-                                        "dump", "isa", "explain", "help"});
+  absl::Status known =
+      args.CheckKnown({"threads", "repeat", "check", "json", "dump", "isa",
+                       "explain", "streaming", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 2) {
     return UsageError("relayout takes a source and a destination SHAPE");
@@ -224,6 +228,18 @@ int RunRelayout(const Args& args) {
     absl::StatusOr<Isa> isa = ParseIsa(args.Value("isa").value_or(""));
     if (!isa.ok()) return UsageError(isa.status().message());
     options.isa = *isa;
+  }
+  if (args.Has("streaming")) {
+    std::string v = args.Value("streaming").value_or("");
+    if (v == "auto") {
+      options.streaming = RelayoutOptions::Streaming::kAuto;
+    } else if (v == "on") {
+      options.streaming = RelayoutOptions::Streaming::kOn;
+    } else if (v == "off") {
+      options.streaming = RelayoutOptions::Streaming::kOff;
+    } else {
+      return UsageError("--streaming must be auto, on or off");
+    }
   }
   absl::StatusOr<Shape> src = ParseShapeArg(args.positional[0]);
   if (!src.ok()) return InputError(src.status().message());

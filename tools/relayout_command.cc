@@ -44,6 +44,7 @@ absl::StatusOr<RelayoutCommandResult> RunRelayoutCommand(
   RelayoutOptions ro;
   ro.threads = options.threads;
   ro.isa = options.isa;
+  ro.streaming = options.streaming;
   absl::StatusOr<RelayoutPlan> plan =
       RelayoutPlan::Create(src_shape, dst_shape, ro);
   if (!plan.ok()) return plan.status();

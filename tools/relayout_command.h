@@ -19,6 +19,7 @@ struct RelayoutCommandOptions {
   bool json = false;
   bool explain = false;
   Isa isa = Isa::kAuto;
+  RelayoutOptions::Streaming streaming = RelayoutOptions::Streaming::kAuto;
   std::optional<std::string> dump;  // file for the raw destination buffer
 };
 

@@ -594,7 +594,10 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   constexpr int64_t kMaxCache = 16 << 20;
   long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   impl->streaming =
-      impl->dst_bytes > (llc > 0 ? std::min<int64_t>(llc, kMaxCache) : kMaxCache);
+      options.streaming == RelayoutOptions::Streaming::kAuto
+          ? impl->dst_bytes >
+                (llc > 0 ? std::min<int64_t>(llc, kMaxCache) : kMaxCache)
+          : options.streaming == RelayoutOptions::Streaming::kOn;
 
   bool planned = s->digits().has_value() && d->digits().has_value() &&
                  PlanDigits(*s, *d, impl->es, &impl->tasks);

@@ -56,6 +56,10 @@ struct RelayoutOptions {
   // keeps a scratch copy of the source.
   bool allow_in_place = false;
   Isa isa = Isa::kAuto;
+  // Non-temporal stores: kAuto uses them when the destination is larger
+  // than the cache (16 MiB, or the L3 size if smaller).
+  enum class Streaming { kAuto, kOn, kOff };
+  Streaming streaming = Streaming::kAuto;
 };
 
 class RelayoutPlan {

@@ -145,6 +145,25 @@ TEST(RelayoutTest, StreamingPathsOnLargeBuffers) {
   }
 }
 
+TEST(RelayoutTest, StreamingCanBeForcedEitherWay) {
+  Shape src = Parse("f32[37,300]{1,0}");
+  Shape dst = Parse("f32[37,300]{0,1:T(8,128)}");
+  for (auto mode : {RelayoutOptions::Streaming::kOn,
+                    RelayoutOptions::Streaming::kOff}) {
+    for (Isa isa : Paths()) {
+      RelayoutOptions options;
+      options.streaming = mode;
+      options.isa = isa;
+      absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+      ASSERT_TRUE(plan.ok());
+      EXPECT_EQ(plan->Describe().find("streaming") != std::string::npos,
+                mode == RelayoutOptions::Streaming::kOn);
+      RunAndCheck(src, dst, options);
+      RunAndCheck(dst, src, options);
+    }
+  }
+}
+
 TEST(RelayoutTest, OuterLoopsFollowTheSourceOnceWritesFillPages) {
   absl::StatusOr<RelayoutPlan> plan =
       RelayoutPlan::Create(Parse("f32[256,256]{1,0}"),
