@@ -145,9 +145,15 @@ class HloComputation {
   // after, in text order.
   std::vector<HloInstruction*> MakePostOrder() const;
 
-  // Whether the text gave a `(params) -> result` signature.
-  bool has_signature() const { return has_signature_; }
-  void set_has_signature(bool v) { has_signature_ = v; }
+  // The `(name: shape, ...) -> shape` signature as written in the text, if
+  // any. The printer always writes the signature the instructions imply.
+  struct Signature {
+    std::vector<std::pair<std::string, Shape>> parameters;
+    Shape result;
+  };
+  bool has_signature() const { return signature_.has_value(); }
+  const std::optional<Signature>& signature() const { return signature_; }
+  void set_signature(std::optional<Signature> s) { signature_ = std::move(s); }
 
   std::string ToString(const PrintOptions& options = {}) const;
 
@@ -157,7 +163,7 @@ class HloComputation {
   HloModule* parent_ = nullptr;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;
   HloInstruction* root_ = nullptr;
-  bool has_signature_ = false;
+  std::optional<Signature> signature_;
 };
 
 // The layouts of the entry computation's parameters and result.

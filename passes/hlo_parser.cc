@@ -470,7 +470,6 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   auto computation = std::make_unique<HloComputation>(*name);
   std::vector<std::pair<std::string, Shape>> signature;
   if (Consume("(")) {
-    computation->set_has_signature(true);
     if (!Consume(")")) {
       while (true) {
         absl::StatusOr<std::string> p = ParseName("a parameter name");
@@ -489,6 +488,8 @@ absl::Status Parser::ParseComputation(HloModule& module) {
     if (!s.ok()) return s;
     absl::StatusOr<Shape> result = ParseShapeHere();
     if (!result.ok()) return result.status();
+    computation->set_signature(
+        HloComputation::Signature{std::move(signature), *std::move(result)});
   }
   absl::Status s = Expect("{", absl::StrCat("to open computation '", *name, "'"));
   if (!s.ok()) return s;

@@ -110,6 +110,11 @@ ENTRY %main (p: f32[2,3]) -> f32[3] {
   EXPECT_EQ(m->header_attributes()[0].value, "2");
   EXPECT_EQ(m->entry_computation_layout()->parameters[0].ToString(),
             "f32[2,3]{0,1}");
+  ASSERT_TRUE(entry->has_signature());
+  EXPECT_EQ(entry->signature()->parameters[0].first, "p");
+  EXPECT_EQ(entry->signature()->parameters[0].second.ToString(), "f32[2,3]");
+  EXPECT_EQ(entry->signature()->result.ToString(), "f32[3]");
+  EXPECT_FALSE(m->FindComputation("add_f32")->has_signature());
   // The last instruction is the root when none is marked.
   EXPECT_EQ(m->FindComputation("add_f32")->root()->name(), "s");
   std::string text = m->ToString();
