@@ -56,6 +56,8 @@ class Parser {
   char Peek() { return SkipSpace(), pos_ < text_.size() ? text_[pos_] : '\0'; }
   absl::Status Expect(absl::string_view s, absl::string_view context);
   absl::StatusOr<std::string> ParseName(absl::string_view what);
+  // Consumes `word` when it stands alone (not the start of a longer name).
+  bool ConsumeKeyword(absl::string_view word);
   absl::StatusOr<Shape> ParseShapeHere();
   std::string ScanValue();
   absl::StatusOr<std::string> ScanBalanced(char open, char close);
@@ -120,6 +122,17 @@ absl::Status Parser::Expect(absl::string_view s, absl::string_view context) {
                           : std::string("end of file");
   return ErrorAt(pos_, absl::StrCat("expected '", s, "' ", context, ", found ",
                                     found));
+}
+
+bool Parser::ConsumeKeyword(absl::string_view word) {
+  SkipSpace();
+  size_t end = pos_ + word.size();
+  if (text_.substr(pos_, word.size()) != word || end >= text_.size() ||
+      IsNameChar(text_[end])) {
+    return false;
+  }
+  pos_ = end;
+  return true;
 }
 
 absl::StatusOr<std::string> Parser::ParseName(absl::string_view what) {
@@ -339,12 +352,7 @@ absl::Status Parser::ParseInstruction(
     HloComputation& computation,
     std::vector<std::vector<PendingOperand>>& pending, bool& saw_root) {
   size_t start = (SkipSpace(), pos_);
-  bool is_root = false;
-  if (text_.substr(pos_, 4) == "ROOT" && pos_ + 4 < text_.size() &&
-      !IsNameChar(text_[pos_ + 4])) {
-    pos_ += 4;
-    is_root = true;
-  }
+  bool is_root = ConsumeKeyword("ROOT");
   size_t name_at = (SkipSpace(), pos_);
   absl::StatusOr<std::string> name = ParseName("an instruction name");
   if (!name.ok()) return name.status();
@@ -455,12 +463,7 @@ absl::Status Parser::ParseInstruction(
 
 absl::Status Parser::ParseComputation(HloModule& module) {
   size_t start = (SkipSpace(), pos_);
-  bool entry = false;
-  if (text_.substr(pos_, 5) == "ENTRY" && pos_ + 5 < text_.size() &&
-      !IsNameChar(text_[pos_ + 5])) {
-    pos_ += 5;
-    entry = true;
-  }
+  bool entry = ConsumeKeyword("ENTRY");
   size_t name_at = (SkipSpace(), pos_);
   absl::StatusOr<std::string> name = ParseName("a computation name or ENTRY");
   if (!name.ok()) return name.status();

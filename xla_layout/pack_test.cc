@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla_layout/test_util.h"
 #include "xla_layout/relayout_check.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"
@@ -16,11 +17,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-Shape Parse(absl::string_view text) {
-  absl::StatusOr<Shape> shape = ParseShape(text);
-  EXPECT_TRUE(shape.ok()) << shape.status();
-  return *shape;
-}
+Shape Parse(absl::string_view text) { return ParseTestShape(text); }
 
 // Reference pack, element by element, straight from MLIR's definition:
 // packed[outer in perm order..., inner...] = source[e].

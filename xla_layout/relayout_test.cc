@@ -16,11 +16,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Shape Parse(absl::string_view text) {
-  absl::StatusOr<Shape> shape = ParseShape(text);
-  EXPECT_TRUE(shape.ok()) << text << ": " << shape.status();
-  return *shape;
-}
+Shape Parse(absl::string_view text) { return ParseTestShape(text); }
 
 // The ISA paths this machine can run.
 std::vector<Isa> Paths() {

@@ -14,11 +14,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-Shape Parse(absl::string_view text) {
-  absl::StatusOr<Shape> shape = ParseShape(text);
-  EXPECT_TRUE(shape.ok()) << shape.status();
-  return *shape;
-}
+Shape Parse(absl::string_view text) { return ParseTestShape(text); }
 
 TEST(PrimitiveTypeTest, NamesAndSizes) {
   EXPECT_EQ(PrimitiveTypeName(BF16), "bf16");

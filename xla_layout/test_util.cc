@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "gtest/gtest.h"
 #include "xla_layout/primitive_type.h"
+#include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"
 
 namespace xla_layout {
@@ -63,6 +65,12 @@ Layout RandomLayoutFor(std::mt19937_64& rng, const Shape& shape,
     absl::StatusOr<TiledLayout> tiled = TiledLayout::Create(with_layout);
     if (tiled.ok() && tiled->slot_count() <= options.max_slots) return layout;
   }
+}
+
+Shape ParseTestShape(absl::string_view text) {
+  absl::StatusOr<Shape> shape = ParseShape(text);
+  EXPECT_TRUE(shape.ok()) << text << ": " << shape.status();
+  return shape.ok() ? *std::move(shape) : Shape();
 }
 
 Shape RandomArrayShape(std::mt19937_64& rng,

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "xla_layout/shape.h"
 
 namespace xla_layout {
@@ -21,6 +22,10 @@ struct RandomShapeOptions {
   // Element types to draw from; empty means a mix of all byte sizes.
   std::vector<PrimitiveType> types;
 };
+
+// Parses shape text that the test knows is valid; a parse error fails the
+// test (and yields an empty shape).
+Shape ParseTestShape(absl::string_view text);
 
 // A random array shape with a random valid layout.
 Shape RandomArrayShape(std::mt19937_64& rng,
