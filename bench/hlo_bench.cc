@@ -137,6 +137,7 @@ void RegisterAll() {
         ->Arg(10000)
         ->Arg(100000)
         ->Arg(200000)
+        ->Arg(400000)
         ->Arg(1000000)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();

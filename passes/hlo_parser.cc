@@ -37,9 +37,11 @@ class Parser {
   absl::StatusOr<std::unique_ptr<HloModule>> Parse();
 
  private:
+  // Operands are resolved after their computation is read. Written shapes
+  // are rare and large, so they live in written_shapes_ (index or -1).
   struct PendingOperand {
     std::string name;
-    std::optional<Shape> written_shape;
+    int written_shape;
     size_t offset;
   };
   struct PendingCall {
@@ -80,6 +82,7 @@ class Parser {
   };
   std::vector<PendingShape> inferred_;  // instructions written without shape
   absl::flat_hash_set<std::string> names_;  // of the current computation
+  std::vector<Shape> written_shapes_;
 };
 
 absl::Status Parser::ErrorAt(size_t offset, absl::string_view message) const {
@@ -406,7 +409,7 @@ absl::Status Parser::ParseInstruction(
   } else if (!Consume(")")) {
     while (true) {
       size_t at = (SkipSpace(), pos_);
-      std::optional<Shape> written;
+      int written = -1;
       // An operand starts with its shape when a type name and '[' (or a
       // tuple's '(') come first.
       size_t p = pos_;
@@ -417,7 +420,8 @@ absl::Status Parser::ParseInstruction(
       if (typed) {
         absl::StatusOr<Shape> ws = ParseShapeHere();
         if (!ws.ok()) return ws.status();
-        written = *ws;
+        written = static_cast<int>(written_shapes_.size());
+        written_shapes_.push_back(*std::move(ws));
         at = (SkipSpace(), pos_);
       }
       absl::StatusOr<std::string> op = ParseName("an operand name");
@@ -506,6 +510,7 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   std::vector<std::vector<PendingOperand>> pending;
   bool saw_root = false;
   names_.clear();
+  written_shapes_.clear();
   while (!Consume("}")) {
     if (AtEnd()) {
       return ErrorAt(pos_, absl::StrCat("expected '}' to close computation '",
@@ -527,18 +532,19 @@ absl::Status Parser::ParseComputation(HloModule& module) {
                                                op.name, "' in '", *name, "'"));
       }
       const Shape& actual = it->second->shape();
-      if (op.written_shape &&
-          !Shape::Equal().IgnoreLayout()(*op.written_shape, actual)) {
+      const Shape* written =
+          op.written_shape >= 0 ? &written_shapes_[op.written_shape] : nullptr;
+      if (written != nullptr &&
+          !Shape::Equal().IgnoreLayout()(*written, actual)) {
         return ErrorAt(op.offset, absl::StrCat(
-            "operand '", op.name, "' is written as ",
-            op.written_shape->ToString(), " but its shape is ", actual.ToString()));
+            "operand '", op.name, "' is written as ", written->ToString(),
+            " but its shape is ", actual.ToString()));
       }
-      if (op.written_shape && op.written_shape->IsArray() &&
-          op.written_shape->has_layout() && actual.has_layout() &&
-          op.written_shape->layout() != actual.layout()) {
+      if (written != nullptr && written->IsArray() && written->has_layout() &&
+          actual.has_layout() && written->layout() != actual.layout()) {
         return ErrorAt(op.offset, absl::StrCat(
             "operand '", op.name, "' is written with layout ",
-            op.written_shape->layout().ToString(), " but has ",
+            written->layout().ToString(), " but has ",
             actual.layout().ToString()));
       }
       instrs[k]->AppendOperand(it->second);
