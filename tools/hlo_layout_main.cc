@@ -2,6 +2,8 @@
 //   shape SHAPE...      canonical form, tiled dims, sizes, memory map
 //   index SHAPE I,J,..  slot of a logical element (or --slot=N: the inverse)
 //   relayout SRC DST    run, time and check the packing core
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 
@@ -297,6 +299,11 @@ int RunModule(int argc, char** argv) {
   absl::StatusOr<PrintOptions> print = PrintOptionsFrom(args);
   if (!print.ok()) return UsageError(print.status().message());
   std::string path = args.positional.empty() ? "-" : args.positional[0];
+  if (path == "-" && isatty(STDIN_FILENO)) {
+    // Waiting silently on a terminal looks like a hang.
+    std::cerr << "hlo-layout: reading an HLO module from standard input "
+                 "(Ctrl-D ends it; --help for usage)\n";
+  }
   absl::StatusOr<std::string> text = ReadFileOrStdin(path);
   if (!text.ok()) return InputError(text.status().message());
   absl::StatusOr<std::unique_ptr<HloModule>> module =
