@@ -249,6 +249,13 @@ __attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst,
                                               int64_t dst_stride,
                                               bool streaming) {
   for (int64_t r = 0; r < rows; ++r) {
+    // Runs usually continue where the next call reads (the next tile of the
+    // same source rows): fetch that part while this one is copied.
+    if (streaming && rows > 1) {
+      for (int64_t k = 0; k < bytes; k += 64) {
+        _mm_prefetch(src + r * src_stride + bytes + k, _MM_HINT_T0);
+      }
+    }
     CopyRunAvx2(src + r * src_stride, dst + r * dst_stride, bytes, streaming);
   }
 }
@@ -281,6 +288,13 @@ __attribute__((target("avx512f"))) void CopyAvx512(
     const char* src, char* dst, int64_t rows, int64_t bytes,
     int64_t src_stride, int64_t dst_stride, bool streaming) {
   for (int64_t r = 0; r < rows; ++r) {
+    // Runs usually continue where the next call reads (the next tile of the
+    // same source rows): fetch that part while this one is copied.
+    if (streaming && rows > 1) {
+      for (int64_t k = 0; k < bytes; k += 64) {
+        _mm_prefetch(src + r * src_stride + bytes + k, _MM_HINT_T0);
+      }
+    }
     CopyRunAvx512(src + r * src_stride, dst + r * dst_stride, bytes,
                   streaming);
   }
