@@ -208,6 +208,31 @@ HloInstruction* HloComputation::AddInstruction(
   return raw;
 }
 
+void HloComputation::InsertInstructions(
+    std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>>
+        batch) {
+  if (batch.empty()) return;
+  absl::flat_hash_map<const HloInstruction*, std::vector<size_t>> before;
+  for (size_t k = 0; k < batch.size(); ++k) {
+    batch[k].second->parent_ = this;
+    if (batch[k].first != nullptr) before[batch[k].first].push_back(k);
+  }
+  std::vector<std::unique_ptr<HloInstruction>> merged;
+  merged.reserve(instructions_.size() + batch.size());
+  for (auto& instruction : instructions_) {
+    auto it = before.find(instruction.get());
+    if (it != before.end()) {
+      for (size_t k : it->second) merged.push_back(std::move(batch[k].second));
+    }
+    merged.push_back(std::move(instruction));
+  }
+  // Null anchors, and anchors not in this computation, go at the end.
+  for (auto& [anchor, instruction] : batch) {
+    if (instruction != nullptr) merged.push_back(std::move(instruction));
+  }
+  instructions_ = std::move(merged);
+}
+
 int HloComputation::RemoveDeadInstructions() {
   int removed = 0;
   bool changed = true;

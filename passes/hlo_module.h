@@ -40,6 +40,11 @@ class HloInstruction {
   Shape* mutable_shape() { return &shape_; }
   // Sets the layout of an array result (or of tuple element `index`).
   void set_layout(const Layout& layout) { shape_.set_layout(layout); }
+  // Whether the text wrote a layout for every non-scalar array in the result
+  // (the parser fills the others with defaults, as XLA's does). Layout
+  // assignment keeps written entry layouts and treats the rest as hints.
+  bool layout_written() const { return layout_written_; }
+  void set_layout_written(bool written) { layout_written_ = written; }
 
   const std::vector<HloInstruction*>& operands() const { return operands_; }
   HloInstruction* operand(int i) const { return operands_[i]; }
@@ -113,6 +118,7 @@ class HloInstruction {
   HloComputation* parent_ = nullptr;
   std::vector<CalledComputation> called_;
   int64_t parameter_number_ = -1;
+  bool layout_written_ = false;
   std::string literal_;
   Attributes attributes_;
   std::vector<HloAttribute> raw_;
@@ -138,6 +144,11 @@ class HloComputation {
   // Adds at the end (or just before `before`); returns the instruction.
   HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction,
                                  HloInstruction* before = nullptr);
+  // Adds many instructions at once, each just before its anchor (at the end
+  // for a null anchor), keeping the batch's order; linear in the total size.
+  void InsertInstructions(
+      std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>>
+          batch);
   // Removes instructions without users that are not the root, a parameter
   // or side-effecting; returns how many went.
   int RemoveDeadInstructions();

@@ -16,6 +16,21 @@
 namespace xla_layout {
 namespace {
 
+// True when every non-scalar array in `shape` has a layout and there is one.
+bool AllLayoutsWritten(const Shape& shape) {
+  if (shape.IsTuple()) {
+    bool any = false;
+    for (const Shape& s : shape.tuple_shapes()) {
+      if (s.IsTuple() || (s.IsArray() && s.rank() > 0)) {
+        if (!AllLayoutsWritten(s)) return false;
+        any = true;
+      }
+    }
+    return any;
+  }
+  return shape.IsArray() && shape.rank() > 0 && shape.has_layout();
+}
+
 bool IsNameChar(char c) {
   return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
 }
@@ -387,8 +402,10 @@ absl::Status Parser::ParseInstruction(
   if (op_text.empty()) return ErrorAt(op_at, "expected an opcode");
   absl::StatusOr<HloOpcode> opcode = StringToHloOpcode(op_text);
   if (!opcode.ok()) return ErrorAt(op_at, opcode.status().message());
+  const bool written = !inferred && AllLayoutsWritten(*shape);
   if (!inferred) SetDefaultLayouts(*shape);
   auto instr = std::make_unique<HloInstruction>(*name, *opcode, *shape);
+  instr->set_layout_written(written);
   s = Expect("(", absl::StrCat("after opcode '", op_text, "'"));
   if (!s.ok()) return s;
   std::vector<PendingOperand> operands;

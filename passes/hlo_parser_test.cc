@@ -1,4 +1,5 @@
 #include "passes/hlo_parser.h"
+#include "passes/hlo_test_util.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -14,11 +15,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::unique_ptr<HloModule> Parse(absl::string_view text) {
-  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "t.hlo");
-  EXPECT_TRUE(m.ok()) << m.status();
-  return m.ok() ? *std::move(m) : nullptr;
-}
 
 std::string ParseError(absl::string_view text) {
   absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "t.hlo");
@@ -60,11 +56,11 @@ TEST(HloCorpusTest, EveryFileParsesVerifiesAndRoundTrips) {
     std::ifstream in(entry.path());
     std::stringstream text;
     text << in.rdbuf();
-    std::unique_ptr<HloModule> m = Parse(text.str());
+    std::unique_ptr<HloModule> m = ParseTestModule(text.str());
     ASSERT_NE(m, nullptr);
     ASSERT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
     std::string printed = m->ToString();
-    std::unique_ptr<HloModule> again = Parse(printed);
+    std::unique_ptr<HloModule> again = ParseTestModule(printed);
     ASSERT_NE(again, nullptr) << printed;
     ExpectSameModule(*m, *again);
     EXPECT_EQ(again->ToString(), printed);
@@ -74,7 +70,7 @@ TEST(HloCorpusTest, EveryFileParsesVerifiesAndRoundTrips) {
 }
 
 TEST(HloParserTest, FormsAndAttributes) {
-  std::unique_ptr<HloModule> m = Parse(R"(
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(
 HloModule m, replica_count=2, entry_computation_layout={(f32[2,3]{0,1})->f32[3]{0}}
 
 add_f32 {
@@ -123,7 +119,7 @@ ENTRY %main (p: f32[2,3]) -> f32[3] {
   EXPECT_THAT(text, HasSubstr("sharding={{replicated}, {maximal device=0}}"));
   EXPECT_THAT(text, HasSubstr("metadata={op_name=\"a,b\" source_file=\"x.py\"}"));
   EXPECT_THAT(text, HasSubstr("to_apply=%add_f32"));
-  EXPECT_EQ(Parse(text)->ToString(), text);
+  EXPECT_EQ(ParseTestModule(text)->ToString(), text);
 }
 
 TEST(HloParserTest, ErrorsPointAtTheProblem) {
@@ -155,7 +151,7 @@ TEST(HloParserTest, ErrorsPointAtTheProblem) {
 
 TEST(HloVerifierTest, CatchesBrokenModules) {
   auto verify = [](absl::string_view text) {
-    std::unique_ptr<HloModule> m = Parse(text);
+    std::unique_ptr<HloModule> m = ParseTestModule(text);
     return m ? std::string(VerifyModule(*m).message()) : std::string("parse failed");
   };
   EXPECT_THAT(verify("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
@@ -176,7 +172,7 @@ TEST(HloVerifierTest, CatchesBrokenModules) {
 }
 
 TEST(HloModuleTest, EditingApi) {
-  std::unique_ptr<HloModule> m = Parse(R"(HloModule m
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
 ENTRY e {
   p = f32[4,8] parameter(0)
   n = f32[4,8] negate(p)

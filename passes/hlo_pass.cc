@@ -50,6 +50,11 @@ std::vector<PassRegistry::Entry> PassRegistry::List() const {
   return out;
 }
 
+absl::Status HloPass::SetOption(absl::string_view key, absl::string_view value) {
+  return absl::UnimplementedError(
+      absl::StrCat("pass '", name(), "' has no option '", key, "'"));
+}
+
 absl::StatusOr<PassPipeline> PassPipeline::Parse(absl::string_view spec,
                                                  const PassRegistry& registry) {
   PassPipeline pipeline;

@@ -25,6 +25,12 @@ class HloPass {
   virtual absl::string_view description() const = 0;
   // Returns whether the module changed.
   virtual absl::StatusOr<bool> Run(HloModule& module) = 0;
+  // Sets a named option (`target=tpu`). Unimplemented when the pass has no
+  // such option; any other error is about the value.
+  virtual absl::Status SetOption(absl::string_view key, absl::string_view value);
+  // What the last Run did, as text or JSON; empty when the pass keeps no
+  // statistics.
+  virtual std::string StatsReport(bool json) const { return ""; }
 };
 
 using PassFactory = std::function<std::unique_ptr<HloPass>()>;

@@ -68,32 +68,6 @@ std::optional<std::string> Args::Value(absl::string_view name) const {
   return value;
 }
 
-std::string JsonString(absl::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += absl::StrFormat("\\u%04x", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
 
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view text) {
   std::vector<int64_t> values;

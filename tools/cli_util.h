@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "xla_layout/json.h"
 
 namespace xla_layout::cli {
 
@@ -31,8 +32,7 @@ struct Args {
 };
 Args SplitArgs(int argc, char** argv, int first);
 
-// The text of a JSON string literal, quotes included.
-std::string JsonString(absl::string_view s);
+using ::xla_layout::JsonString;
 
 // Parses "2,3" (spaces allowed) into integers.
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view text);

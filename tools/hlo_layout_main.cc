@@ -22,6 +22,7 @@ namespace xla_layout::cli {
 namespace {
 
 constexpr char kUsage[] = R"(usage: hlo-layout [FILE|-] [-o OUT] [--passes=a,b] [--load-pass-plugin=LIB.so]
+                  [--target=NAME | --target-file=FILE] [--stats[=json]]
                   [--list-passes] [--verify] [--verify-each] [--syntax=xla|angle]
        hlo-layout <command> [flags] [args]
 
@@ -34,6 +35,12 @@ With no passes it is a canonicalizer.
   --load-pass-plugin=LIB.so
                         Load a pass plugin (repeatable) before building the
                         pipeline; its passes join the registry.
+  --target=NAME         Target of layout-assignment: tpu, cpu-avx2,
+                        cpu-avx512, arm64 or default (the default).
+  --target-file=FILE    A target table of your own (TargetLayoutConfig text
+                        proto, see examples/targets/my_target.textproto).
+  --stats[=json]        After the module, print on stderr what each pass did
+                        (copies by reason, bytes they move, padding, layouts).
   --list-passes         Print every registered pass with its description.
   --verify              Verify only; print nothing on success.
   --verify-each         Run the verifier after every pass (default in debug
@@ -89,6 +96,7 @@ Flags:
 Exit codes: 0 success, 1 bad input (the error names the column), 2 bad usage.
 
 Examples:
+  hlo-layout examples/mlp.hlo --passes=layout-assignment --target=cpu-avx2 --stats
   hlo-layout shape 'f32[3,5]{1,0:T(2,2)}'
   hlo-layout shape --grid 'f32[4,8]{1,0:T(2,4)(2,1)}'
   hlo-layout index 'f32[3,5]{1,0:T(2,2)}' 2,3        # prints 17
@@ -272,7 +280,8 @@ int RunModule(int argc, char** argv) {
   Args args = SplitArgs(static_cast<int>(rest.size()), rest.data(), 1);
   absl::Status known =
       args.CheckKnown({"verify", "verify-each", "syntax", "help", "passes",
-                       "load-pass-plugin", "list-passes"});
+                       "load-pass-plugin", "list-passes", "target",
+                       "target-file", "stats"});
   if (!known.ok()) return UsageError(known.message());
   for (const auto& [flag, value] : args.flags) {
     if (flag != "load-pass-plugin") continue;
@@ -292,6 +301,36 @@ int RunModule(int argc, char** argv) {
         PassPipeline::Parse(args.Value("passes").value_or(""));
     if (!p.ok()) return UsageError(p.status().message());
     pipeline = *std::move(p);
+  }
+  for (absl::string_view key : {"target", "target-file"}) {
+    if (!args.Has(key)) continue;
+    std::optional<std::string> value = args.Value(key);
+    if (!value || value->empty()) {
+      return UsageError(absl::StrCat("--", key, " needs a value"));
+    }
+    if (args.Has("target") && args.Has("target-file")) {
+      return UsageError("give --target or --target-file, not both");
+    }
+    int taken = 0;
+    for (size_t k = 0; pipeline && k < pipeline->passes().size(); ++k) {
+      const auto& pass = pipeline->passes()[k];
+      absl::Status s = pass->SetOption(key, *value);
+      if (s.ok()) {
+        ++taken;
+      } else if (!absl::IsUnimplemented(s)) {
+        // The pass takes the option but not this value.
+        return key == "target" ? UsageError(s.message()) : InputError(s.message());
+      }
+    }
+    if (taken == 0) {
+      return UsageError(absl::StrCat(
+          "--", key, " is an option of layout-assignment; add "
+          "--passes=layout-assignment"));
+    }
+  }
+  std::optional<std::string> stats = args.Value("stats");
+  if (args.Has("stats") && stats && *stats != "json" && *stats != "text") {
+    return UsageError("--stats takes no value, 'text' or 'json'");
   }
   if (args.positional.size() > 1) {
     return UsageError("give one input file (or - for standard input)");
@@ -332,7 +371,13 @@ int RunModule(int argc, char** argv) {
     absl::Status s = WriteFileAtomically(*out_path, output);
     if (!s.ok()) return InputError(s.message());
   } else {
-    std::cout << output;
+    std::cout << output << std::flush;
+  }
+  if (args.Has("stats") && pipeline) {
+    // On stderr, after the module, so the module can be piped on.
+    for (const auto& pass : pipeline->passes()) {
+      std::cerr << pass->StatsReport(stats && *stats == "json");
+    }
   }
   return kExitOk;
 }

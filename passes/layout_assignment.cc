@@ -1,0 +1,1241 @@
+#include "passes/layout_assignment.h"
+
+#include <algorithm>
+#include <deque>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "xla_layout/json.h"
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/shape_text.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout {
+namespace {
+
+// Constraint strength. A value's layout is replaced only by a stronger one,
+// so every value changes at most four times and propagation terminates.
+enum Level : int8_t {
+  kUnset = 0,
+  kDefault = 1,    // the target table's choice
+  kHint = 2,       // a layout written in the input
+  kMandatory = 3,  // a use needs it: the entry result, dot packing
+  kProducer = 4,   // the value comes this way: entry parameters, infeed,
+                   // a packed dot's result
+};
+
+// How the layouts on the two sides of an operand edge relate.
+enum class Relation {
+  kSame,       // identical order and tiles (elementwise, tuple, while)
+  kOrder,      // same dimension order; tiles fit each side (slice, pad, ...)
+  kPermute,    // transpose: the operand's layout permuted
+  kReshape,    // reshape: a bitcast-compatible layout, when one exists
+  kBroadcast,  // toward the operand only: the result order restricted
+  kReduce,     // toward the result only: the operand order restricted
+};
+
+// An edge from a use (an operand of `user`, or the root of `computation`
+// when `user` is null) to the value it reads. `reason` is null on edges that
+// only carry preferences: reshape, transpose, broadcast and reduce read
+// their operand in any layout.
+struct Edge {
+  int result;
+  int operand;
+  Relation relation;
+  const char* reason;
+  HloInstruction* user;
+  HloComputation* computation;
+  int operand_index;
+  int leaf;
+};
+
+// A use that needs one fixed layout.
+struct Need {
+  int operand;
+  Layout layout;
+  const char* reason;
+  HloInstruction* user;
+  HloComputation* computation;
+  int operand_index;
+  int leaf;
+};
+
+struct Slot {
+  HloInstruction* instruction;
+  Shape* shape;  // the array leaf inside instruction->shape()
+};
+
+bool IsLaidOut(const Shape& s) { return s.IsArray() && s.rank() > 0; }
+
+void CollectLeaves(Shape& shape, std::vector<Shape*>& out) {
+  if (shape.IsTuple()) {
+    for (Shape& s : shape.mutable_tuple_shapes()) CollectLeaves(s, out);
+  } else if (IsLaidOut(shape)) {
+    out.push_back(&shape);
+  }
+}
+
+int LeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return IsLaidOut(shape) ? 1 : 0;
+  int n = 0;
+  for (const Shape& s : shape.tuple_shapes()) n += LeafCount(s);
+  return n;
+}
+
+int LeafOffset(const Shape& tuple, int64_t element) {
+  int n = 0;
+  for (int64_t k = 0; k < element; ++k) n += LeafCount(tuple.tuple_shapes()[k]);
+  return n;
+}
+
+// Layouts the pass does not model beyond order and tiles (memory space,
+// element size, sparse levels, ...) are kept exactly as written.
+bool HasOtherAttributes(const Layout& layout) {
+  Layout probe = layout;
+  probe.clear_tiles();
+  return probe.HasAttributes();
+}
+
+}  // namespace
+
+bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b) {
+  if (a == b) return true;
+  if (!a.tiles().empty() || !b.tiles().empty() || HasOtherAttributes(a) ||
+      HasOtherAttributes(b) || a.minor_to_major().size() != b.minor_to_major().size()) {
+    return false;
+  }
+  auto significant = [&](const Layout& l) {
+    std::vector<int64_t> m2m;
+    for (int64_t d : l.minor_to_major()) {
+      if (d >= 0 && d < shape.rank() && shape.dimensions(d) != 1) m2m.push_back(d);
+    }
+    return m2m;
+  };
+  return significant(a) == significant(b);
+}
+
+namespace {
+
+// `layout`'s order restricted to the dims larger than 1 in both shapes.
+std::vector<int64_t> CommonOrder(const Shape& a, const Shape& b,
+                                 const Layout& layout) {
+  std::vector<int64_t> order;
+  for (int64_t d : layout.minor_to_major()) {
+    if (d < a.rank() && d < b.rank() && a.dimensions(d) != 1 &&
+        b.dimensions(d) != 1) {
+      order.push_back(d);
+    }
+  }
+  return order;
+}
+
+std::vector<int64_t> DescendingOrder(int rank) {
+  std::vector<int64_t> m2m(rank);
+  for (int i = 0; i < rank; ++i) m2m[i] = rank - 1 - i;
+  return m2m;
+}
+
+int64_t ByteSize(const Shape& shape) {
+  absl::StatusOr<TiledLayout> t = TiledLayout::Create(shape);
+  return t.ok() ? t->byte_size() : 0;
+}
+
+int64_t DataBytes(const Shape& shape) {
+  absl::StatusOr<int64_t> n = shape.ElementCount();
+  if (!n.ok()) return 0;
+  return (*n * PrimitiveBitWidth(shape.element_type()) + 7) / 8;
+}
+
+// Ops whose result layout is fixed by what they do, once written.
+bool IsFixedProducer(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kInfeed:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kBitcast:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsDataMovement(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kSlice:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kPad:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kReverse:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsControlFlow(HloOpcode op) {
+  return op == HloOpcode::kWhile || op == HloOpcode::kConditional ||
+         op == HloOpcode::kCall || op == HloOpcode::kFusion;
+}
+
+}  // namespace
+
+std::optional<Layout> ReshapeBitcastLayout(const Shape& from,
+                                           const Layout& from_layout,
+                                           const Shape& to) {
+  if (HasOtherAttributes(from_layout) || from.rank() == 0 || to.rank() == 0) {
+    return std::nullopt;
+  }
+  for (int64_t d : from.dimensions()) if (d <= 0) return std::nullopt;
+  for (int64_t d : to.dimensions()) if (d <= 0) return std::nullopt;
+  std::vector<int> a, b;  // non-degenerate dims in logical order
+  for (int i = 0; i < from.rank(); ++i) if (from.dimensions(i) != 1) a.push_back(i);
+  for (int i = 0; i < to.rank(); ++i) if (to.dimensions(i) != 1) b.push_back(i);
+  // Split both into runs of dims with equal products: the reshape maps each
+  // run of `from` onto the matching run of `to`.
+  std::vector<int> group_of_a(from.rank(), -1);
+  std::vector<std::vector<int>> groups_b;
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (i >= a.size() || j >= b.size()) return std::nullopt;
+    int g = static_cast<int>(groups_b.size());
+    groups_b.emplace_back();
+    int64_t pa = from.dimensions(a[i]), pb = to.dimensions(b[j]);
+    group_of_a[a[i++]] = g;
+    groups_b[g].push_back(b[j++]);
+    while (pa != pb) {
+      if (pa < pb) {
+        if (i >= a.size()) return std::nullopt;
+        pa *= from.dimensions(a[i]);
+        group_of_a[a[i++]] = g;
+      } else {
+        if (j >= b.size()) return std::nullopt;
+        pb *= to.dimensions(b[j]);
+        groups_b[g].push_back(b[j++]);
+      }
+    }
+  }
+  // In `from`'s physical order (major to minor) each run must appear whole
+  // and in logical order.
+  std::vector<int> sequence;
+  std::vector<bool> seen(groups_b.size(), false);
+  int current = -1, last_dim = -1;
+  for (auto it = from_layout.minor_to_major().rbegin();
+       it != from_layout.minor_to_major().rend(); ++it) {
+    int d = static_cast<int>(*it);
+    if (from.dimensions(d) == 1) continue;
+    int g = group_of_a[d];
+    if (g != current) {
+      if (seen[g]) return std::nullopt;
+      seen[g] = true;
+      current = g;
+      for (int bd : groups_b[g]) sequence.push_back(bd);
+    } else if (d < last_dim) {
+      return std::nullopt;
+    }
+    last_dim = d;
+  }
+  // Size-1 dims go where the order stays closest to descending.
+  for (int d = 0; d < to.rank(); ++d) {
+    if (to.dimensions(d) != 1) continue;
+    auto pos = std::find_if(sequence.begin(), sequence.end(),
+                            [d](int x) { return x > d; });
+    sequence.insert(pos, d);
+  }
+  std::vector<int64_t> m2m(sequence.rbegin(), sequence.rend());
+  Layout result(m2m);
+  if (!from_layout.tiles().empty()) {
+    // Tiles cover the minor dims; they carry over when those are unchanged.
+    int t = from_layout.tiles()[0].rank();
+    if (t > from.rank() || t > to.rank()) return std::nullopt;
+    for (int k = 0; k < t; ++k) {
+      if (from.dimensions(from_layout.minor_to_major(k)) !=
+          to.dimensions(result.minor_to_major(k))) {
+        return std::nullopt;
+      }
+    }
+    result.set_tiles(from_layout.tiles());
+  }
+  return result;
+}
+
+namespace {
+
+class Assigner {
+ public:
+  Assigner(const TargetConfig& target, LayoutAssignmentStats& stats)
+      : target_(target), stats_(stats) {}
+
+  absl::StatusOr<bool> Run(HloModule& module);
+
+ private:
+  int SlotOf(const HloInstruction* i, int leaf) const {
+    return first_slot_.at(i) + leaf;
+  }
+  int Find(int s) {
+    while (parent_[s] != s) {
+      parent_[s] = parent_[parent_[s]];
+      s = parent_[s];
+    }
+    return s;
+  }
+  void Union(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+  void UnionLeaves(const HloInstruction* x, int x_offset,
+                   const HloInstruction* y, int y_offset, int count) {
+    for (int k = 0; k < count; ++k) {
+      Union(SlotOf(x, x_offset + k), SlotOf(y, y_offset + k));
+    }
+  }
+  void AddEdges(HloInstruction* user, int operand_index, int result_offset,
+                Relation relation, const char* reason) {
+    const HloInstruction* operand = user->operand(operand_index);
+    int n = LeafCount(operand->shape());
+    for (int k = 0; k < n; ++k) {
+      edges_.push_back({SlotOf(user, result_offset + k), SlotOf(operand, k),
+                        relation, reason, user, user->parent(), operand_index, k});
+    }
+  }
+
+  absl::Status CheckCallGraph(const HloModule& module);
+  void CreateSlots(const HloModule& module);
+  void BuildConstraints(HloModule& module);
+  void VisitInstruction(HloModule& module, HloInstruction* i);
+  void AddDotConstraints(HloInstruction* dot);
+
+  bool Acceptable(const Shape& shape, const Layout& layout) const;
+  Layout TargetTiled(const Shape& shape, absl::Span<const int64_t> m2m) const;
+  Layout DefaultLayout(const Shape& shape, const std::string& name);
+  Layout AdaptTiles(const Layout& from, const Shape& from_shape,
+                    const Shape& to) const;
+  // `current` is the other side's layout so far, if any: an order that
+  // already agrees where the source has information is kept.
+  std::optional<Layout> Derive(const Edge& e, bool toward_operand,
+                               const Layout& from,
+                               const Layout* current = nullptr) const;
+
+  // Raises the slot's group to `layout` if `level` is stronger; `propagate`
+  // queues it for Drain(). `from` is the group whose propagation this is; a
+  // value derived from a group is re-derived when that group changes.
+  void Set(int slot, const Layout& layout, int level, bool propagate = true,
+           int from = -1);
+  void Drain();
+
+  void InsertCopies(HloModule& module);
+  HloInstruction* MakeCopy(HloComputation* c, HloInstruction* value,
+                           const Shape& target,
+                           HloInstruction* anchor, const char* reason,
+                           std::vector<std::pair<HloInstruction*,
+                                                 std::unique_ptr<HloInstruction>>>&
+                               batch);
+  std::string NewName(absl::string_view base);
+  void CollectStats(HloModule& module);
+
+  const TargetConfig& target_;
+  LayoutAssignmentStats& stats_;
+  std::vector<Slot> slots_;
+  absl::flat_hash_map<const HloInstruction*, int> first_slot_;
+  std::vector<int> parent_;
+  std::vector<int8_t> level_;
+  std::vector<bool> own_hint_;  // the group holds its own written hint
+  std::vector<int> source_;     // the group that set this one, or -1
+  std::vector<Layout> layout_;
+  std::vector<Edge> edges_;
+  std::vector<Need> needs_;
+  std::vector<std::vector<int>> adjacent_;  // edges by group
+  std::deque<int> queue_;
+  int64_t steps_ = 0;
+  struct Seed {
+    int slot;
+    Layout layout;
+    int level;
+    bool tiles_from_target = false;  // a hint whose text wrote no tiles
+  };
+  // Strong seeds in the order they are applied (callees first; in the entry,
+  // the result before the parameters), then the hints.
+  std::vector<Seed> seeds_, hint_seeds_;
+  // Entry parameters and result: printed exactly as pinned.
+  absl::flat_hash_map<int, Layout> exact_;
+  absl::flat_hash_set<std::string> names_;
+  absl::flat_hash_set<const HloComputation*> in_loop_;
+};
+
+absl::Status Assigner::CheckCallGraph(const HloModule& module) {
+  absl::flat_hash_map<const HloComputation*, std::vector<std::string>> sites;
+  absl::flat_hash_map<const HloComputation*, bool> control;
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      for (const auto& called : i->called_computations()) {
+        sites[called.computation].push_back(
+            absl::StrCat(HloOpcodeString(i->opcode()), " '", i->name(), "'"));
+        if (IsControlFlow(i->opcode())) control[called.computation] = true;
+      }
+    }
+  }
+  for (const auto& [c, callers] : sites) {
+    if (control.contains(c) && callers.size() > 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "computation '", c->name(), "' is called from ", callers.size(),
+          " sites (", absl::StrJoin(callers, ", "),
+          "); layout assignment needs one caller per while body, condition, "
+          "branch, call and fusion (clone the computation per caller)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Assigner::CreateSlots(const HloModule& module) {
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      names_.insert(i->name());
+      first_slot_[i] = static_cast<int>(slots_.size());
+      std::vector<Shape*> leaves;
+      CollectLeaves(*i->mutable_shape(), leaves);
+      for (Shape* s : leaves) slots_.push_back({i, s});
+    }
+  }
+  parent_.resize(slots_.size());
+  for (size_t s = 0; s < slots_.size(); ++s) parent_[s] = static_cast<int>(s);
+  level_.assign(slots_.size(), kUnset);
+  own_hint_.assign(slots_.size(), false);
+  source_.assign(slots_.size(), -1);
+  layout_.resize(slots_.size());
+}
+
+bool Assigner::Acceptable(const Shape& shape, const Layout& layout) const {
+  if (!ValidateLayoutForShape(layout, shape).ok()) return false;
+  if (layout.tiles().empty()) return true;
+  Shape laid_out = shape;
+  laid_out.set_layout(layout);
+  absl::StatusOr<bool> ok = target_.PaddingAcceptable(laid_out);
+  return ok.ok() && *ok;
+}
+
+Layout Assigner::TargetTiled(const Shape& shape,
+                             absl::Span<const int64_t> m2m) const {
+  Layout layout(m2m);
+  std::vector<Tile> tiles = target_.BaseTiles(shape);
+  if (tiles.empty()) return layout;
+  Layout tiled = layout;
+  tiled.set_tiles(std::move(tiles));
+  return Acceptable(shape, tiled) ? tiled : layout;
+}
+
+// Descending order with the target's tiles. When the padding rule refuses
+// them, size-1 dims move major (free when untiled) if that rescues the
+// tiling; otherwise the value stays untiled and the refusal is reported.
+Layout Assigner::DefaultLayout(const Shape& shape, const std::string& name) {
+  std::vector<int64_t> m2m = DescendingOrder(shape.rank());
+  Layout layout = TargetTiled(shape, m2m);
+  std::vector<Tile> tiles = target_.BaseTiles(shape);
+  if (tiles.empty() || !layout.tiles().empty()) return layout;
+  std::vector<int64_t> rescued;
+  for (int64_t d : m2m) if (shape.dimensions(d) != 1) rescued.push_back(d);
+  for (int64_t d : m2m) if (shape.dimensions(d) == 1) rescued.push_back(d);
+  if (rescued != m2m) {
+    Layout second = TargetTiled(shape, rescued);
+    if (!second.tiles().empty()) return second;
+  }
+  Shape probe = shape;
+  probe.set_layout(Layout(m2m).set_tiles(tiles));
+  absl::StatusOr<double> ratio = TargetConfig::PaddingRatio(probe);
+  stats_.tilings_refused.push_back({name, ratio.ok() ? *ratio : 0.0});
+  return layout;
+}
+
+Layout Assigner::AdaptTiles(const Layout& from, const Shape& from_shape,
+                            const Shape& to) const {
+  if (PrimitiveBitWidth(from_shape.element_type()) !=
+      PrimitiveBitWidth(to.element_type())) {
+    return TargetTiled(to, from.minor_to_major());
+  }
+  if (from.tiles().empty() || Acceptable(to, from)) return from;
+  return TargetTiled(to, from.minor_to_major());
+}
+
+std::optional<Layout> Assigner::Derive(const Edge& e, bool toward_operand,
+                                       const Layout& from,
+                                       const Layout* current) const {
+  const Shape& result = *slots_[e.result].shape;
+  const Shape& operand = *slots_[e.operand].shape;
+  const Shape& to = toward_operand ? operand : result;
+  const Shape& source = toward_operand ? result : operand;
+  switch (e.relation) {
+    case Relation::kSame:
+      return from;
+    case Relation::kOrder: {
+      // Size-1 dims sit anywhere in an order; with fewer than two dims larger
+      // than 1 on both sides the source says nothing about the other side.
+      std::vector<int64_t> common = CommonOrder(source, to, from);
+      if (common.size() < 2) return std::nullopt;
+      if (current != nullptr && CommonOrder(source, to, *current) == common) {
+        return *current;
+      }
+      return AdaptTiles(from, source, to);
+    }
+    case Relation::kPermute: {
+      const auto& perm = e.user->attributes().dimensions;
+      if (!perm || static_cast<int>(perm->size()) != result.rank()) {
+        return std::nullopt;
+      }
+      std::vector<int64_t> m2m;
+      if (toward_operand) {
+        for (int64_t d : from.minor_to_major()) m2m.push_back((*perm)[d]);
+      } else {
+        std::vector<int64_t> inverse(perm->size());
+        for (size_t k = 0; k < perm->size(); ++k) inverse[(*perm)[k]] = k;
+        for (int64_t d : from.minor_to_major()) m2m.push_back(inverse[d]);
+      }
+      Layout layout(m2m);
+      layout.set_tiles(from.tiles());
+      return layout;
+    }
+    case Relation::kReshape:
+      return ReshapeBitcastLayout(source, from, to);
+    case Relation::kBroadcast: {
+      const auto& dims = e.user->attributes().dimensions;
+      if (!toward_operand || !dims) return std::nullopt;
+      std::vector<int64_t> operand_of(result.rank(), -1);
+      for (size_t k = 0; k < dims->size(); ++k) {
+        if ((*dims)[k] >= 0 && (*dims)[k] < result.rank()) operand_of[(*dims)[k]] = k;
+      }
+      std::vector<int64_t> m2m;
+      for (int64_t d : from.minor_to_major()) {
+        if (operand_of[d] >= 0) m2m.push_back(operand_of[d]);
+      }
+      if (static_cast<int>(m2m.size()) != operand.rank()) return std::nullopt;
+      return TargetTiled(operand, m2m);
+    }
+    case Relation::kReduce: {
+      const auto& dims = e.user->attributes().dimensions;
+      if (toward_operand || !dims) return std::nullopt;
+      std::vector<int64_t> result_of(operand.rank(), 0);
+      for (int64_t d : *dims) {
+        if (d >= 0 && d < operand.rank()) result_of[d] = -1;
+      }
+      int64_t next = 0;
+      for (auto& r : result_of) r = r < 0 ? -1 : next++;
+      std::vector<int64_t> m2m;
+      for (int64_t d : from.minor_to_major()) {
+        if (result_of[d] >= 0) m2m.push_back(result_of[d]);
+      }
+      if (static_cast<int>(m2m.size()) != result.rank()) return std::nullopt;
+      return TargetTiled(result, m2m);
+    }
+  }
+  return std::nullopt;
+}
+
+void Assigner::Set(int slot, const Layout& layout, int level, bool propagate,
+                   int from) {
+  int g = Find(slot);
+  if (from >= 0 && from != g && source_[g] == from && level == level_[g]) {
+    if (layout == layout_[g] ||
+        !ValidateLayoutForShape(layout, *slots_[g].shape).ok()) {
+      return;
+    }
+    layout_[g] = layout;
+    if (propagate) queue_.push_back(g);
+    return;
+  }
+  if (level == kHint && level_[g] == kHint && own_hint_[g] &&
+      !(layout == layout_[g]) &&
+      SamePhysicalLayout(*slots_[g].shape, Layout(layout.minor_to_major()),
+                         Layout(layout_[g].minor_to_major())) &&
+      ValidateLayoutForShape(layout, *slots_[g].shape).ok()) {
+    // A written order fixes the order only: tiles that arrive with the same
+    // order (a transpose that stays a bitcast) replace the target's, once.
+    own_hint_[g] = false;
+    layout_[g] = layout;
+    if (propagate) queue_.push_back(g);
+    return;
+  }
+  if (level <= level_[g]) return;
+  if (!ValidateLayoutForShape(layout, *slots_[g].shape).ok()) return;
+  own_hint_[g] = false;
+  source_[g] = from;
+  level_[g] = static_cast<int8_t>(level);
+  layout_[g] = layout;
+  if (propagate) queue_.push_back(g);
+}
+
+void Assigner::Drain() {
+  // Levels only rise and a re-derivation follows a change of its source, so
+  // this ends; the budget guards the guarantee (a module laid out so far
+  // still gets its copies).
+  while (!queue_.empty() && ++steps_ < 64 * static_cast<int64_t>(slots_.size()) + 4096) {
+    int g = queue_.front();
+    queue_.pop_front();
+    // Producers bind their own value only; what they propagate is as strong
+    // as any other mandatory constraint.
+    int level = std::min<int>(level_[g], kMandatory);
+    const Layout layout = layout_[g];
+    for (int e : adjacent_[g]) {
+      const Edge& edge = edges_[e];
+      // Edges without a copy (reshape, transpose, broadcast, reduce) only
+      // carry preferences: they never override a written layout.
+      int edge_level = edge.reason == nullptr ? std::min<int>(level, kHint) : level;
+      if (Find(edge.result) == g) {
+        int other = Find(edge.operand);
+        std::optional<Layout> d =
+            Derive(edge, /*toward_operand=*/true, layout,
+                   level_[other] != kUnset ? &layout_[other] : nullptr);
+        if (d) Set(edge.operand, *d, edge_level, true, g);
+      }
+      if (Find(edge.operand) == g) {
+        int other = Find(edge.result);
+        std::optional<Layout> d =
+            Derive(edge, /*toward_operand=*/false, layout,
+                   level_[other] != kUnset ? &layout_[other] : nullptr);
+        if (d) Set(edge.result, *d, edge_level, true, g);
+      }
+    }
+  }
+}
+
+void Assigner::AddDotConstraints(HloInstruction* dot) {
+  const auto& a = dot->attributes();
+  if (dot->operand_count() != 2 || dot->shape().rank() != 2 ||
+      dot->operand(0)->shape().rank() != 2 ||
+      dot->operand(1)->shape().rank() != 2 ||
+      a.lhs_contracting_dims != std::vector<int64_t>{1} ||
+      a.rhs_contracting_dims != std::vector<int64_t>{0} ||
+      (a.lhs_batch_dims && !a.lhs_batch_dims->empty()) ||
+      (a.rhs_batch_dims && !a.rhs_batch_dims->empty())) {
+    return;
+  }
+  std::optional<DotTiling> tiling = target_.DotTilingFor(dot->shape().element_type());
+  if (!tiling) return;
+  // IREE-style data tiling: lhs[M,K] in M0xK0 tiles, rhs[K,N] as N-major
+  // N0xK0 panels, the result in M0xN0 tiles. A tiling the padding rule
+  // refuses (M < M0 for a matrix-vector product) is left out.
+  Layout lhs(std::vector<int64_t>{1, 0});
+  lhs.add_tile(Tile(std::vector<int64_t>{tiling->m0(), tiling->k0()}));
+  Layout rhs(std::vector<int64_t>{0, 1});
+  rhs.add_tile(Tile(std::vector<int64_t>{tiling->n0(), tiling->k0()}));
+  Layout out(std::vector<int64_t>{1, 0});
+  out.add_tile(Tile(std::vector<int64_t>{tiling->m0(), tiling->n0()}));
+  const Layout* operands[2] = {&lhs, &rhs};
+  for (int k = 0; k < 2; ++k) {
+    const HloInstruction* op = dot->operand(k);
+    if (!Acceptable(op->shape(), *operands[k])) continue;
+    needs_.push_back({SlotOf(op, 0), *operands[k], "dot operand packing", dot,
+                      dot->parent(), k, 0});
+    seeds_.push_back({SlotOf(op, 0), *operands[k], kMandatory});
+  }
+  if (Acceptable(dot->shape(), out)) {
+    seeds_.push_back({SlotOf(dot, 0), out, kProducer});
+  }
+}
+
+void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
+  HloComputation* c = i->parent();
+  const int leaves = LeafCount(i->shape());
+  bool fixed = false;
+  if (i->opcode() == HloOpcode::kParameter && c == module.entry()) {
+    const auto& entry = module.entry_computation_layout();
+    int64_t n = i->parameter_number();
+    if (entry && n >= 0 && n < static_cast<int64_t>(entry->parameters.size())) {
+      Shape pinned = entry->parameters[n];
+      std::vector<Shape*> ls;
+      CollectLeaves(pinned, ls);
+      for (int k = 0; k < leaves && k < static_cast<int>(ls.size()); ++k) {
+        if (ls[k]->has_layout()) {
+          seeds_.push_back({SlotOf(i, k), ls[k]->layout(), kProducer});
+          exact_[SlotOf(i, k)] = ls[k]->layout();
+        }
+      }
+      fixed = true;
+    } else if (!entry && i->layout_written()) {
+      for (int k = 0; k < leaves; ++k) {
+        seeds_.push_back(
+            {SlotOf(i, k), slots_[SlotOf(i, k)].shape->layout(), kProducer});
+      }
+      fixed = true;
+    }
+  }
+  if (i->layout_written() && !fixed) {
+    bool other = false;
+    for (int k = 0; k < leaves; ++k) {
+      other |= HasOtherAttributes(slots_[SlotOf(i, k)].shape->layout());
+    }
+    if (IsFixedProducer(i->opcode()) || other) {
+      for (int k = 0; k < leaves; ++k) {
+        seeds_.push_back(
+            {SlotOf(i, k), slots_[SlotOf(i, k)].shape->layout(), kProducer});
+      }
+    } else {
+      // A written layout is a preference, kept exactly. XLA prints the
+      // default layout for values nobody laid out, so in a module without
+      // an entry_computation_layout (not laid out yet) a written default
+      // (descending, untiled) takes the target's tiles when they fit.
+      for (int k = 0; k < leaves; ++k) {
+        const Shape& s = *slots_[SlotOf(i, k)].shape;
+        const Layout& written = s.layout();
+        Layout descending(DescendingOrder(s.rank()));
+        // A copy's layout is its purpose: always exact.
+        if (!module.entry_computation_layout() && written.tiles().empty() &&
+            i->opcode() != HloOpcode::kCopy &&
+            SamePhysicalLayout(s, written, descending)) {
+          hint_seeds_.push_back({SlotOf(i, k),
+                                 TargetTiled(s, written.minor_to_major()), kHint,
+                                 /*tiles_from_target=*/true});
+        } else {
+          hint_seeds_.push_back({SlotOf(i, k), written, kHint});
+        }
+      }
+    }
+  }
+
+  const HloOpcode op = i->opcode();
+  if (op == HloOpcode::kCopy) return;  // a copy exists to change layout
+  if (IsElementwise(op) || op == HloOpcode::kMap ||
+      op == HloOpcode::kBitcastConvert || op == HloOpcode::kReducePrecision) {
+    for (int k = 0; k < i->operand_count(); ++k) {
+      const Shape& s = i->operand(k)->shape();
+      if (!s.IsArray() || s.rank() != i->shape().rank() || leaves != 1) continue;
+      // Lanes of different widths keep the order and take their own tiles.
+      bool same_width = PrimitiveBitWidth(s.element_type()) ==
+                        PrimitiveBitWidth(i->shape().element_type());
+      AddEdges(i, k, 0, same_width ? Relation::kSame : Relation::kOrder,
+               "elementwise operand");
+    }
+    return;
+  }
+  switch (op) {
+    case HloOpcode::kGetTupleElement: {
+      const auto& index = i->attributes().index;
+      if (!index || i->operand_count() != 1) return;
+      UnionLeaves(i, 0, i->operand(0),
+                  LeafOffset(i->operand(0)->shape(), *index), leaves);
+      return;
+    }
+    case HloOpcode::kTuple: {
+      int offset = 0;
+      for (int k = 0; k < i->operand_count(); ++k) {
+        AddEdges(i, k, offset, Relation::kSame, "tuple element");
+        offset += LeafCount(i->operand(k)->shape());
+      }
+      return;
+    }
+    case HloOpcode::kWhile: {
+      HloComputation* body = i->called_computation("body");
+      HloComputation* cond = i->called_computation("condition");
+      for (HloComputation* callee : {body, cond}) {
+        if (callee == nullptr) continue;
+        std::vector<HloInstruction*> params = callee->parameters();
+        if (!params.empty() && params[0] != nullptr) {
+          UnionLeaves(i, 0, params[0], 0, leaves);
+        }
+      }
+      if (i->operand_count() == 1) {
+        AddEdges(i, 0, 0, Relation::kSame, "while operand");
+      }
+      if (body != nullptr && body->root() != nullptr) {
+        for (int k = 0; k < leaves; ++k) {
+          edges_.push_back({SlotOf(i, k), SlotOf(body->root(), k), Relation::kSame,
+                            "while body result", nullptr, body, 0, k});
+        }
+      }
+      return;
+    }
+    case HloOpcode::kConditional: {
+      const auto& called = i->called_computations();
+      for (size_t b = 0; b < called.size(); ++b) {
+        HloComputation* branch = called[b].computation;
+        std::vector<HloInstruction*> params = branch->parameters();
+        if (!params.empty() && params[0] != nullptr &&
+            static_cast<int>(b) + 1 < i->operand_count()) {
+          UnionLeaves(params[0], 0, i->operand(b + 1), 0,
+                      LeafCount(params[0]->shape()));
+        }
+        if (branch->root() == nullptr) continue;
+        for (int k = 0; k < leaves; ++k) {
+          edges_.push_back({SlotOf(i, k), SlotOf(branch->root(), k),
+                            Relation::kSame, "conditional branch result",
+                            nullptr, branch, 0, k});
+        }
+      }
+      return;
+    }
+    case HloOpcode::kCall:
+    case HloOpcode::kFusion: {
+      // The callee's parameters are views of the operands and its root is
+      // the result: a fusion body takes the fusion's layouts.
+      if (i->called_computations().empty()) return;
+      HloComputation* callee = i->called_computations()[0].computation;
+      std::vector<HloInstruction*> params = callee->parameters();
+      for (size_t k = 0; k < params.size(); ++k) {
+        if (params[k] != nullptr && static_cast<int>(k) < i->operand_count()) {
+          UnionLeaves(params[k], 0, i->operand(k), 0, LeafCount(params[k]->shape()));
+        }
+      }
+      if (callee->root() != nullptr) UnionLeaves(i, 0, callee->root(), 0, leaves);
+      return;
+    }
+    case HloOpcode::kDynamicUpdateSlice:
+      if (i->operand_count() >= 2 && leaves == 1) {
+        AddEdges(i, 0, 0, Relation::kSame, "in-place update buffer");
+        AddEdges(i, 1, 0, Relation::kOrder, "operand dimension order");
+      }
+      return;
+    case HloOpcode::kTranspose:
+      if (i->operand_count() == 1 && leaves == 1) {
+        AddEdges(i, 0, 0, Relation::kPermute, nullptr);
+      }
+      return;
+    case HloOpcode::kReshape:
+      if (i->operand_count() == 1 && leaves == 1 &&
+          LeafCount(i->operand(0)->shape()) == 1) {
+        AddEdges(i, 0, 0, Relation::kReshape, nullptr);
+      }
+      return;
+    case HloOpcode::kBroadcast:
+      if (i->operand_count() == 1 && leaves == 1 &&
+          LeafCount(i->operand(0)->shape()) == 1) {
+        AddEdges(i, 0, 0, Relation::kBroadcast, nullptr);
+      }
+      return;
+    case HloOpcode::kReduce: {
+      int inputs = i->operand_count() / 2;
+      for (int k = 0; k < inputs && k < leaves; ++k) {
+        if (LeafCount(i->operand(k)->shape()) == 1) {
+          AddEdges(i, k, k, Relation::kReduce, nullptr);
+        }
+      }
+      return;
+    }
+    case HloOpcode::kDot:
+      AddDotConstraints(i);
+      return;
+    default:
+      break;
+  }
+  if (IsDataMovement(op) && leaves == 1) {
+    for (int k = 0; k < i->operand_count(); ++k) {
+      const Shape& s = i->operand(k)->shape();
+      if (s.IsArray() && s.rank() == i->shape().rank()) {
+        AddEdges(i, k, 0, Relation::kOrder, "operand dimension order");
+      }
+    }
+  }
+}
+
+void Assigner::BuildConstraints(HloModule& module) {
+  // Callees first: when mandatory constraints conflict, the one inside a
+  // loop body wins and the copy lands outside, where it runs once.
+  std::vector<HloComputation*> order = module.MakeComputationPostOrder();
+  for (HloComputation* c : order) {
+    if (c == module.entry() && c->root() != nullptr) {
+      // The result constraint comes first, as in XLA: operands follow the
+      // result, and a conflicting parameter gets the copy.
+      std::optional<Shape> result;
+      if (module.entry_computation_layout()) {
+        result = module.entry_computation_layout()->result;
+      } else if (c->root()->layout_written()) {
+        result = c->root()->shape();
+      }
+      if (result) {
+        std::vector<Shape*> ls;
+        CollectLeaves(*result, ls);
+        for (int k = 0; k < static_cast<int>(ls.size()) &&
+                        k < LeafCount(c->root()->shape());
+             ++k) {
+          if (!ls[k]->has_layout()) continue;
+          needs_.push_back({SlotOf(c->root(), k), ls[k]->layout(),
+                            "entry result layout", nullptr, c, 0, k});
+          seeds_.push_back({SlotOf(c->root(), k), ls[k]->layout(), kMandatory});
+          exact_[SlotOf(c->root(), k)] = ls[k]->layout();
+        }
+      }
+    }
+    for (HloInstruction* i : c->instructions()) VisitInstruction(module, i);
+  }
+}
+
+std::string Assigner::NewName(absl::string_view base) {
+  std::string name(base);
+  for (int n = 1; names_.contains(name); ++n) name = absl::StrCat(base, ".", n);
+  names_.insert(name);
+  return name;
+}
+
+HloInstruction* Assigner::MakeCopy(
+    HloComputation* c, HloInstruction* value, const Shape& target, HloInstruction* anchor,
+    const char* reason,
+    std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>>& batch) {
+  if (!value->shape().IsTuple()) {
+    auto copy = std::make_unique<HloInstruction>(NewName("copy"), HloOpcode::kCopy,
+                                                 target);
+    copy->set_layout_written(true);
+    copy->AppendOperand(value);
+    LayoutAssignmentStats::Copy record;
+    record.name = copy->name();
+    record.computation = c->name();
+    record.operand = value->name();
+    record.reason = reason;
+    record.from = PrintLayout(value->shape().layout());
+    record.to = PrintLayout(target.layout());
+    record.bytes = ByteSize(value->shape()) + ByteSize(target);
+    record.in_loop = in_loop_.contains(c);
+    stats_.copies.push_back(std::move(record));
+    HloInstruction* raw = copy.get();
+    batch.push_back({anchor, std::move(copy)});
+    return raw;
+  }
+  // Tuples are copied element by element; tokens and unchanged elements
+  // pass through.
+  std::vector<HloInstruction*> elements;
+  for (size_t k = 0; k < target.tuple_shapes().size(); ++k) {
+    const Shape& have = value->shape().tuple_shapes()[k];
+    auto gte = std::make_unique<HloInstruction>(
+        NewName(absl::StrCat(value->name(), ".", k)), HloOpcode::kGetTupleElement,
+        have);
+    gte->AppendOperand(value);
+    gte->mutable_attributes().index = static_cast<int64_t>(k);
+    gte->set_layout_written(true);
+    gte->mutable_raw_attributes().push_back({"index", absl::StrCat(k)});
+    HloInstruction* element = gte.get();
+    batch.push_back({anchor, std::move(gte)});
+    if (!(have == target.tuple_shapes()[k])) {
+      element = MakeCopy(c, element, target.tuple_shapes()[k], anchor, reason, batch);
+    }
+    elements.push_back(element);
+  }
+  auto tuple = std::make_unique<HloInstruction>(
+      NewName(absl::StrCat(value->name(), ".copy")), HloOpcode::kTuple, target);
+  tuple->set_layout_written(true);
+  for (HloInstruction* e : elements) tuple->AppendOperand(e);
+  HloInstruction* raw = tuple.get();
+  batch.push_back({anchor, std::move(tuple)});
+  return raw;
+}
+
+void Assigner::InsertCopies(HloModule& module) {
+  // One entry per use (an operand of an instruction, or a root) with the
+  // leaves whose layouts it needs changed.
+  struct Use {
+    HloInstruction* user;
+    HloComputation* computation;
+    int operand_index;
+    const char* reason;
+    std::vector<std::pair<int, Layout>> leaves;
+  };
+  std::vector<Use> uses;
+  absl::flat_hash_map<std::pair<const void*, int>, size_t> use_index;
+  auto record = [&](HloInstruction* user, HloComputation* c, int operand_index,
+                    int leaf, const Layout& layout, const char* reason) {
+    std::pair<const void*, int> key =
+        user != nullptr ? std::pair<const void*, int>(user, operand_index)
+                        : std::pair<const void*, int>(c, -1);
+    auto [it, inserted] = use_index.try_emplace(key, uses.size());
+    if (inserted) uses.push_back({user, c, operand_index, reason, {}});
+    uses[it->second].leaves.push_back({leaf, layout});
+  };
+  for (const Edge& e : edges_) {
+    if (e.reason == nullptr) continue;
+    const Layout& have = layout_[Find(e.operand)];
+    const Layout& want = layout_[Find(e.result)];
+    const Shape& shape = *slots_[e.operand].shape;
+    std::optional<Layout> need;
+    if (e.relation == Relation::kOrder) {
+      const Shape& result = *slots_[e.result].shape;
+      if (CommonOrder(shape, result, have) == CommonOrder(shape, result, want)) continue;
+      need = AdaptTiles(want, result, shape);
+    } else {
+      need = Derive(e, /*toward_operand=*/true, want);
+      if (!need || SamePhysicalLayout(shape, have, *need)) continue;
+    }
+    record(e.user, e.computation, e.operand_index, e.leaf, *need, e.reason);
+  }
+  for (const Need& n : needs_) {
+    if (!SamePhysicalLayout(*slots_[n.operand].shape, layout_[Find(n.operand)],
+                         n.layout)) {
+      record(n.user, n.computation, n.operand_index, n.leaf, n.layout, n.reason);
+    }
+  }
+  absl::flat_hash_map<
+      const HloComputation*,
+      std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>>>
+      batches;
+  // Users that need the same copy of a value share it.
+  absl::flat_hash_map<std::pair<const HloInstruction*, std::string>, HloInstruction*>
+      made;
+  for (Use& use : uses) {
+    HloInstruction* value =
+        use.user != nullptr ? use.user->operand(use.operand_index) : use.computation->root();
+    Shape target = value->shape();
+    std::vector<Shape*> ls;
+    CollectLeaves(target, ls);
+    for (const auto& [leaf, layout] : use.leaves) {
+      if (leaf < static_cast<int>(ls.size())) ls[leaf]->set_layout(layout);
+    }
+    std::pair<const HloInstruction*, std::string> key(value, PrintShape(target));
+    HloInstruction*& copy = made[key];
+    if (copy == nullptr) {
+      copy = MakeCopy(value->parent(), value, target, use.user, use.reason,
+                      batches[value->parent()]);
+    }
+    if (use.user != nullptr) {
+      use.user->ReplaceOperandWith(use.operand_index, copy);
+    } else {
+      use.computation->set_root(copy);
+    }
+  }
+  for (HloComputation* c : module.computations()) {
+    auto it = batches.find(c);
+    if (it != batches.end()) c->InsertInstructions(std::move(it->second));
+  }
+}
+
+void Assigner::CollectStats(HloModule& module) {
+  stats_.target = target_.name();
+  absl::flat_hash_set<int> counted;
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    if (!counted.insert(Find(static_cast<int>(s))).second) continue;
+    stats_.data_bytes += DataBytes(*slots_[s].shape);
+    stats_.padded_bytes += ByteSize(*slots_[s].shape);
+  }
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      std::vector<Shape*> ls;
+      CollectLeaves(*i->mutable_shape(), ls);
+      for (Shape* s : ls) ++stats_.instructions_per_layout[PrintLayout(s->layout())];
+      if (i->opcode() == HloOpcode::kCopy && !first_slot_.contains(i) && !ls.empty()) {
+        stats_.data_bytes += DataBytes(*ls[0]);
+        stats_.padded_bytes += ByteSize(*ls[0]);
+      }
+      if (i->operand_count() != 1 || ls.size() != 1 ||
+          !IsLaidOut(i->operand(0)->shape())) {
+        continue;
+      }
+      const Shape& in = i->operand(0)->shape();
+      if (i->opcode() == HloOpcode::kTranspose && i->attributes().dimensions) {
+        const auto& perm = *i->attributes().dimensions;
+        std::vector<int64_t> m2m;
+        for (int64_t d : in.layout().minor_to_major()) {
+          auto it = std::find(perm.begin(), perm.end(), d);
+          m2m.push_back(it - perm.begin());
+        }
+        Layout permuted(m2m);
+        permuted.set_tiles(in.layout().tiles());
+        if (SamePhysicalLayout(*ls[0], permuted, ls[0]->layout())) {
+          ++stats_.transposes_as_bitcast;
+        }
+      } else if (i->opcode() == HloOpcode::kReshape) {
+        std::optional<Layout> b = ReshapeBitcastLayout(in, in.layout(), *ls[0]);
+        if (b && SamePhysicalLayout(*ls[0], *b, ls[0]->layout())) {
+          ++stats_.reshapes_as_bitcast;
+        }
+      }
+    }
+  }
+}
+
+absl::StatusOr<bool> Assigner::Run(HloModule& module) {
+  if (module.entry() == nullptr) {
+    return absl::FailedPreconditionError("the module has no entry computation");
+  }
+  absl::Status s = CheckCallGraph(module);
+  if (!s.ok()) return s;
+  CreateSlots(module);
+  // Callers before callees: a computation runs per iteration when a while
+  // calls it or when it is called from such a computation.
+  std::vector<HloComputation*> order = module.MakeComputationPostOrder();
+  for (auto c = order.rbegin(); c != order.rend(); ++c) {
+    bool loop = in_loop_.contains(*c);
+    for (HloInstruction* i : (*c)->instructions()) {
+      if (i->opcode() != HloOpcode::kWhile && !loop) continue;
+      for (const auto& called : i->called_computations()) {
+        in_loop_.insert(called.computation);
+      }
+    }
+  }
+  BuildConstraints(module);
+  adjacent_.resize(slots_.size());
+  for (size_t e = 0; e < edges_.size(); ++e) {
+    int a = Find(edges_[e].result), b = Find(edges_[e].operand);
+    adjacent_[a].push_back(static_cast<int>(e));
+    if (b != a) adjacent_[b].push_back(static_cast<int>(e));
+  }
+  // Hints are placed first but spread last, so a hint always keeps its own
+  // value unless a copy-checked constraint overrides it.
+  for (const Seed& seed : hint_seeds_) {
+    Set(seed.slot, seed.layout, seed.level, false);
+    int g = Find(seed.slot);
+    if (level_[g] == kHint && seed.tiles_from_target) own_hint_[g] = true;
+  }
+  for (const Seed& seed : seeds_) {
+    Set(seed.slot, seed.layout, seed.level);
+    Drain();
+  }
+  for (const Seed& seed : hint_seeds_) {
+    int g = Find(seed.slot);
+    if (level_[g] == kHint) queue_.push_back(g);
+  }
+  Drain();
+  for (size_t slot = 0; slot < slots_.size(); ++slot) {
+    int g = Find(static_cast<int>(slot));
+    if (level_[g] != kUnset) continue;
+    Set(g, DefaultLayout(*slots_[g].shape, slots_[g].instruction->name()), kDefault);
+    Drain();
+  }
+  queue_.clear();
+
+  bool changed = false;
+  for (size_t slot = 0; slot < slots_.size(); ++slot) {
+    const Layout* layout = &layout_[Find(static_cast<int>(slot))];
+    Shape& shape = *slots_[slot].shape;
+    auto pinned = exact_.find(static_cast<int>(slot));
+    if (pinned != exact_.end() && SamePhysicalLayout(shape, pinned->second, *layout)) {
+      layout = &pinned->second;
+    }
+    // Otherwise a layout is never rewritten into a physically identical one
+    // (size-1 dims elsewhere in the order): that keeps the pass idempotent.
+    if (!shape.has_layout() ||
+        (pinned != exact_.end() ? !(shape.layout() == *layout)
+                                : !SamePhysicalLayout(shape, shape.layout(), *layout))) {
+      shape.set_layout(*layout);
+      changed = true;
+    }
+  }
+  // Every layout is decided now, as if written in the text.
+  for (const Slot& slot : slots_) slot.instruction->set_layout_written(true);
+  size_t copies_before = stats_.copies.size();
+  InsertCopies(module);
+  changed |= stats_.copies.size() != copies_before;
+
+  HloComputation* entry = module.entry();
+  ComputationLayout entry_layout;
+  for (HloInstruction* p : entry->parameters()) {
+    if (p == nullptr) {
+      return absl::FailedPreconditionError("the entry's parameters are not numbered 0..n-1");
+    }
+    entry_layout.parameters.push_back(p->shape());
+  }
+  entry_layout.result = entry->root()->shape();
+  const auto& old = module.entry_computation_layout();
+  bool same = old && old->parameters.size() == entry_layout.parameters.size() &&
+              old->result == entry_layout.result;
+  for (size_t k = 0; same && k < entry_layout.parameters.size(); ++k) {
+    same = old->parameters[k] == entry_layout.parameters[k];
+  }
+  if (!same) {
+    module.set_entry_computation_layout(std::move(entry_layout));
+    changed = true;
+  }
+  CollectStats(module);
+  return changed;
+}
+
+}  // namespace
+
+LayoutAssignment::LayoutAssignment()
+    : target_(*TargetConfig::Builtin("default")) {}
+
+LayoutAssignment::LayoutAssignment(TargetConfig target)
+    : target_(std::move(target)) {}
+
+absl::Status LayoutAssignment::SetOption(absl::string_view key,
+                                         absl::string_view value) {
+  absl::StatusOr<TargetConfig> target;
+  if (key == "target") {
+    target = TargetConfig::Builtin(value);
+  } else if (key == "target-file") {
+    target = TargetConfig::FromFile(std::string(value));
+  } else {
+    return HloPass::SetOption(key, value);
+  }
+  if (!target.ok()) return target.status();
+  target_ = *std::move(target);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
+  stats_ = LayoutAssignmentStats();
+  Assigner assigner(target_, stats_);
+  return assigner.Run(module);
+}
+
+std::string LayoutAssignment::StatsReport(bool json) const {
+  return json ? stats_.ToJson() : stats_.ToText();
+}
+
+std::string LayoutAssignmentStats::ToText() const {
+  std::string out = absl::StrCat("layout-assignment statistics (target ", target, ")\n");
+  int64_t copy_bytes = 0;
+  std::map<std::string, int> by_reason;
+  for (const Copy& c : copies) {
+    copy_bytes += c.bytes;
+    ++by_reason[c.reason];
+  }
+  absl::StrAppend(&out, "  copies inserted: ", copies.size(), " (", copy_bytes,
+                  " bytes moved per run)\n");
+  for (const auto& [reason, n] : by_reason) {
+    absl::StrAppend(&out, "    ", n, " for ", reason, "\n");
+  }
+  for (const Copy& c : copies) {
+    absl::StrAppend(&out, "    ", c.name, " in ", c.computation, ": ", c.operand,
+                    " ", c.from, " -> ", c.to, ", ", c.bytes, " bytes",
+                    c.in_loop ? " per loop iteration" : "", " (", c.reason, ")\n");
+  }
+  absl::StrAppend(&out, "  buffers: ", data_bytes, " data bytes, ",
+                  padded_bytes - data_bytes, " padding bytes added by tiles\n");
+  for (const auto& [name, ratio] : tilings_refused) {
+    absl::StrAppend(&out, "  tiling refused for ", name,
+                    absl::StrFormat(": padding would be %.2fx", ratio), "\n");
+  }
+  absl::StrAppend(&out, "  transposes that are bitcasts: ", transposes_as_bitcast,
+                  "\n  reshapes that are bitcasts: ", reshapes_as_bitcast,
+                  "\n  instructions per layout:\n");
+  for (const auto& [layout, n] : instructions_per_layout) {
+    absl::StrAppend(&out, absl::StrFormat("    %6d  %s\n", n, layout));
+  }
+  return out;
+}
+
+
+std::string LayoutAssignmentStats::ToJson() const {
+  std::vector<std::string> copy_items;
+  int64_t copy_bytes = 0;
+  std::map<std::string, int> by_reason;
+  for (const Copy& c : copies) {
+    copy_bytes += c.bytes;
+    ++by_reason[c.reason];
+    copy_items.push_back(absl::StrCat(
+        "{\"name\":", JsonString(c.name), ",\"computation\":", JsonString(c.computation),
+        ",\"operand\":", JsonString(c.operand), ",\"reason\":", JsonString(c.reason),
+        ",\"from\":", JsonString(c.from), ",\"to\":", JsonString(c.to),
+        ",\"bytes\":", c.bytes, ",\"in_loop\":", c.in_loop ? "true" : "false", "}"));
+  }
+  std::vector<std::string> reasons, refused, layouts;
+  for (const auto& [r, n] : by_reason) reasons.push_back(absl::StrCat(JsonString(r), ":", n));
+  for (const auto& [name, ratio] : tilings_refused) {
+    refused.push_back(absl::StrCat("{\"value\":", JsonString(name),
+                                   absl::StrFormat(",\"padding_ratio\":%.4f}", ratio)));
+  }
+  for (const auto& [l, n] : instructions_per_layout) {
+    layouts.push_back(absl::StrCat(JsonString(l), ":", n));
+  }
+  return absl::StrCat(
+      "{\"pass\":\"layout-assignment\",\"target\":", JsonString(target),
+      ",\"copies_inserted\":", copies.size(), ",\"copy_bytes_per_run\":", copy_bytes,
+      ",\"copies_by_reason\":{", absl::StrJoin(reasons, ","), "}",
+      ",\"copies\":[", absl::StrJoin(copy_items, ","), "]",
+      ",\"data_bytes\":", data_bytes, ",\"padding_bytes\":", padded_bytes - data_bytes,
+      ",\"tilings_refused\":[", absl::StrJoin(refused, ","), "]",
+      ",\"transposes_as_bitcast\":", transposes_as_bitcast,
+      ",\"reshapes_as_bitcast\":", reshapes_as_bitcast,
+      ",\"instructions_per_layout\":{", absl::StrJoin(layouts, ","), "}}\n");
+}
+
+XLA_LAYOUT_REGISTER_PASS(LayoutAssignment);
+
+}  // namespace xla_layout

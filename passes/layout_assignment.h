@@ -1,0 +1,86 @@
+// `layout-assignment`: gives every array in a module a layout (dimension
+// order and tiles) for a target, and inserts `copy` instructions wherever a
+// value's layout differs from the one a use needs. README "Layout
+// assignment" describes the rules and the figures the cost model uses.
+#ifndef PASSES_LAYOUT_ASSIGNMENT_H_
+#define PASSES_LAYOUT_ASSIGNMENT_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "passes/hlo_pass.h"
+#include "passes/target_config.h"
+#include "xla_layout/shape.h"
+
+namespace xla_layout {
+
+// What one run of the pass did.
+struct LayoutAssignmentStats {
+  std::string target;
+  struct Copy {
+    std::string name;         // the inserted copy
+    std::string computation;  // where it runs
+    std::string operand;      // the value it copies
+    std::string reason;       // e.g. "dot operand packing"
+    std::string from;         // layouts, as printed
+    std::string to;
+    int64_t bytes = 0;  // read + written by one execution of the copy
+    bool in_loop = false;  // runs once per iteration of a while loop
+  };
+  std::vector<Copy> copies;
+  // Over every buffer the pass laid out (views counted once).
+  int64_t data_bytes = 0;
+  int64_t padded_bytes = 0;  // with the padding of their tiles
+  // Values whose target tiling the cost model refused, with the ratio.
+  std::vector<std::pair<std::string, double>> tilings_refused;
+  int transposes_as_bitcast = 0;  // operand layout == result layout permuted
+  int reshapes_as_bitcast = 0;
+  std::map<std::string, int64_t> instructions_per_layout;
+
+  std::string ToText() const;
+  std::string ToJson() const;
+};
+
+class LayoutAssignment : public HloPass {
+ public:
+  LayoutAssignment();  // the `default` target
+  explicit LayoutAssignment(TargetConfig target);
+
+  absl::string_view name() const override { return "layout-assignment"; }
+  absl::string_view description() const override {
+    return "chooses dimension order and tiles per target; inserts copies "
+           "(options: target=NAME, target-file=FILE)";
+  }
+  absl::StatusOr<bool> Run(HloModule& module) override;
+  // target=tpu|cpu-avx2|cpu-avx512|arm64|default, target-file=PATH.
+  absl::Status SetOption(absl::string_view key, absl::string_view value) override;
+  std::string StatsReport(bool json) const override;
+
+  const TargetConfig& target() const { return target_; }
+  const LayoutAssignmentStats& stats() const { return stats_; }
+
+ private:
+  TargetConfig target_;
+  LayoutAssignmentStats stats_;
+};
+
+// The layout of `to` (a reshape of `from`, same element count) that makes
+// the reshape a bitcast of `from` in `from_layout`, if one exists. Size-1
+// dims are placed as close to descending order as the bitcast allows; tiles
+// carry over only when the tiled minor dims are unchanged.
+std::optional<Layout> ReshapeBitcastLayout(const Shape& from,
+                                           const Layout& from_layout,
+                                           const Shape& to);
+
+// Whether layouts `a` and `b` of `shape` put every element at the same
+// offset: equal, or untiled and differing only where size-1 dims sit.
+bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b);
+
+}  // namespace xla_layout
+
+#endif  // PASSES_LAYOUT_ASSIGNMENT_H_

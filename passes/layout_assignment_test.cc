@@ -1,0 +1,699 @@
+#include "passes/layout_assignment.h"
+
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "passes/hlo_parser.h"
+#include "passes/hlo_test_util.h"
+#include "passes/hlo_verifier.h"
+#include "xla_layout/shape_text.h"
+#include "xla_layout/test_util.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout {
+namespace {
+
+using ::testing::HasSubstr;
+
+
+LayoutAssignment ForTarget(absl::string_view name) {
+  return LayoutAssignment(*TargetConfig::Builtin(name));
+}
+
+// Runs the pass, checks the result verifies with every layout set, and that
+// a second run changes nothing.
+std::unique_ptr<HloModule> Assign(absl::string_view text, absl::string_view target,
+                                  LayoutAssignmentStats* stats = nullptr) {
+  std::unique_ptr<HloModule> m = ParseTestModule(text);
+  if (m == nullptr) return nullptr;
+  LayoutAssignment pass = ForTarget(target);
+  absl::StatusOr<bool> ran = pass.Run(*m);
+  EXPECT_TRUE(ran.ok()) << ran.status();
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m) << "\n" << m->ToString();
+  if (stats != nullptr) *stats = pass.stats();
+  std::string once = m->ToString();
+  LayoutAssignment again = ForTarget(target);
+  absl::StatusOr<bool> changed = again.Run(*m);
+  EXPECT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(changed.ok() && *changed) << "second run changed:\n" << once;
+  EXPECT_EQ(m->ToString(), once);
+  EXPECT_TRUE(again.stats().copies.empty());
+  return m;
+}
+
+std::string LayoutOf(const HloModule& m, absl::string_view name) {
+  for (HloComputation* c : m.computations()) {
+    if (HloInstruction* i = c->FindInstruction(name)) {
+      return i->shape().IsArray() ? PrintLayout(i->shape().layout())
+                                  : PrintShape(i->shape());
+    }
+  }
+  ADD_FAILURE() << "no instruction " << name;
+  return "";
+}
+
+// --- ReshapeBitcastLayout --------------------------------------------------
+
+TEST(ReshapeBitcastLayoutTest, XlaGatherExample) {
+  // reshape.3 of the corpus: f32[288,1,32]{2,1,0} -> f32[16,1,18,32].
+  Shape from = ParseTestShape("f32[288,1,32]");
+  std::optional<Layout> l = ReshapeBitcastLayout(
+      from, Layout(std::vector<int64_t>{2, 1, 0}), ParseTestShape("f32[16,1,18,32]"));
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(PrintLayout(*l), "{3,2,1,0}");
+  // reshape.1: column-major s32[16,1,18] has no bitcast to s32[288,1].
+  EXPECT_FALSE(ReshapeBitcastLayout(ParseTestShape("s32[16,1,18]"),
+                                    Layout(std::vector<int64_t>{0, 1, 2}),
+                                    ParseTestShape("s32[288,1]")));
+}
+
+TEST(ReshapeBitcastLayoutTest, ColumnMajorSplitAndTiles) {
+  std::optional<Layout> l =
+      ReshapeBitcastLayout(ParseTestShape("f32[6,4]"), Layout(std::vector<int64_t>{0, 1}),
+                           ParseTestShape("f32[2,3,4]"));
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(PrintLayout(*l), "{1,0,2}");
+  Layout tiled(std::vector<int64_t>{2, 1, 0});
+  tiled.add_tile(Tile(std::vector<int64_t>{8, 128}));
+  l = ReshapeBitcastLayout(ParseTestShape("f32[4,16,256]"), tiled,
+                           ParseTestShape("f32[2,2,16,256]"));
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(PrintLayout(*l), "{3,2,1,0:T(8,128)}");
+  // Merging into the tiled minor dims changes the tiles' meaning.
+  EXPECT_FALSE(ReshapeBitcastLayout(ParseTestShape("f32[4,16,256]"), tiled,
+                                    ParseTestShape("f32[64,256]")));
+}
+
+// Property: whenever a layout is returned, every element sits at the same
+// offset before and after the reshape (checked with the index math).
+TEST(ReshapeBitcastLayoutTest, RandomReshapesAreBitcasts) {
+  std::mt19937_64 rng(7);
+  int found = 0;
+  for (int iter = 0; iter < 4000; ++iter) {
+    std::vector<int64_t> factors;
+    int n = 1 + rng() % 4;
+    for (int k = 0; k < n; ++k) factors.push_back(1 + rng() % 4);
+    auto random_grouping = [&](std::vector<int64_t> f) {
+      std::shuffle(f.begin(), f.end(), rng);
+      std::vector<int64_t> dims;
+      for (int64_t x : f) {
+        if (!dims.empty() && rng() % 2) {
+          dims.back() *= x;
+        } else {
+          dims.push_back(x);
+        }
+      }
+      if (rng() % 3 == 0) dims.insert(dims.begin() + rng() % (dims.size() + 1), 1);
+      return dims;
+    };
+    Shape from(F32, random_grouping(factors));
+    Shape to(F32, random_grouping(factors));
+    Layout from_layout = RandomLayoutFor(
+        rng, from, {.max_tile_levels = 1, .allow_combine = false, .allow_attributes = false});
+    std::optional<Layout> l = ReshapeBitcastLayout(from, from_layout, to);
+    if (!l) continue;
+    ++found;
+    from.set_layout(from_layout);
+    to.set_layout(*l);
+    ASSERT_TRUE(ValidateLayoutForShape(*l, to).ok()) << PrintShape(to);
+    absl::StatusOr<TiledLayout> a = TiledLayout::Create(from);
+    absl::StatusOr<TiledLayout> b = TiledLayout::Create(to);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->byte_size(), b->byte_size()) << PrintShape(from) << " " << PrintShape(to);
+    int64_t count = *from.ElementCount();
+    for (int64_t linear = 0; linear < count; ++linear) {
+      std::vector<int64_t> ia(from.rank()), ib(to.rank());
+      int64_t rest = linear;
+      for (int d = from.rank() - 1; d >= 0; --d) {
+        ia[d] = rest % from.dimensions(d);
+        rest /= from.dimensions(d);
+      }
+      rest = linear;
+      for (int d = to.rank() - 1; d >= 0; --d) {
+        ib[d] = rest % to.dimensions(d);
+        rest /= to.dimensions(d);
+      }
+      ASSERT_EQ(a->LinearIndex(ia), b->LinearIndex(ib))
+          << PrintShape(from) << " -> " << PrintShape(to) << " element " << linear;
+    }
+  }
+  EXPECT_GT(found, 400);
+}
+
+// --- XLA's documented outcomes (hlo-corpus/SOURCES.md) ----------------------
+
+TEST(LayoutAssignmentTest, WhileInfeedMismatchCopiesOutsideTheLoop) {
+  constexpr char kText[] = R"(
+HloModule TupleCopyOnLayoutMismatch
+condition.1 {
+  tup.1 = (s32[], token[], f32[512,1024]{0,1}) parameter(0)
+  counter.1 = s32[] get-tuple-element(tup.1), index=0
+  five = s32[] constant(5)
+  ROOT lt = pred[] compare(counter.1, five), direction=LT
+}
+body.2 {
+  tup.2 = (s32[], token[], f32[512,1024]{0,1}) parameter(0)
+  counter.2 = s32[] get-tuple-element(tup.2), index=0
+  tok.2 = token[] get-tuple-element(tup.2), index=1
+  ifeed.2 = (f32[512,1024]{1,0}, token[]) infeed(tok.2)
+  next_tok = token[] get-tuple-element(ifeed.2), index=1
+  next_buf = f32[512,1024]{1,0} get-tuple-element(ifeed.2), index=0
+  one = s32[] constant(1)
+  next_counter = s32[] add(counter.2, one)
+  ROOT tup = (s32[], token[], f32[512,1024]{0,1}) tuple(next_counter, next_tok, next_buf)
+}
+ENTRY main {
+  start_tok = token[] after-all()
+  ifeed.3 = (f32[512,1024]{0,1}, token[]) infeed(start_tok)
+  itok = token[] get-tuple-element(ifeed.3), index=1
+  ibuf = f32[512,1024]{0,1} get-tuple-element(ifeed.3), index=0
+  zero = s32[] constant(0)
+  itup = (s32[], token[], f32[512,1024]{0,1}) tuple(zero, itok, ibuf)
+  loop = (s32[], token[], f32[512,1024]{0,1}) while(itup), condition=condition.1, body=body.2
+  ROOT result = f32[512,1024]{0,1} get-tuple-element(loop), index=2
+})";
+  LayoutAssignmentStats stats;
+  auto m = Assign(kText, "default", &stats);
+  ASSERT_NE(m, nullptr);
+  HloInstruction* loop = m->entry()->FindInstruction("loop");
+  HloInstruction* element = loop->operand(0)->operand(2);
+  EXPECT_EQ(element->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(element->operand(0)->name(), "ibuf");
+  EXPECT_EQ(LayoutOf(*m, "ibuf"), "{0,1}");
+  EXPECT_EQ(PrintLayout(element->shape().layout()), "{1,0}");
+  EXPECT_EQ(LayoutOf(*m, "next_buf"), "{1,0}");
+  // The body's root keeps the infeed's layout: no copy runs per iteration.
+  HloComputation* body = m->FindComputation("body.2");
+  EXPECT_EQ(body->root()->name(), "tup");
+  EXPECT_EQ(body->root()->operand(2)->name(), "next_buf");
+  ASSERT_EQ(stats.copies.size(), 2u);
+  for (const auto& c : stats.copies) EXPECT_FALSE(c.in_loop);
+  EXPECT_EQ(stats.copies[0].bytes, 2 * 512 * 1024 * 4);
+}
+
+TEST(LayoutAssignmentTest, GatherReshapeLayoutsAsXla) {
+  constexpr char kText[] = R"(
+HloModule TensorFlowGather, entry_computation_layout={(f32[32,650]{1,0},s32[16,1,18]{0,1,2})->f32[16,1,18,32]{3,1,2,0}}
+ENTRY %main (operand: f32[32,650], indices: s32[16,1,18]) -> f32[16,1,18,32] {
+  %operand = f32[32,650]{1,0} parameter(0)
+  %transpose = f32[650,32]{0,1} transpose(f32[32,650]{1,0} %operand), dimensions={1,0}
+  %indices = s32[16,1,18]{0,1,2} parameter(1)
+  %reshape.1 = s32[288,1]{1,0} reshape(s32[16,1,18]{0,1,2} %indices)
+  %gather.1 = f32[288,1,32]{2,1,0} gather(f32[650,32]{0,1} %transpose, s32[288,1]{1,0} %reshape.1), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,32}
+  ROOT %reshape.3 = f32[16,1,18,32]{3,2,1,0} reshape(f32[288,1,32]{2,1,0} %gather.1)
+})";
+  for (const char* target : {"default", "tpu", "cpu-avx2"}) {
+    LayoutAssignmentStats stats;
+    auto m = Assign(kText, target, &stats);
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(LayoutOf(*m, "reshape.1"), "{1,0}") << target;
+    EXPECT_EQ(LayoutOf(*m, "reshape.3"), "{3,1,2,0}") << target;
+    EXPECT_EQ(LayoutOf(*m, "transpose"), "{0,1}") << target;
+    EXPECT_EQ(stats.transposes_as_bitcast, 1);
+    EXPECT_EQ(stats.reshapes_as_bitcast, 1);
+    EXPECT_TRUE(stats.copies.empty());
+  }
+}
+
+TEST(LayoutAssignmentTest, ResultLayoutPropagatesToOperandsAndCopiesParameter) {
+  // XLA's PropagatingLayoutFromResultToOperand: the slice takes the result
+  // layout and the parameter is copied.
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[4,5]{1,0})->f32[3,4]{0,1}}
+ENTRY e {
+  par0 = f32[4,5] parameter(0)
+  ROOT slice0 = f32[3,4] slice(par0), slice={[1:4],[1:5]}
+})",
+                  "default");
+  ASSERT_NE(m, nullptr);
+  HloInstruction* root = m->entry()->root();
+  EXPECT_EQ(root->name(), "slice0");
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(PrintShape(root->operand(0)->shape()), "f32[4,5]{0,1}");
+}
+
+// --- Targets ----------------------------------------------------------------
+
+constexpr char kMlp[] = R"(
+HloModule mlp
+ENTRY main {
+  x = f32[64,256] parameter(0)
+  w = f32[256,128] parameter(1)
+  b = f32[128] parameter(2)
+  d = f32[64,128] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[64,128] broadcast(b), dimensions={1}
+  a = f32[64,128] add(d, bb)
+  zero = f32[] constant(0)
+  z = f32[64,128] broadcast(zero), dimensions={}
+  ROOT r = f32[64,128] maximum(a, z)
+})";
+
+TEST(LayoutAssignmentTest, MlpDotIsPackedPerTarget) {
+  struct Case {
+    const char* target;
+    const char* x;
+    const char* w;
+    const char* d;
+  } cases[] = {
+      {"default", "{1,0}", "{1,0}", "{1,0}"},
+      {"tpu", "{1,0:T(8,128)}", "{1,0:T(8,128)}", "{1,0:T(8,128)}"},
+      {"cpu-avx2", "{1,0:T(8,1)}", "{0,1:T(8,1)}", "{1,0:T(8,8)}"},
+      {"cpu-avx512", "{1,0:T(16,1)}", "{0,1:T(16,1)}", "{1,0:T(16,16)}"},
+      {"arm64", "{1,0:T(8,1)}", "{0,1:T(8,1)}", "{1,0:T(8,8)}"},
+  };
+  for (const Case& c : cases) {
+    LayoutAssignmentStats stats;
+    auto m = Assign(kMlp, c.target, &stats);
+    ASSERT_NE(m, nullptr);
+    // No entry layout: the parameters take the packed layouts, no copies.
+    EXPECT_EQ(LayoutOf(*m, "x"), c.x) << c.target;
+    EXPECT_EQ(LayoutOf(*m, "w"), c.w) << c.target;
+    EXPECT_EQ(LayoutOf(*m, "d"), c.d) << c.target;
+    EXPECT_EQ(LayoutOf(*m, "r"), c.d) << c.target;
+    EXPECT_TRUE(stats.copies.empty()) << c.target;
+    ASSERT_TRUE(m->entry_computation_layout().has_value());
+    EXPECT_EQ(PrintShape(m->entry_computation_layout()->parameters[0]),
+              absl::StrCat("f32[64,256]", c.x));
+  }
+}
+
+TEST(LayoutAssignmentTest, PinnedEntryLayoutPacksWithCopies) {
+  std::string text = kMlp;
+  text.replace(text.find("HloModule mlp"), 13,
+               "HloModule mlp, entry_computation_layout={(f32[64,256]{1,0}, "
+               "f32[256,128]{1,0}, f32[128]{0})->f32[64,128]{1,0}}");
+  LayoutAssignmentStats stats;
+  auto m = Assign(text, "cpu-avx2", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "x"), "{1,0}");
+  EXPECT_EQ(LayoutOf(*m, "d"), "{1,0:T(8,8)}");
+  HloInstruction* d = m->entry()->FindInstruction("d");
+  EXPECT_EQ(PrintShape(d->operand(0)->shape()), "f32[64,256]{1,0:T(8,1)}");
+  EXPECT_EQ(PrintShape(d->operand(1)->shape()), "f32[256,128]{0,1:T(8,1)}");
+  // Pack x, pack w, and unpack the result once, before the elementwise tail
+  // that already computes in the result's layout.
+  std::multiset<std::string> reasons;
+  for (const auto& c : stats.copies) reasons.insert(c.reason);
+  EXPECT_EQ(reasons, (std::multiset<std::string>{"dot operand packing",
+                                                 "dot operand packing",
+                                                 "elementwise operand"}));
+  EXPECT_EQ(LayoutOf(*m, "a"), "{1,0}");
+  EXPECT_EQ(PrintShape(m->entry()->root()->shape()), "f32[64,128]{1,0}");
+}
+
+TEST(LayoutAssignmentTest, PaddingRefusesTiling) {
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m
+ENTRY e {
+  p = u32[12582912,1] parameter(0)
+  ROOT n = u32[12582912,1] not(p)
+})",
+                  "tpu", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "n"), "{1,0}");
+  ASSERT_FALSE(stats.tilings_refused.empty());
+  EXPECT_NEAR(stats.tilings_refused[0].second, 128.0, 1e-9);
+  EXPECT_EQ(stats.padded_bytes, stats.data_bytes);
+}
+
+TEST(LayoutAssignmentTest, SizeOneDimMovesMajorToKeepTiles) {
+  auto m = Assign(R"(
+HloModule m
+ENTRY e {
+  p = f32[1280,1,128] parameter(0)
+  ROOT n = f32[1280,1,128] negate(p)
+})",
+                  "tpu");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "n"), "{2,0,1:T(8,128)}");
+}
+
+TEST(LayoutAssignmentTest, TransposeBecomesBitcast) {
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[32,650]{1,0})->f32[650,32]{0,1}}
+ENTRY e {
+  p = f32[32,650] parameter(0)
+  t = f32[650,32] transpose(p), dimensions={1,0}
+  ROOT n = f32[650,32] negate(t)
+})",
+                  "default", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "t"), "{0,1}");
+  EXPECT_EQ(stats.transposes_as_bitcast, 1);
+  EXPECT_TRUE(stats.copies.empty());
+}
+
+TEST(LayoutAssignmentTest, FusionBodyTakesFusionLayouts) {
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[8,16]{0,1})->f32[8,16]{0,1}}
+fused {
+  a = f32[8,16] parameter(0)
+  ROOT e = f32[8,16] exponential(a)
+}
+ENTRY main {
+  p = f32[8,16] parameter(0)
+  ROOT f = f32[8,16] fusion(p), kind=kLoop, calls=fused
+})",
+                  "default");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "a"), "{0,1}");
+  EXPECT_EQ(LayoutOf(*m, "e"), "{0,1}");
+}
+
+TEST(LayoutAssignmentTest, ConditionalBranchesMatchTheirCaller) {
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(pred[], f32[4,8]{0,1}, f32[4,8]{1,0})->f32[4,8]{1,0}}
+on_true {
+  x = f32[4,8] parameter(0)
+  ROOT nx = f32[4,8] negate(x)
+}
+on_false {
+  y = f32[4,8] parameter(0)
+  ROOT ay = f32[4,8] abs(y)
+}
+ENTRY main {
+  c = pred[] parameter(0)
+  t = f32[4,8] parameter(1)
+  f = f32[4,8] parameter(2)
+  ROOT r = f32[4,8] conditional(c, t, f), true_computation=on_true, false_computation=on_false
+})",
+                  "default", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "x"), "{0,1}");
+  EXPECT_EQ(LayoutOf(*m, "r"), "{1,0}");
+  // One branch computes in the other order: one copy, inside that branch.
+  ASSERT_EQ(stats.copies.size(), 1u);
+  EXPECT_EQ(stats.copies[0].computation, "on_true");
+}
+
+TEST(LayoutAssignmentTest, SharedWhileBodyIsAnError) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(
+HloModule m
+c { p = f32[4] parameter(0)
+    ROOT t = pred[] constant(false) }
+b { p = f32[4] parameter(0)
+    ROOT n = f32[4] negate(p) }
+ENTRY e {
+  x = f32[4] parameter(0)
+  w1 = f32[4] while(x), condition=c, body=b
+  ROOT w2 = f32[4] while(w1), condition=c, body=b
+})");
+  ASSERT_NE(m, nullptr);
+  LayoutAssignment pass;
+  absl::StatusOr<bool> ran = pass.Run(*m);
+  ASSERT_FALSE(ran.ok());
+  EXPECT_THAT(std::string(ran.status().message()),
+              HasSubstr("is called from 2 sites (while 'w1', while 'w2')"));
+}
+
+TEST(LayoutAssignmentTest, OptionsAndStats) {
+  LayoutAssignment pass;
+  EXPECT_TRUE(pass.SetOption("target", "tpu").ok());
+  EXPECT_EQ(pass.target().name(), "tpu");
+  EXPECT_THAT(std::string(pass.SetOption("target", "gpu").message()),
+              HasSubstr("unknown target 'gpu'"));
+  EXPECT_TRUE(absl::IsUnimplemented(pass.SetOption("colour", "red")));
+  auto m = ParseTestModule(kMlp);
+  ASSERT_TRUE(pass.Run(*m).ok());
+  EXPECT_THAT(pass.StatsReport(false), HasSubstr("7  {1,0:T(8,128)}"));
+  EXPECT_THAT(pass.StatsReport(true), HasSubstr("\"target\":\"tpu\""));
+}
+
+// --- Property: random modules -------------------------------------------------
+
+// A random module of elementwise ops, transposes, reshapes, broadcasts,
+// reductions, slices, dots, copies, tuples and a while loop, with random
+// written layouts and sometimes an entry layout.
+class RandomModule {
+ public:
+  explicit RandomModule(uint64_t seed) : rng_(seed) {}
+
+  std::string Build() {
+    int params = 1 + rng_() % 3;
+    for (int k = 0; k < params; ++k) {
+      Value v = NewValue(RandomDims());
+      Emit(v, absl::StrCat("parameter(", k, ")"));
+      param_shapes_.push_back(ShapeText(v));
+    }
+    int ops = 3 + rng_() % 14;
+    for (int k = 0; k < ops; ++k) AddOp();
+    // The root: one value or a tuple of two.
+    std::string root;
+    std::string result;
+    if (rng_() % 3 == 0 && values_.size() > 1) {
+      const Value& a = values_[rng_() % values_.size()];
+      const Value& b = values_[rng_() % values_.size()];
+      root = absl::StrCat("  ROOT root = (", ShapeText(a), ", ", ShapeText(b), ") tuple(",
+                          a.name, ", ", b.name, ")\n");
+      result = absl::StrCat("(", LaidOut(a), ", ", LaidOut(b), ")");
+    } else {
+      const Value& a = values_.back();
+      root = absl::StrCat("  ROOT root = ", ShapeText(a), " copy(", a.name, ")\n");
+      result = LaidOut(a);
+    }
+    std::string header = "HloModule random";
+    if (rng_() % 3 == 0) {
+      std::vector<std::string> ps;
+      for (const Value& v : param_values_) ps.push_back(LaidOut(v));
+      header = absl::StrCat(header, ", entry_computation_layout={(",
+                            absl::StrJoin(ps, ", "), ")->", result, "}");
+    }
+    return absl::StrCat(header, "\n\n", extra_, "ENTRY main {\n", body_, root, "}\n");
+  }
+
+ private:
+  struct Value {
+    std::string name;
+    std::vector<int64_t> dims;
+  };
+  std::vector<int64_t> RandomDims() {
+    static constexpr int64_t kSizes[] = {1, 2, 3, 8, 16, 128, 130};
+    std::vector<int64_t> dims(1 + rng_() % 3);
+    for (auto& d : dims) d = kSizes[rng_() % 7];
+    return dims;
+  }
+  Value NewValue(std::vector<int64_t> dims) {
+    return {absl::StrCat("v", counter_++), std::move(dims)};
+  }
+  static std::string ShapeText(const Value& v) {
+    return absl::StrCat("f32[", absl::StrJoin(v.dims, ","), "]");
+  }
+  std::string LaidOut(const Value& v) {
+    std::vector<int64_t> m2m(v.dims.size());
+    for (size_t k = 0; k < m2m.size(); ++k) m2m[k] = k;
+    std::shuffle(m2m.begin(), m2m.end(), rng_);
+    return absl::StrCat(ShapeText(v), "{", absl::StrJoin(m2m, ","), "}");
+  }
+  void Emit(const Value& v, const std::string& rhs) {
+    std::string shape = rng_() % 3 == 0 ? LaidOut(v) : ShapeText(v);
+    absl::StrAppend(&body_, "  ", v.name, " = ", shape, " ", rhs, "\n");
+    values_.push_back(v);
+    if (rhs.rfind("parameter", 0) == 0) param_values_.push_back(v);
+  }
+  const Value& Pick() { return values_[rng_() % values_.size()]; }
+
+  void AddOp() {
+    const Value a = Pick();
+    switch (rng_() % 11) {
+      case 0:
+      case 1: {  // elementwise with a same-dims partner
+        const Value* b = &a;
+        for (const Value& v : values_) {
+          if (v.dims == a.dims && rng_() % 2) b = &v;
+        }
+        Emit(NewValue(a.dims), absl::StrCat("add(", a.name, ", ", b->name, ")"));
+        break;
+      }
+      case 2: {
+        std::vector<int64_t> perm(a.dims.size());
+        for (size_t k = 0; k < perm.size(); ++k) perm[k] = k;
+        std::shuffle(perm.begin(), perm.end(), rng_);
+        std::vector<int64_t> dims;
+        for (int64_t p : perm) dims.push_back(a.dims[p]);
+        Emit(NewValue(dims), absl::StrCat("transpose(", a.name, "), dimensions={",
+                                          absl::StrJoin(perm, ","), "}"));
+        break;
+      }
+      case 3: {  // flatten, or split off a 1
+        int64_t n = 1;
+        for (int64_t d : a.dims) n *= d;
+        std::vector<int64_t> dims = rng_() % 2 ? std::vector<int64_t>{n}
+                                               : std::vector<int64_t>{1, n};
+        if (a.dims.size() == 2 && rng_() % 2) dims = {a.dims[0], 1, a.dims[1]};
+        Emit(NewValue(dims), absl::StrCat("reshape(", a.name, ")"));
+        break;
+      }
+      case 4: {
+        if (a.dims.size() >= 3) return;
+        std::vector<int64_t> dims = a.dims;
+        size_t at = rng_() % (dims.size() + 1);
+        dims.insert(dims.begin() + at, 8);
+        std::vector<int64_t> map;
+        for (size_t k = 0; k < a.dims.size(); ++k) map.push_back(k < at ? k : k + 1);
+        Emit(NewValue(dims), absl::StrCat("broadcast(", a.name, "), dimensions={",
+                                          absl::StrJoin(map, ","), "}"));
+        break;
+      }
+      case 5: {
+        if (a.dims.size() < 2) return;
+        if (!has_sum_) {
+          has_sum_ = true;
+          extra_ += "sum {\n  l = f32[] parameter(0)\n  r = f32[] parameter(1)\n"
+                    "  ROOT s = f32[] add(l, r)\n}\n\n";
+        }
+        size_t dim = rng_() % a.dims.size();
+        std::vector<int64_t> dims = a.dims;
+        dims.erase(dims.begin() + dim);
+        std::string zero = absl::StrCat("z", counter_++);
+        absl::StrAppend(&body_, "  ", zero, " = f32[] constant(0)\n");
+        Emit(NewValue(dims), absl::StrCat("reduce(", a.name, ", ", zero,
+                                          "), dimensions={", dim, "}, to_apply=sum"));
+        break;
+      }
+      case 6: {
+        std::vector<std::string> ranges;
+        std::vector<int64_t> dims;
+        for (int64_t d : a.dims) {
+          int64_t e = d > 1 ? d / 2 : 1;
+          ranges.push_back(absl::StrCat("[0:", e, "]"));
+          dims.push_back(e);
+        }
+        Emit(NewValue(dims), absl::StrCat("slice(", a.name, "), slice={",
+                                          absl::StrJoin(ranges, ","), "}"));
+        break;
+      }
+      case 7: {  // a dot on fresh rank-2 operands
+        static constexpr int64_t kSizes[] = {1, 8, 16, 24, 128};
+        int64_t m = kSizes[rng_() % 5], k = kSizes[rng_() % 5], n = kSizes[rng_() % 5];
+        Value l = NewValue({m, k});
+        Emit(l, absl::StrCat("parameter(", param_shapes_.size(), ")"));
+        param_shapes_.push_back(ShapeText(l));
+        Value r = NewValue({k, n});
+        Emit(r, absl::StrCat("parameter(", param_shapes_.size(), ")"));
+        param_shapes_.push_back(ShapeText(r));
+        Emit(NewValue({m, n}), absl::StrCat("dot(", l.name, ", ", r.name,
+                                            "), lhs_contracting_dims={1}, "
+                                            "rhs_contracting_dims={0}"));
+        break;
+      }
+      case 8:
+        Emit(NewValue(a.dims), absl::StrCat("copy(", a.name, ")"));
+        break;
+      case 9: {  // a while loop negating its state
+        std::string n = absl::StrCat(counter_++);
+        std::string s = ShapeText(a);
+        std::string state = rng_() % 2 ? LaidOut(a) : s;
+        absl::StrAppend(
+            &extra_, "cond", n, " {\n  cp", n, " = (s32[], ", state,
+            ") parameter(0)\n  ci", n, " = s32[] get-tuple-element(cp", n,
+            "), index=0\n  ck", n, " = s32[] constant(3)\n  ROOT lt", n,
+            " = pred[] compare(ci", n, ", ck", n, "), direction=LT\n}\n\n");
+        absl::StrAppend(
+            &extra_, "body", n, " {\n  bp", n, " = (s32[], ", state,
+            ") parameter(0)\n  bi", n, " = s32[] get-tuple-element(bp", n,
+            "), index=0\n  one", n, " = s32[] constant(1)\n  bj", n,
+            " = s32[] add(bi", n, ", one", n, ")\n  bx", n, " = ", s,
+            " get-tuple-element(bp", n, "), index=1\n  by", n, " = ",
+            rng_() % 2 ? LaidOut(a) : s, " negate(bx", n, ")\n  ROOT bt", n,
+            " = (s32[], ", s, ") tuple(bj", n, ", by", n, ")\n}\n\n");
+        std::string init = absl::StrCat("i", n), tup = absl::StrCat("t", n),
+                    loop = absl::StrCat("w", n);
+        absl::StrAppend(&body_, "  ", init, " = s32[] constant(0)\n  ", tup,
+                        " = (s32[], ", s, ") tuple(", init, ", ", a.name, ")\n  ", loop,
+                        " = (s32[], ", state, ") while(", tup, "), condition=cond", n,
+                        ", body=body", n, "\n");
+        Emit(NewValue(a.dims),
+             absl::StrCat("get-tuple-element(", loop, "), index=1"));
+        break;
+      }
+      default:
+        Emit(NewValue(a.dims), absl::StrCat("negate(", a.name, ")"));
+        break;
+    }
+  }
+
+  std::mt19937_64 rng_;
+  int counter_ = 0;
+  std::vector<Value> values_;
+  std::vector<Value> param_values_;
+  std::vector<std::string> param_shapes_;
+  std::string body_;
+  std::string extra_;
+  bool has_sum_ = false;
+};
+
+bool SamePhysical(const Shape& a, const Shape& b) {
+  if (a.IsTuple() != b.IsTuple()) return false;
+  if (a.IsTuple()) {
+    if (a.tuple_shapes().size() != b.tuple_shapes().size()) return false;
+    for (size_t k = 0; k < a.tuple_shapes().size(); ++k) {
+      if (!SamePhysical(a.tuple_shapes()[k], b.tuple_shapes()[k])) return false;
+    }
+    return true;
+  }
+  if (!a.IsArray() || a.rank() == 0) return Shape::Equal().IgnoreLayout()(a, b);
+  return Shape::Equal().IgnoreLayout()(a, b) &&
+         SamePhysicalLayout(a, a.layout(), b.layout());
+}
+
+// Checks the agreements the pass promises: elementwise operands match their
+// result, tuple and while operands match the shapes they feed.
+void ExpectConsistent(const HloModule& m) {
+  for (HloComputation* c : m.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      auto expect_same = [&](const Shape& a, const Shape& b) {
+        EXPECT_TRUE(SamePhysical(a, b)) << PrintShape(a) << " vs " << PrintShape(b)
+                                        << " at " << i->name();
+      };
+      if (i->opcode() == HloOpcode::kAdd || i->opcode() == HloOpcode::kNegate) {
+        for (HloInstruction* op : i->operands()) expect_same(op->shape(), i->shape());
+      }
+      if (i->opcode() == HloOpcode::kWhile) {
+        expect_same(i->operand(0)->shape(), i->shape());
+        expect_same(i->called_computation("body")->root()->shape(), i->shape());
+      }
+      if (i->opcode() == HloOpcode::kTuple) {
+        for (int k = 0; k < i->operand_count(); ++k) {
+          expect_same(i->operand(k)->shape(), i->shape().tuple_shapes()[k]);
+        }
+      }
+    }
+  }
+  const auto& entry = m.entry_computation_layout();
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_TRUE(SamePhysical(entry->result, m.entry()->root()->shape()));
+}
+
+TEST(LayoutAssignmentPropertyTest, RandomModulesVerifyAndAreIdempotent) {
+  int modules = 0, copies = 0;
+  for (uint64_t seed = 0; seed < 1000; ++seed) {
+    std::string text = RandomModule(seed).Build();
+    absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseHloModule(text, "random.hlo");
+    ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << text;
+    if (!VerifyModule(**parsed).ok()) continue;  // e.g. a pinned tuple mismatch
+    ++modules;
+    for (const char* target : {"default", "tpu", "cpu-avx2", "cpu-avx512"}) {
+      SCOPED_TRACE(absl::StrCat("seed ", seed, " target ", target, "\n", text));
+      LayoutAssignmentStats stats;
+      std::unique_ptr<HloModule> m = Assign(text, target, &stats);
+      ASSERT_NE(m, nullptr);
+      ExpectConsistent(*m);
+      copies += stats.copies.size();
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_GT(modules, 900);
+  EXPECT_GT(copies, 50);  // the modules do exercise copy insertion
+}
+
+}  // namespace
+}  // namespace xla_layout
