@@ -357,7 +357,9 @@ class Assigner {
     Layout layout;
     int level;
     bool tiles_from_target = false;  // a hint whose text wrote no tiles
+    int batch = 0;  // seeds of one instruction (or one result) go together
   };
+  int batch_ = 0;
   // Strong seeds in the order they are applied (callees first; in the entry,
   // the result before the parameters), then the hints.
   std::vector<Seed> seeds_, hint_seeds_;
@@ -379,7 +381,10 @@ absl::Status Assigner::CheckCallGraph(const HloModule& module) {
       }
     }
   }
-  for (const auto& [c, callers] : sites) {
+  for (HloComputation* c : module.computations()) {
+    auto it = sites.find(c);
+    if (it == sites.end()) continue;
+    const std::vector<std::string>& callers = it->second;
     if (control.contains(c) && callers.size() > 1) {
       return absl::FailedPreconditionError(absl::StrCat(
           "computation '", c->name(), "' is called from ", callers.size(),
@@ -628,14 +633,15 @@ void Assigner::AddDotConstraints(HloInstruction* dot) {
     if (!Acceptable(op->shape(), *operands[k])) continue;
     needs_.push_back({SlotOf(op, 0), *operands[k], "dot operand packing", dot,
                       dot->parent(), k, 0});
-    seeds_.push_back({SlotOf(op, 0), *operands[k], kMandatory});
+    seeds_.push_back({SlotOf(op, 0), *operands[k], kMandatory, false, batch_});
   }
   if (Acceptable(dot->shape(), out)) {
-    seeds_.push_back({SlotOf(dot, 0), out, kProducer});
+    seeds_.push_back({SlotOf(dot, 0), out, kProducer, false, batch_});
   }
 }
 
 void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
+  ++batch_;
   HloComputation* c = i->parent();
   const int leaves = LeafCount(i->shape());
   bool fixed = false;
@@ -648,15 +654,15 @@ void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
       CollectLeaves(pinned, ls);
       for (int k = 0; k < leaves && k < static_cast<int>(ls.size()); ++k) {
         if (ls[k]->has_layout()) {
-          seeds_.push_back({SlotOf(i, k), ls[k]->layout(), kProducer});
+          seeds_.push_back({SlotOf(i, k), ls[k]->layout(), kProducer, false, batch_});
           exact_[SlotOf(i, k)] = ls[k]->layout();
         }
       }
       fixed = true;
     } else if (!entry && i->layout_written()) {
       for (int k = 0; k < leaves; ++k) {
-        seeds_.push_back(
-            {SlotOf(i, k), slots_[SlotOf(i, k)].shape->layout(), kProducer});
+        seeds_.push_back({SlotOf(i, k), slots_[SlotOf(i, k)].shape->layout(),
+                          kProducer, false, batch_});
       }
       fixed = true;
     }
@@ -668,8 +674,8 @@ void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
     }
     if (IsFixedProducer(i->opcode()) || other) {
       for (int k = 0; k < leaves; ++k) {
-        seeds_.push_back(
-            {SlotOf(i, k), slots_[SlotOf(i, k)].shape->layout(), kProducer});
+        seeds_.push_back({SlotOf(i, k), slots_[SlotOf(i, k)].shape->layout(),
+                          kProducer, false, batch_});
       }
     } else {
       // A written layout is a preference, kept exactly. XLA prints the
@@ -843,6 +849,7 @@ void Assigner::BuildConstraints(HloModule& module) {
         result = c->root()->shape();
       }
       if (result) {
+        ++batch_;
         std::vector<Shape*> ls;
         CollectLeaves(*result, ls);
         for (int k = 0; k < static_cast<int>(ls.size()) &&
@@ -851,7 +858,7 @@ void Assigner::BuildConstraints(HloModule& module) {
           if (!ls[k]->has_layout()) continue;
           needs_.push_back({SlotOf(c->root(), k), ls[k]->layout(),
                             "entry result layout", nullptr, c, 0, k});
-          seeds_.push_back({SlotOf(c->root(), k), ls[k]->layout(), kMandatory});
+          seeds_.push_back({SlotOf(c->root(), k), ls[k]->layout(), kMandatory, false, batch_});
           exact_[SlotOf(c->root(), k)] = ls[k]->layout();
         }
       }
@@ -1072,9 +1079,9 @@ absl::StatusOr<bool> Assigner::Run(HloModule& module) {
     int g = Find(seed.slot);
     if (level_[g] == kHint && seed.tiles_from_target) own_hint_[g] = true;
   }
-  for (const Seed& seed : seeds_) {
-    Set(seed.slot, seed.layout, seed.level);
-    Drain();
+  for (size_t k = 0; k < seeds_.size(); ++k) {
+    Set(seeds_[k].slot, seeds_[k].layout, seeds_[k].level);
+    if (k + 1 == seeds_.size() || seeds_[k + 1].batch != seeds_[k].batch) Drain();
   }
   for (const Seed& seed : hint_seeds_) {
     int g = Find(seed.slot);

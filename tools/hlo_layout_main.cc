@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "passes/hlo_parser.h"
@@ -319,7 +320,12 @@ int RunModule(int argc, char** argv) {
         ++taken;
       } else if (!absl::IsUnimplemented(s)) {
         // The pass takes the option but not this value.
-        return key == "target" ? UsageError(s.message()) : InputError(s.message());
+        if (key == "target") return UsageError(s.message());
+        if (absl::StrContains(s.message(), ": error: ")) {
+          std::cerr << s.message() << "\n";  // already file:line:col
+          return kExitBadInput;
+        }
+        return InputError(s.message());
       }
     }
     if (taken == 0) {
