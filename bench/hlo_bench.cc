@@ -12,49 +12,10 @@
 #include "benchmark/benchmark.h"
 #include "passes/hlo_parser.h"
 #include "passes/hlo_verifier.h"
+#include "bench/synthetic_hlo.h"
 
 namespace xla_layout {
 namespace {
-
-// A module of about `n` instructions: an MLP-like chain of layers, each a
-// dot, bias broadcast, add, maximum, a transpose/reshape pair and a reduce,
-// with metadata on most instructions.
-std::string SyntheticModule(int64_t n) {
-  std::string text =
-      "HloModule synthetic, replica_count=1\n\n"
-      "add_f32 {\n  sa = f32[] parameter(0)\n  sb = f32[] parameter(1)\n"
-      "  ROOT ss = f32[] add(sa, sb)\n}\n\n"
-      "ENTRY main {\n"
-      "  x.0 = f32[128,256]{1,0} parameter(0)\n"
-      "  w = f32[256,256]{1,0} parameter(1)\n"
-      "  b = f32[256]{0} parameter(2)\n"
-      "  zero = f32[] constant(0)\n";
-  int64_t count = 7;
-  int64_t layer = 0;
-  while (count + 9 <= n) {
-    std::string l = absl::StrCat(layer);
-    std::string meta = absl::StrCat(
-        ", metadata={op_type=\"Dense\" op_name=\"model/layer_", l,
-        "/MatMul\" source_file=\"model.py\" source_line=", 10 + layer % 90, "}");
-    absl::StrAppend(
-        &text, "  d.", l, " = f32[128,256]{1,0} dot(f32[128,256]{1,0} x.", l,
-        ", f32[256,256]{1,0} w), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
-        meta, "\n", "  bb.", l,
-        " = f32[128,256]{1,0} broadcast(b), dimensions={1}\n", "  a.", l,
-        " = f32[128,256]{1,0} add(d.", l, ", bb.", l, ")", meta, "\n", "  zb.", l,
-        " = f32[128,256]{1,0} broadcast(zero), dimensions={}\n", "  r.", l,
-        " = f32[128,256]{1,0} maximum(a.", l, ", zb.", l, ")\n", "  t.", l,
-        " = f32[256,128]{0,1} transpose(r.", l, "), dimensions={1,0}\n",
-        "  rs.", l, " = f32[256,2,64]{2,1,0} reshape(t.", l, ")\n", "  s.", l,
-        " = f32[256]{0} reduce(rs.", l, ", zero), dimensions={1,2}, to_apply=add_f32\n");
-    absl::StrAppend(&text, "  x.", layer + 1, " = f32[128,256]{1,0} negate(r.", l,
-                    ")", meta, "\n");
-    count += 9;
-    ++layer;
-  }
-  absl::StrAppend(&text, "  ROOT out = f32[128,256]{1,0} copy(x.", layer, ")\n}\n");
-  return text;
-}
 
 enum class Phase { kParse, kVerify, kPrint, kAll };
 

@@ -366,6 +366,7 @@ class Assigner {
   // Entry parameters and result: printed exactly as pinned.
   absl::flat_hash_map<int, Layout> exact_;
   absl::flat_hash_set<std::string> names_;
+  absl::flat_hash_map<std::string, int64_t> next_suffix_;
   absl::flat_hash_set<const HloComputation*> in_loop_;
 };
 
@@ -869,7 +870,9 @@ void Assigner::BuildConstraints(HloModule& module) {
 
 std::string Assigner::NewName(absl::string_view base) {
   std::string name(base);
-  for (int n = 1; names_.contains(name); ++n) name = absl::StrCat(base, ".", n);
+  // Counting on from the last suffix handed out keeps this linear overall.
+  int64_t& next = next_suffix_[name];
+  while (names_.contains(name)) name = absl::StrCat(base, ".", ++next);
   names_.insert(name);
   return name;
 }

@@ -1,0 +1,131 @@
+// The layout assignment pass on synthetic MLP-like modules of 10k, 100k and
+// 1M instructions that write no layouts, after parsing, per target. Each
+// row also times, in the same run, two references over the same module: a
+// parse of its text and a post-order walk of every computation (the
+// cheapest pass conceivable), so the pass's cost reads as a ratio that
+// survives a noisy machine. The table at the end checks linear scaling.
+//
+//   bazel run -c opt //bench:layout_assignment_bench
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "bench/synthetic_hlo.h"
+#include "benchmark/benchmark.h"
+#include "passes/hlo_parser.h"
+#include "passes/layout_assignment.h"
+
+namespace xla_layout {
+namespace {
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+void BM_LayoutAssignment(benchmark::State& state, const char* target) {
+  const int64_t n = state.range(0);
+  const std::string text = SyntheticModule(n, /*layouts=*/false);
+  double parse_s = 0, walk_s = 0;
+  int64_t instructions = 0, copies = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto t0 = std::chrono::steady_clock::now();
+    std::unique_ptr<HloModule> m = *ParseHloModule(text);
+    parse_s += Seconds(t0);
+    t0 = std::chrono::steady_clock::now();
+    int64_t visited = 0;
+    for (HloComputation* c : m->computations()) visited += c->MakePostOrder().size();
+    benchmark::DoNotOptimize(visited);
+    walk_s += Seconds(t0);
+    instructions = m->instruction_count();
+    LayoutAssignment pass(*TargetConfig::Builtin(target));
+    state.ResumeTiming();
+    absl::StatusOr<bool> ran = pass.Run(*m);
+    state.PauseTiming();
+    if (!ran.ok()) state.SkipWithError(std::string(ran.status().message()).c_str());
+    copies = pass.stats().copies.size();
+    m.reset();  // freeing a large module is not the pass's cost
+    state.ResumeTiming();
+  }
+  double iterations = static_cast<double>(state.iterations());
+  state.counters["instructions"] = static_cast<double>(instructions);
+  state.counters["copies"] = static_cast<double>(copies);
+  state.counters["parse_s"] = parse_s / iterations;
+  state.counters["walk_s"] = walk_s / iterations;
+  state.counters["instructions/s"] = benchmark::Counter(
+      static_cast<double>(instructions) * iterations, benchmark::Counter::kIsRate);
+}
+
+// Prints seconds per size with the references and the scaling ratios.
+class ScalingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
+      Row row;
+      row.pass = run.GetAdjustedRealTime() / 1e3;  // unit is ms
+      row.parse = run.counters.at("parse_s").value;
+      row.walk = run.counters.at("walk_s").value;
+      std::string name = run.benchmark_name();
+      rows_[name.substr(0, name.find('/'))]
+           [static_cast<int64_t>(run.counters.at("instructions").value)] = row;
+    }
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    auto& out = GetOutputStream();
+    for (const auto& [target, sizes] : rows_) {
+      out << "\n" << target << ": seconds per module (pass / parse / walk)\n";
+      double prev_n = 0, prev_s = 0;
+      for (const auto& [n, row] : sizes) {
+        out << absl::StrFormat(
+            "  %8d instructions: pass %.3f s, parse %.3f s (pass/parse %.2fx), "
+            "walk %.4f s",
+            n, row.pass, row.parse, row.pass / row.parse, row.walk);
+        if (prev_n > 0) {
+          out << absl::StrFormat("; %.2fx the time for %.1fx the instructions",
+                                 row.pass / prev_s, n / prev_n);
+        }
+        out << "\n";
+        prev_n = n;
+        prev_s = row.pass;
+      }
+    }
+  }
+
+ private:
+  struct Row {
+    double pass = 0, parse = 0, walk = 0;
+  };
+  std::map<std::string, std::map<int64_t, Row>> rows_;
+};
+
+void RegisterAll() {
+  for (const char* target : {"tpu", "cpu-avx2"}) {
+    std::string name = absl::StrFormat("layout_assignment_%s", target);
+    benchmark::RegisterBenchmark(name.c_str(), [target](benchmark::State& s) {
+      BM_LayoutAssignment(s, target);
+    })
+        ->Arg(10000)
+        ->Arg(100000)
+        ->Arg(1000000)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(3);
+  }
+}
+
+}  // namespace
+}  // namespace xla_layout
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  xla_layout::RegisterAll();
+  xla_layout::ScalingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,19 @@
+// Synthetic HLO modules for the benchmarks: MLP-like chains of layers with
+// realistic shapes, attributes and metadata.
+#ifndef BENCH_SYNTHETIC_HLO_H_
+#define BENCH_SYNTHETIC_HLO_H_
+
+#include <cstdint>
+#include <string>
+
+namespace xla_layout {
+
+// A module of about `n` instructions: layers of a dot, bias broadcast, add,
+// maximum, a transpose/reshape pair and a reduce. Without `layouts` no
+// instruction writes a layout, as a front end hands a module to layout
+// assignment.
+std::string SyntheticModule(int64_t n, bool layouts = true);
+
+}  // namespace xla_layout
+
+#endif  // BENCH_SYNTHETIC_HLO_H_
