@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # The main job on the bundled examples: installs what is missing, builds
-# hlo-layout, and runs it on the shapes in examples/.
+# hlo-layout, runs layout assignment on an MLP layer (the module before and
+# after, and what the pass did), then the shape, index and relayout tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 bazel build -c opt //tools:hlo-layout
 tool=bazel-bin/tools/hlo-layout
+echo "\$ cat examples/mlp_row_major.hlo   # before"
+cat examples/mlp_row_major.hlo
+echo
+echo "\$ hlo-layout examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2 --stats"
+"$tool" examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2 --stats 2>&1
+echo
+echo "\$ hlo-layout examples/mlp.hlo --passes=layout-assignment --target=tpu --stats"
+"$tool" examples/mlp.hlo --passes=layout-assignment --target=tpu --stats 2>&1
+echo
 while IFS= read -r shape; do
   case "$shape" in ""|\#*) continue ;; esac
   echo "\$ hlo-layout shape '$shape'"
