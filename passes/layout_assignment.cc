@@ -337,6 +337,8 @@ class Assigner {
                                batch);
   std::string NewName(absl::string_view base);
   void CollectStats(HloModule& module);
+  const std::string& LayoutName(const Layout& layout);
+  std::vector<std::pair<Layout, std::string>> printed_;
 
   const TargetConfig& target_;
   LayoutAssignmentStats& stats_;
@@ -365,7 +367,9 @@ class Assigner {
   std::vector<Seed> seeds_, hint_seeds_;
   // Entry parameters and result: printed exactly as pinned.
   absl::flat_hash_map<int, Layout> exact_;
-  absl::flat_hash_set<std::string> names_;
+  // Names in use: views of the instructions' own names, plus the new ones.
+  absl::flat_hash_set<absl::string_view> names_;
+  std::deque<std::string> new_names_;
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
   absl::flat_hash_set<const HloComputation*> in_loop_;
 };
@@ -873,7 +877,7 @@ std::string Assigner::NewName(absl::string_view base) {
   // Counting on from the last suffix handed out keeps this linear overall.
   int64_t& next = next_suffix_[name];
   while (names_.contains(name)) name = absl::StrCat(base, ".", ++next);
-  names_.insert(name);
+  names_.insert(new_names_.emplace_back(name));
   return name;
 }
 
@@ -1005,6 +1009,17 @@ void Assigner::InsertCopies(HloModule& module) {
   }
 }
 
+const std::string& Assigner::LayoutName(const Layout& layout) {
+  // Modules use few distinct layouts; printing each once keeps the
+  // statistics cheap on large modules.
+  for (const auto& [known, text] : printed_) {
+    if (known == layout) return text;
+  }
+  if (printed_.size() >= 64) printed_.erase(printed_.begin());
+  printed_.push_back({layout, PrintLayout(layout)});
+  return printed_.back().second;
+}
+
 void Assigner::CollectStats(HloModule& module) {
   stats_.target = target_.name();
   absl::flat_hash_set<int> counted;
@@ -1017,7 +1032,7 @@ void Assigner::CollectStats(HloModule& module) {
     for (HloInstruction* i : c->instructions()) {
       std::vector<Shape*> ls;
       CollectLeaves(*i->mutable_shape(), ls);
-      for (Shape* s : ls) ++stats_.instructions_per_layout[PrintLayout(s->layout())];
+      for (Shape* s : ls) ++stats_.instructions_per_layout[LayoutName(s->layout())];
       if (i->opcode() == HloOpcode::kCopy && !first_slot_.contains(i) && !ls.empty()) {
         stats_.data_bytes += DataBytes(*ls[0]);
         stats_.padded_bytes += ByteSize(*ls[0]);
