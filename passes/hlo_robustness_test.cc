@@ -1,12 +1,15 @@
 // Bad input never crashes: random mutations of valid HLO and shape text
 // must give a module or an error, never a crash or a hang; what parses must
-// verify or fail cleanly and print. Run under ASan with --config=asan.
+// verify or fail cleanly and print, and what verifies must go through layout
+// assignment (or get an error) and still verify. Run under ASan with
+// --config=asan.
 #include <random>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "passes/hlo_parser.h"
 #include "passes/hlo_verifier.h"
+#include "passes/layout_assignment.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"
 
@@ -66,7 +69,7 @@ std::string Mutate(std::string text, std::mt19937_64& rng) {
 TEST(HloRobustnessTest, MutatedModulesNeverCrash) {
   ASSERT_TRUE(ParseHloModule(kSeed).ok()) << ParseHloModule(kSeed).status();
   std::mt19937_64 rng(42);
-  int parsed = 0, verified = 0;
+  int parsed = 0, verified = 0, assigned = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string text = Mutate(kSeed, rng);
     absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "fuzz");
@@ -75,14 +78,25 @@ TEST(HloRobustnessTest, MutatedModulesNeverCrash) {
       continue;
     }
     ++parsed;
-    if (VerifyModule(**m).ok()) ++verified;
     std::string printed = (*m)->ToString();
     ASSERT_FALSE(printed.empty());
+    if (!VerifyModule(**m).ok()) continue;
+    ++verified;
+    LayoutAssignment pass(*TargetConfig::Builtin(i % 2 ? "tpu" : "cpu-avx2"));
+    absl::StatusOr<bool> ran = pass.Run(**m);
+    if (!ran.ok()) {
+      ASSERT_FALSE(ran.status().message().empty());
+      continue;
+    }
+    ++assigned;
+    absl::Status after = VerifyModule(**m);
+    ASSERT_TRUE(after.ok()) << after << "\n" << text;
   }
   // Both outcomes must occur, or the mutations test nothing.
   EXPECT_GT(parsed, 100);
   EXPECT_LT(parsed, 20000);
   EXPECT_GT(verified, 50);
+  EXPECT_GT(assigned, 50);
 }
 
 TEST(ShapeRobustnessTest, MutatedShapesNeverCrash) {

@@ -120,6 +120,17 @@ bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b) {
 
 namespace {
 
+// Whether `dims` holds each of 0..rank-1 once (unverified text may not).
+bool IsPermutation(const std::optional<std::vector<int64_t>>& dims, int rank) {
+  if (!dims || static_cast<int>(dims->size()) != rank) return false;
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : *dims) {
+    if (d < 0 || d >= rank || seen[d]) return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
 // `layout`'s order restricted to the dims larger than 1 in both shapes.
 std::vector<int64_t> CommonOrder(const Shape& a, const Shape& b,
                                  const Layout& layout) {
@@ -492,7 +503,7 @@ std::optional<Layout> Assigner::Derive(const Edge& e, bool toward_operand,
     }
     case Relation::kPermute: {
       const auto& perm = e.user->attributes().dimensions;
-      if (!perm || static_cast<int>(perm->size()) != result.rank()) {
+      if (!IsPermutation(perm, result.rank()) || operand.rank() != result.rank()) {
         return std::nullopt;
       }
       std::vector<int64_t> m2m;
@@ -1042,7 +1053,9 @@ void Assigner::CollectStats(HloModule& module) {
         continue;
       }
       const Shape& in = i->operand(0)->shape();
-      if (i->opcode() == HloOpcode::kTranspose && i->attributes().dimensions) {
+      if (i->opcode() == HloOpcode::kTranspose &&
+          IsPermutation(i->attributes().dimensions, in.rank()) &&
+          in.rank() == ls[0]->rank()) {
         const auto& perm = *i->attributes().dimensions;
         std::vector<int64_t> m2m;
         for (int64_t d : in.layout().minor_to_major()) {
