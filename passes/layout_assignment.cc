@@ -188,6 +188,38 @@ bool IsDataMovement(HloOpcode op) {
   }
 }
 
+// The shapes of custom-call's operand_layout_constraints={s0, s1, ...}.
+absl::StatusOr<std::vector<Shape>> ParseShapeList(absl::string_view text) {
+  ShapeParser parser(text);
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("column ", parser.pos() + 1, ": ", what));
+  };
+  parser.SkipSpace();
+  if (parser.pos() >= text.size() || text[parser.pos()] != '{') {
+    return error("expected '{'");
+  }
+  ShapeParser rest(text, parser.pos() + 1);
+  std::vector<Shape> shapes;
+  rest.SkipSpace();
+  if (rest.pos() < text.size() && text[rest.pos()] == '}') return shapes;
+  while (true) {
+    absl::StatusOr<Shape> shape = rest.ParseShape();
+    if (!shape.ok()) return shape.status();
+    SetDefaultLayouts(*shape);
+    shapes.push_back(*std::move(shape));
+    rest.SkipSpace();
+    if (rest.pos() < text.size() && text[rest.pos()] == ',') {
+      rest = ShapeParser(text, rest.pos() + 1);
+      rest.SkipSpace();
+      continue;
+    }
+    if (rest.pos() < text.size() && text[rest.pos()] == '}') return shapes;
+    return absl::InvalidArgumentError(
+        absl::StrCat("column ", rest.pos() + 1, ": expected ',' or '}'"));
+  }
+}
+
 bool IsControlFlow(HloOpcode op) {
   return op == HloOpcode::kWhile || op == HloOpcode::kConditional ||
          op == HloOpcode::kCall || op == HloOpcode::kFusion;
@@ -320,6 +352,8 @@ class Assigner {
   void BuildConstraints(HloModule& module);
   void VisitInstruction(HloModule& module, HloInstruction* i);
   void AddDotConstraints(HloInstruction* dot);
+  void AddCustomCallConstraints(HloInstruction* call);
+  absl::Status status_;  // the first error found while building constraints
 
   bool Acceptable(const Shape& shape, const Layout& layout) const;
   Layout TargetTiled(const Shape& shape, absl::Span<const int64_t> m2m) const;
@@ -656,6 +690,45 @@ void Assigner::AddDotConstraints(HloInstruction* dot) {
   }
 }
 
+// operand_layout_constraints: each operand is needed in exactly the
+// written layouts, as XLA's custom calls with constrained layouts.
+void Assigner::AddCustomCallConstraints(HloInstruction* call) {
+  for (const HloAttribute& attribute : call->raw_attributes()) {
+    if (attribute.name != "operand_layout_constraints") continue;
+    absl::StatusOr<std::vector<Shape>> shapes = ParseShapeList(attribute.value);
+    if (shapes.ok() && static_cast<int>(shapes->size()) != call->operand_count()) {
+      shapes = absl::InvalidArgumentError(
+          absl::StrCat("has ", shapes->size(), " shapes for ",
+                       call->operand_count(), " operands"));
+    }
+    for (int k = 0; shapes.ok() && k < call->operand_count(); ++k) {
+      if (!Shape::Equal().IgnoreLayout()((*shapes)[k], call->operand(k)->shape())) {
+        shapes = absl::InvalidArgumentError(absl::StrCat(
+            "gives ", PrintShape((*shapes)[k]), " for operand ", k, " of shape ",
+            PrintShape(call->operand(k)->shape())));
+      }
+    }
+    if (!shapes.ok()) {
+      if (status_.ok()) {
+        status_ = absl::InvalidArgumentError(
+            absl::StrCat("custom-call '", call->name(), "': operand_layout_constraints ",
+                         shapes.status().message()));
+      }
+      return;
+    }
+    for (int k = 0; k < call->operand_count(); ++k) {
+      std::vector<Shape*> ls;
+      CollectLeaves((*shapes)[k], ls);
+      for (int leaf = 0; leaf < static_cast<int>(ls.size()); ++leaf) {
+        int slot = SlotOf(call->operand(k), leaf);
+        needs_.push_back({slot, ls[leaf]->layout(), "custom-call operand constraint",
+                          call, call->parent(), k, leaf});
+        seeds_.push_back({slot, ls[leaf]->layout(), kMandatory, false, batch_});
+      }
+    }
+  }
+}
+
 void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
   ++batch_;
   HloComputation* c = i->parent();
@@ -836,6 +909,9 @@ void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
     }
     case HloOpcode::kDot:
       AddDotConstraints(i);
+      return;
+    case HloOpcode::kCustomCall:
+      AddCustomCallConstraints(i);
       return;
     default:
       break;
@@ -1097,6 +1173,7 @@ absl::StatusOr<bool> Assigner::Run(HloModule& module) {
     }
   }
   BuildConstraints(module);
+  if (!status_.ok()) return status_;
   adjacent_.resize(slots_.size());
   for (size_t e = 0; e < edges_.size(); ++e) {
     int a = Find(edges_[e].result), b = Find(edges_[e].operand);

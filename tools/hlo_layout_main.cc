@@ -351,15 +351,15 @@ int RunModule(int argc, char** argv) {
   }
   absl::StatusOr<std::string> text = ReadFileOrStdin(path);
   if (!text.ok()) return InputError(text.status().message());
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseHloModule(*text, path == "-" ? "<stdin>" : path);
+  const std::string display = path == "-" ? "<stdin>" : path;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(*text, display);
   if (!module.ok()) {
     std::cerr << module.status().message() << "\n";
     return kExitBadInput;
   }
   absl::Status verified = VerifyModule(**module);
   if (!verified.ok()) {
-    std::cerr << path << ": error: " << verified.message() << "\n";
+    std::cerr << display << ": error: " << verified.message() << "\n";
     return kExitBadInput;
   }
   if (pipeline) {
@@ -367,7 +367,7 @@ int RunModule(int argc, char** argv) {
     if (args.Has("verify-each")) options.verify_each = true;
     absl::StatusOr<bool> ran = pipeline->Run(**module, options);
     if (!ran.ok()) {
-      std::cerr << path << ": error: " << ran.status().message() << "\n";
+      std::cerr << display << ": error: " << ran.status().message() << "\n";
       return kExitBadInput;
     }
   }
