@@ -208,6 +208,33 @@ HloInstruction* HloComputation::AddInstruction(
   return raw;
 }
 
+std::unique_ptr<HloComputation> HloComputation::Clone(
+    std::string name,
+    const std::function<std::string(absl::string_view)>& rename) const {
+  auto clone = std::make_unique<HloComputation>(std::move(name));
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> copies;
+  for (const auto& i : instructions_) {
+    auto copy = std::make_unique<HloInstruction>(rename(i->name()), i->opcode_, i->shape_);
+    copy->called_ = i->called_;
+    copy->parameter_number_ = i->parameter_number_;
+    copy->layout_written_ = i->layout_written_;
+    copy->literal_ = i->literal_;
+    copy->attributes_ = i->attributes_;
+    copy->raw_ = i->raw_;
+    copies[i.get()] = clone->AddInstruction(std::move(copy));
+  }
+  // Operands may come later in the text, so they are wired in a second walk.
+  for (const auto& i : instructions_) {
+    for (HloInstruction* operand : i->operands_) {
+      auto it = copies.find(operand);
+      copies[i.get()]->AppendOperand(it != copies.end() ? it->second : operand);
+    }
+  }
+  if (root_ != nullptr) clone->root_ = copies[root_];
+  clone->signature_ = signature_;
+  return clone;
+}
+
 void HloComputation::InsertInstructions(
     std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>>
         batch) {
@@ -306,10 +333,14 @@ std::vector<HloComputation*> HloModule::computations() const {
   return out;
 }
 
-HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c) {
+HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c,
+                                          const HloComputation* after) {
   c->parent_ = this;
-  computations_.push_back(std::move(c));
-  return computations_.back().get();
+  HloComputation* raw = c.get();
+  auto pos = std::find_if(computations_.begin(), computations_.end(),
+                          [after](const auto& x) { return x.get() == after; });
+  computations_.insert(pos == computations_.end() ? pos : pos + 1, std::move(c));
+  return raw;
 }
 
 HloComputation* HloModule::FindComputation(absl::string_view name) const {

@@ -6,6 +6,7 @@
 #define PASSES_HLO_MODULE_H_
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -72,6 +73,10 @@ class HloInstruction {
   HloComputation* called_computation(absl::string_view attribute) const;
   void AddCalledComputation(std::string attribute, HloComputation* c) {
     called_.push_back({std::move(attribute), c});
+  }
+  // Points the `index`th called computation at `c` (call-graph flattening).
+  void set_called_computation(size_t index, HloComputation* c) {
+    called_[index].computation = c;
   }
 
   // parameter(N).
@@ -168,6 +173,13 @@ class HloComputation {
 
   std::string ToString(const PrintOptions& options = {}) const;
 
+  // A deep copy named `name`: every instruction copied (renamed by `rename`,
+  // which must give module-wide unique names), operands, root and
+  // signature rewired to the copies; called computations are shared.
+  std::unique_ptr<HloComputation> Clone(
+      std::string name,
+      const std::function<std::string(absl::string_view)>& rename) const;
+
  private:
   friend class HloModule;
   std::string name_;
@@ -191,7 +203,9 @@ class HloModule {
   std::vector<HloComputation*> computations() const;
   HloComputation* entry() const { return entry_; }
   void set_entry(HloComputation* entry) { entry_ = entry; }
-  HloComputation* AddComputation(std::unique_ptr<HloComputation> c);
+  // Adds at the end, or just after `after` (a clone beside its original).
+  HloComputation* AddComputation(std::unique_ptr<HloComputation> c,
+                                 const HloComputation* after = nullptr);
   HloComputation* FindComputation(absl::string_view name) const;
   // Callees before callers, the entry last.
   std::vector<HloComputation*> MakeComputationPostOrder() const;

@@ -54,4 +54,9 @@ int ElementwiseArity(HloOpcode opcode) {
   return kInfo[static_cast<int>(opcode)].arity;
 }
 
+bool IsControlFlow(HloOpcode opcode) {
+  return opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
+         opcode == HloOpcode::kCall || opcode == HloOpcode::kFusion;
+}
+
 }  // namespace xla_layout

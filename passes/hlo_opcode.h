@@ -147,6 +147,10 @@ absl::StatusOr<HloOpcode> StringToHloOpcode(absl::string_view name);
 bool IsElementwise(HloOpcode opcode);
 // Number of operands of an elementwise op (1, 2 or 3), else 0.
 int ElementwiseArity(HloOpcode opcode);
+// Ops whose called computations run as part of the caller's control flow
+// and see its values: while, conditional, call, fusion (not to_apply users
+// such as reduce or map).
+bool IsControlFlow(HloOpcode opcode);
 
 }  // namespace xla_layout
 

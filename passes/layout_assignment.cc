@@ -1,5 +1,7 @@
 #include "passes/layout_assignment.h"
 
+#include "passes/flatten_call_graph.h"
+
 #include <algorithm>
 #include <deque>
 #include <utility>
@@ -218,11 +220,6 @@ absl::StatusOr<std::vector<Shape>> ParseShapeList(absl::string_view text) {
     return absl::InvalidArgumentError(
         absl::StrCat("column ", rest.pos() + 1, ": expected ',' or '}'"));
   }
-}
-
-bool IsControlFlow(HloOpcode op) {
-  return op == HloOpcode::kWhile || op == HloOpcode::kConditional ||
-         op == HloOpcode::kCall || op == HloOpcode::kFusion;
 }
 
 }  // namespace
@@ -1157,6 +1154,11 @@ absl::StatusOr<bool> Assigner::Run(HloModule& module) {
   if (module.entry() == nullptr) {
     return absl::FailedPreconditionError("the module has no entry computation");
   }
+  // One caller per control-flow computation, so each takes one set of
+  // layouts; the check after it guards that invariant.
+  absl::StatusOr<int> cloned = FlattenCallGraph(module);
+  if (!cloned.ok()) return cloned.status();
+  stats_.computations_cloned = *cloned;
   absl::Status s = CheckCallGraph(module);
   if (!s.ok()) return s;
   CreateSlots(module);
@@ -1204,7 +1206,7 @@ absl::StatusOr<bool> Assigner::Run(HloModule& module) {
   }
   queue_.clear();
 
-  bool changed = false;
+  bool changed = *cloned > 0;
   for (size_t slot = 0; slot < slots_.size(); ++slot) {
     const Layout* layout = &layout_[Find(static_cast<int>(slot))];
     Shape& shape = *slots_[slot].shape;
@@ -1301,6 +1303,10 @@ std::string LayoutAssignmentStats::ToText() const {
                     " ", c.from, " -> ", c.to, ", ", c.bytes, " bytes",
                     c.in_loop ? " per loop iteration" : "", " (", c.reason, ")\n");
   }
+  if (computations_cloned > 0) {
+    absl::StrAppend(&out, "  computations cloned to give each caller its own: ",
+                    computations_cloned, "\n");
+  }
   absl::StrAppend(&out, "  buffers: ", data_bytes, " data bytes, ",
                   padded_bytes - data_bytes, " padding bytes added by tiles\n");
   for (const auto& [name, ratio] : tilings_refused) {
@@ -1344,6 +1350,7 @@ std::string LayoutAssignmentStats::ToJson() const {
       ",\"copies_inserted\":", copies.size(), ",\"copy_bytes_per_run\":", copy_bytes,
       ",\"copies_by_reason\":{", absl::StrJoin(reasons, ","), "}",
       ",\"copies\":[", absl::StrJoin(copy_items, ","), "]",
+      ",\"computations_cloned\":", computations_cloned,
       ",\"data_bytes\":", data_bytes, ",\"padding_bytes\":", padded_bytes - data_bytes,
       ",\"tilings_refused\":[", absl::StrJoin(refused, ","), "]",
       ",\"transposes_as_bitcast\":", transposes_as_bitcast,

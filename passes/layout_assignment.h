@@ -33,6 +33,8 @@ struct LayoutAssignmentStats {
     bool in_loop = false;  // runs once per iteration of a while loop
   };
   std::vector<Copy> copies;
+  // Control-flow computations cloned so that each has one caller.
+  int computations_cloned = 0;
   // Over every buffer the pass laid out (views counted once).
   int64_t data_bytes = 0;
   int64_t padded_bytes = 0;  // with the padding of their tiles

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "passes/flatten_call_graph.h"
 #include "passes/hlo_parser.h"
 #include "passes/hlo_test_util.h"
 #include "passes/hlo_verifier.h"
@@ -395,24 +396,59 @@ ENTRY main {
   EXPECT_EQ(stats.copies[0].computation, "on_true");
 }
 
-TEST(LayoutAssignmentTest, SharedWhileBodyIsAnError) {
+TEST(LayoutAssignmentTest, SharedWhileBodyIsClonedPerLoop) {
+  // Two loops share a body but carry different layouts: each gets its own.
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[4,8]{0,1}, f32[4,8]{1,0})->(f32[4,8]{0,1}, f32[4,8]{1,0})}
+c { p = f32[4,8] parameter(0)
+    ROOT t = pred[] constant(false) }
+b { q = f32[4,8] parameter(0)
+    ROOT n = f32[4,8] negate(q) }
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  y = f32[4,8] parameter(1)
+  w1 = f32[4,8] while(x), condition=c, body=b
+  w2 = f32[4,8] while(y), condition=c, body=b
+  ROOT r = (f32[4,8], f32[4,8]) tuple(w1, w2)
+})",
+                  "default", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(stats.computations_cloned, 2);
+  EXPECT_TRUE(stats.copies.empty());
+  EXPECT_EQ(LayoutOf(*m, "n"), "{0,1}");
+  EXPECT_EQ(LayoutOf(*m, "n.clone"), "{1,0}");
+}
+
+TEST(FlattenCallGraphTest, NestedSharingIsUndoneLevelByLevel) {
   std::unique_ptr<HloModule> m = ParseTestModule(R"(
 HloModule m
-c { p = f32[4] parameter(0)
-    ROOT t = pred[] constant(false) }
-b { p = f32[4] parameter(0)
-    ROOT n = f32[4] negate(p) }
-ENTRY e {
+inner { a = f32[4] parameter(0)
+        ROOT e = f32[4] exponential(a) }
+outer { o = f32[4] parameter(0)
+        ROOT f = f32[4] fusion(o), kind=kLoop, calls=inner }
+add { l = f32[] parameter(0)
+      r = f32[] parameter(1)
+      ROOT s = f32[] add(l, r) }
+ENTRY e0 {
   x = f32[4] parameter(0)
-  w1 = f32[4] while(x), condition=c, body=b
-  ROOT w2 = f32[4] while(w1), condition=c, body=b
+  c1 = f32[4] call(x), to_apply=outer
+  c2 = f32[4] call(c1), to_apply=outer
+  z = f32[] constant(0)
+  r1 = f32[] reduce(c1, z), dimensions={0}, to_apply=add
+  ROOT r2 = f32[] reduce(c2, z), dimensions={0}, to_apply=add
 })");
   ASSERT_NE(m, nullptr);
-  LayoutAssignment pass;
-  absl::StatusOr<bool> ran = pass.Run(*m);
-  ASSERT_FALSE(ran.ok());
-  EXPECT_THAT(std::string(ran.status().message()),
-              HasSubstr("is called from 2 sites (while 'w1', while 'w2')"));
+  absl::StatusOr<int> cloned = FlattenCallGraph(*m);
+  ASSERT_TRUE(cloned.ok()) << cloned.status();
+  EXPECT_EQ(*cloned, 2);  // outer once, then inner once; `add` stays shared
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  EXPECT_NE(m->FindComputation("outer.clone"), nullptr);
+  EXPECT_NE(m->FindComputation("inner.clone"), nullptr);
+  EXPECT_EQ(m->FindComputation("add.clone"), nullptr);
+  absl::StatusOr<int> again = FlattenCallGraph(*m);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 0);
 }
 
 TEST(LayoutAssignmentTest, OptionsAndStats) {
