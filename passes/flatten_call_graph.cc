@@ -35,7 +35,15 @@ absl::StatusOr<int> FlattenCallGraph(HloModule& module) {
   // Each round gives every shared control-flow computation one caller; a
   // clone's own callees gain callers, so rounds repeat until none is shared
   // (at most the depth of the call graph, which has no cycles).
+  // A DAG can still double at every level; past this many clones (or on a
+  // cyclic graph, which the verifier rejects) the pass gives up.
+  const int64_t limit = 64 * static_cast<int64_t>(module.computations().size()) + 1024;
   for (bool changed = true; changed;) {
+    if (cloned > limit) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "flattening the call graph would clone more than ", limit,
+          " computations"));
+    }
     changed = false;
     absl::flat_hash_map<const HloComputation*, std::vector<Site>> sites;
     absl::flat_hash_set<const HloComputation*> control;

@@ -1,7 +1,11 @@
 #include "passes/hlo_verifier.h"
 
+#include <functional>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace xla_layout {
 namespace {
@@ -139,6 +143,37 @@ absl::Status VerifyModule(const HloModule& module,
       if (parameter_seen[n] == 0) {
         return Fail(*c, nullptr, absl::StrCat("parameter ", n, " is missing"));
       }
+    }
+  }
+  // Calls form a DAG (XLA's rule): a computation never calls itself,
+  // directly or through others.
+  {
+    absl::flat_hash_map<const HloComputation*, int> state;  // 1 open, 2 done
+    std::vector<std::string> path;
+    std::function<absl::Status(const HloComputation*)> visit =
+        [&](const HloComputation* c) -> absl::Status {
+      int& st = state[c];
+      if (st == 2) return absl::OkStatus();
+      path.push_back(c->name());
+      if (st == 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "verifier: computation '", c->name(), "' calls itself (",
+            absl::StrJoin(path, " -> "), ")"));
+      }
+      st = 1;
+      for (HloInstruction* i : c->instructions()) {
+        for (const auto& called : i->called_computations()) {
+          absl::Status s = visit(called.computation);
+          if (!s.ok()) return s;
+        }
+      }
+      state[c] = 2;
+      path.pop_back();
+      return absl::OkStatus();
+    };
+    for (HloComputation* c : module.computations()) {
+      absl::Status s = visit(c);
+      if (!s.ok()) return s;
     }
   }
   if (const auto& layout = module.entry_computation_layout()) {
