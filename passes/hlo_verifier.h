@@ -16,9 +16,10 @@ struct VerifierOptions {
 
 // Checks: operands resolve within their computation; instruction and
 // computation names are unique; every computation has a root it owns; called
-// computations belong to the module and no computation calls itself; shapes and layouts are valid;
-// parameters are numbered 0..n-1 once each; elementwise ops agree on dims;
-// tuples and get-tuple-element agree with their operands (layouts aside).
+// computations belong to the module and no computation calls itself; shapes
+// and layouts are valid; parameters are numbered 0..n-1 once each;
+// elementwise ops agree on dims; tuples and get-tuple-element agree with
+// their operands (layouts aside).
 absl::Status VerifyModule(const HloModule& module,
                           const VerifierOptions& options = {});
 
