@@ -152,6 +152,15 @@ std::vector<int64_t> DescendingOrder(int rank) {
   return m2m;
 }
 
+// A layout someone chose, as opposed to the default descending untiled one
+// that XLA (and this parser) gives every array nobody laid out.
+bool IsChosenLayout(const Shape& leaf) {
+  if (!leaf.has_layout()) return false;
+  const Layout& l = leaf.layout();
+  return !l.tiles().empty() || HasOtherAttributes(l) ||
+         !SamePhysicalLayout(leaf, l, Layout(DescendingOrder(leaf.rank())));
+}
+
 int64_t ByteSize(const Shape& shape) {
   absl::StatusOr<TiledLayout> t = TiledLayout::Create(shape);
   return t.ok() ? t->byte_size() : 0;
@@ -745,12 +754,19 @@ void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
         }
       }
       fixed = true;
-    } else if (!entry && i->layout_written()) {
+    } else if (!entry) {
+      // Without a header, a parameter keeps a layout someone chose: one
+      // written other than the default XLA prints for every array.
+      fixed = leaves > 0;
       for (int k = 0; k < leaves; ++k) {
-        seeds_.push_back({SlotOf(i, k), slots_[SlotOf(i, k)].shape->layout(),
-                          kProducer, false, batch_});
+        const Shape& leaf = *slots_[SlotOf(i, k)].shape;
+        if (!IsChosenLayout(leaf)) {
+          fixed = false;
+          continue;
+        }
+        seeds_.push_back({SlotOf(i, k), leaf.layout(), kProducer, false, batch_});
+        exact_[SlotOf(i, k)] = leaf.layout();
       }
-      fixed = true;
     }
   }
   if (i->layout_written() && !fixed) {
@@ -934,8 +950,14 @@ void Assigner::BuildConstraints(HloModule& module) {
       std::optional<Shape> result;
       if (module.entry_computation_layout()) {
         result = module.entry_computation_layout()->result;
-      } else if (c->root()->layout_written()) {
+      } else {
+        // As for parameters: only a chosen (non-default) layout binds.
         result = c->root()->shape();
+        std::vector<Shape*> ls;
+        CollectLeaves(*result, ls);
+        for (Shape* leaf : ls) {
+          if (!IsChosenLayout(*leaf)) leaf->clear_layout();
+        }
       }
       if (result) {
         ++batch_;
