@@ -467,8 +467,9 @@ TEST(LayoutAssignmentTest, OptionsAndStats) {
 // --- Property: random modules -------------------------------------------------
 
 // A random module of elementwise ops, transposes, reshapes, broadcasts,
-// reductions, slices, dots, copies, tuples and a while loop, with random
-// written layouts and sometimes an entry layout.
+// reductions, slices, dots, copies, tuples and while loops (some sharing a
+// body, which the pass clones), with random written layouts and sometimes an
+// entry layout.
 class RandomModule {
  public:
   explicit RandomModule(uint64_t seed) : rng_(seed) {}
@@ -624,29 +625,41 @@ class RandomModule {
       case 8:
         Emit(NewValue(a.dims), absl::StrCat("copy(", a.name, ")"));
         break;
-      case 9: {  // a while loop negating its state
+      case 9: {  // a while loop negating its state, sometimes sharing a body
         std::string n = absl::StrCat(counter_++);
         std::string s = ShapeText(a);
         std::string state = rng_() % 2 ? LaidOut(a) : s;
-        absl::StrAppend(
-            &extra_, "cond", n, " {\n  cp", n, " = (s32[], ", state,
-            ") parameter(0)\n  ci", n, " = s32[] get-tuple-element(cp", n,
-            "), index=0\n  ck", n, " = s32[] constant(3)\n  ROOT lt", n,
-            " = pred[] compare(ci", n, ", ck", n, "), direction=LT\n}\n\n");
-        absl::StrAppend(
-            &extra_, "body", n, " {\n  bp", n, " = (s32[], ", state,
-            ") parameter(0)\n  bi", n, " = s32[] get-tuple-element(bp", n,
-            "), index=0\n  one", n, " = s32[] constant(1)\n  bj", n,
-            " = s32[] add(bi", n, ", one", n, ")\n  bx", n, " = ", s,
-            " get-tuple-element(bp", n, "), index=1\n  by", n, " = ",
-            rng_() % 2 ? LaidOut(a) : s, " negate(bx", n, ")\n  ROOT bt", n,
-            " = (s32[], ", s, ") tuple(bj", n, ", by", n, ")\n}\n\n");
+        std::string loop_id = n;
+        bool shared = false;
+        for (const auto& [dims, id] : loops_) {
+          if (dims == a.dims && rng_() % 2) {
+            loop_id = id;
+            shared = true;
+            break;
+          }
+        }
+        if (!shared) {
+          loops_.push_back({a.dims, n});
+          absl::StrAppend(
+              &extra_, "cond", n, " {\n  cp", n, " = (s32[], ", state,
+              ") parameter(0)\n  ci", n, " = s32[] get-tuple-element(cp", n,
+              "), index=0\n  ck", n, " = s32[] constant(3)\n  ROOT lt", n,
+              " = pred[] compare(ci", n, ", ck", n, "), direction=LT\n}\n\n");
+          absl::StrAppend(
+              &extra_, "body", n, " {\n  bp", n, " = (s32[], ", state,
+              ") parameter(0)\n  bi", n, " = s32[] get-tuple-element(bp", n,
+              "), index=0\n  one", n, " = s32[] constant(1)\n  bj", n,
+              " = s32[] add(bi", n, ", one", n, ")\n  bx", n, " = ", s,
+              " get-tuple-element(bp", n, "), index=1\n  by", n, " = ",
+              rng_() % 2 ? LaidOut(a) : s, " negate(bx", n, ")\n  ROOT bt", n,
+              " = (s32[], ", s, ") tuple(bj", n, ", by", n, ")\n}\n\n");
+        }
         std::string init = absl::StrCat("i", n), tup = absl::StrCat("t", n),
                     loop = absl::StrCat("w", n);
         absl::StrAppend(&body_, "  ", init, " = s32[] constant(0)\n  ", tup,
                         " = (s32[], ", s, ") tuple(", init, ", ", a.name, ")\n  ", loop,
-                        " = (s32[], ", state, ") while(", tup, "), condition=cond", n,
-                        ", body=body", n, "\n");
+                        " = (s32[], ", state, ") while(", tup, "), condition=cond",
+                        loop_id, ", body=body", loop_id, "\n");
         Emit(NewValue(a.dims),
              absl::StrCat("get-tuple-element(", loop, "), index=1"));
         break;
@@ -665,6 +678,7 @@ class RandomModule {
   std::string body_;
   std::string extra_;
   bool has_sum_ = false;
+  std::vector<std::pair<std::vector<int64_t>, std::string>> loops_;
 };
 
 bool SamePhysical(const Shape& a, const Shape& b) {
@@ -710,7 +724,7 @@ void ExpectConsistent(const HloModule& m) {
 }
 
 TEST(LayoutAssignmentPropertyTest, RandomModulesVerifyAndAreIdempotent) {
-  int modules = 0, copies = 0;
+  int modules = 0, copies = 0, cloned = 0;
   for (uint64_t seed = 0; seed < 1000; ++seed) {
     std::string text = RandomModule(seed).Build();
     absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseHloModule(text, "random.hlo");
@@ -724,11 +738,13 @@ TEST(LayoutAssignmentPropertyTest, RandomModulesVerifyAndAreIdempotent) {
       ASSERT_NE(m, nullptr);
       ExpectConsistent(*m);
       copies += stats.copies.size();
+      cloned += stats.computations_cloned;
       if (HasFailure()) return;
     }
   }
   EXPECT_GT(modules, 900);
   EXPECT_GT(copies, 50);  // the modules do exercise copy insertion
+  EXPECT_GT(cloned, 20);  // and call-graph flattening
 }
 
 }  // namespace
