@@ -338,6 +338,9 @@ int RunModule(int argc, char** argv) {
   if (args.Has("stats") && stats && *stats != "json" && *stats != "text") {
     return UsageError("--stats takes no value, 'text' or 'json'");
   }
+  if (args.Has("stats") && !pipeline) {
+    return UsageError("--stats reports what passes did; add --passes=...");
+  }
   if (args.positional.size() > 1) {
     return UsageError("give one input file (or - for standard input)");
   }
