@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "xla_layout/json.h"
+#include "xla_layout/layout_util.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"
@@ -94,31 +95,7 @@ int LeafOffset(const Shape& tuple, int64_t element) {
   return n;
 }
 
-// Layouts the pass does not model beyond order and tiles (memory space,
-// element size, sparse levels, ...) are kept exactly as written.
-bool HasOtherAttributes(const Layout& layout) {
-  Layout probe = layout;
-  probe.clear_tiles();
-  return probe.HasAttributes();
-}
-
 }  // namespace
-
-bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b) {
-  if (a == b) return true;
-  if (!a.tiles().empty() || !b.tiles().empty() || HasOtherAttributes(a) ||
-      HasOtherAttributes(b) || a.minor_to_major().size() != b.minor_to_major().size()) {
-    return false;
-  }
-  auto significant = [&](const Layout& l) {
-    std::vector<int64_t> m2m;
-    for (int64_t d : l.minor_to_major()) {
-      if (d >= 0 && d < shape.rank() && shape.dimensions(d) != 1) m2m.push_back(d);
-    }
-    return m2m;
-  };
-  return significant(a) == significant(b);
-}
 
 namespace {
 
@@ -146,19 +123,13 @@ std::vector<int64_t> CommonOrder(const Shape& a, const Shape& b,
   return order;
 }
 
-std::vector<int64_t> DescendingOrder(int rank) {
-  std::vector<int64_t> m2m(rank);
-  for (int i = 0; i < rank; ++i) m2m[i] = rank - 1 - i;
-  return m2m;
-}
-
 // A layout someone chose, as opposed to the default descending untiled one
 // that XLA (and this parser) gives every array nobody laid out.
 bool IsChosenLayout(const Shape& leaf) {
   if (!leaf.has_layout()) return false;
   const Layout& l = leaf.layout();
-  return !l.tiles().empty() || HasOtherAttributes(l) ||
-         !SamePhysicalLayout(leaf, l, Layout(DescendingOrder(leaf.rank())));
+  return !l.tiles().empty() || HasAttributesBeyondTiles(l) ||
+         !SamePhysicalLayout(leaf, l, DefaultLayoutForRank(leaf.rank()));
 }
 
 int64_t ByteSize(const Shape& shape) {
@@ -232,85 +203,6 @@ absl::StatusOr<std::vector<Shape>> ParseShapeList(absl::string_view text) {
 }
 
 }  // namespace
-
-std::optional<Layout> ReshapeBitcastLayout(const Shape& from,
-                                           const Layout& from_layout,
-                                           const Shape& to) {
-  if (HasOtherAttributes(from_layout) || from.rank() == 0 || to.rank() == 0) {
-    return std::nullopt;
-  }
-  for (int64_t d : from.dimensions()) if (d <= 0) return std::nullopt;
-  for (int64_t d : to.dimensions()) if (d <= 0) return std::nullopt;
-  std::vector<int> a, b;  // non-degenerate dims in logical order
-  for (int i = 0; i < from.rank(); ++i) if (from.dimensions(i) != 1) a.push_back(i);
-  for (int i = 0; i < to.rank(); ++i) if (to.dimensions(i) != 1) b.push_back(i);
-  // Split both into runs of dims with equal products: the reshape maps each
-  // run of `from` onto the matching run of `to`.
-  std::vector<int> group_of_a(from.rank(), -1);
-  std::vector<std::vector<int>> groups_b;
-  size_t i = 0, j = 0;
-  while (i < a.size() || j < b.size()) {
-    if (i >= a.size() || j >= b.size()) return std::nullopt;
-    int g = static_cast<int>(groups_b.size());
-    groups_b.emplace_back();
-    int64_t pa = from.dimensions(a[i]), pb = to.dimensions(b[j]);
-    group_of_a[a[i++]] = g;
-    groups_b[g].push_back(b[j++]);
-    while (pa != pb) {
-      if (pa < pb) {
-        if (i >= a.size()) return std::nullopt;
-        pa *= from.dimensions(a[i]);
-        group_of_a[a[i++]] = g;
-      } else {
-        if (j >= b.size()) return std::nullopt;
-        pb *= to.dimensions(b[j]);
-        groups_b[g].push_back(b[j++]);
-      }
-    }
-  }
-  // In `from`'s physical order (major to minor) each run must appear whole
-  // and in logical order.
-  std::vector<int> sequence;
-  std::vector<bool> seen(groups_b.size(), false);
-  int current = -1, last_dim = -1;
-  for (auto it = from_layout.minor_to_major().rbegin();
-       it != from_layout.minor_to_major().rend(); ++it) {
-    int d = static_cast<int>(*it);
-    if (from.dimensions(d) == 1) continue;
-    int g = group_of_a[d];
-    if (g != current) {
-      if (seen[g]) return std::nullopt;
-      seen[g] = true;
-      current = g;
-      for (int bd : groups_b[g]) sequence.push_back(bd);
-    } else if (d < last_dim) {
-      return std::nullopt;
-    }
-    last_dim = d;
-  }
-  // Size-1 dims go where the order stays closest to descending.
-  for (int d = 0; d < to.rank(); ++d) {
-    if (to.dimensions(d) != 1) continue;
-    auto pos = std::find_if(sequence.begin(), sequence.end(),
-                            [d](int x) { return x > d; });
-    sequence.insert(pos, d);
-  }
-  std::vector<int64_t> m2m(sequence.rbegin(), sequence.rend());
-  Layout result(m2m);
-  if (!from_layout.tiles().empty()) {
-    // Tiles cover the minor dims; they carry over when those are unchanged.
-    int t = from_layout.tiles()[0].rank();
-    if (t > from.rank() || t > to.rank()) return std::nullopt;
-    for (int k = 0; k < t; ++k) {
-      if (from.dimensions(from_layout.minor_to_major(k)) !=
-          to.dimensions(result.minor_to_major(k))) {
-        return std::nullopt;
-      }
-    }
-    result.set_tiles(from_layout.tiles());
-  }
-  return result;
-}
 
 namespace {
 
@@ -493,7 +385,9 @@ Layout Assigner::TargetTiled(const Shape& shape,
 // them, size-1 dims move major (free when untiled) if that rescues the
 // tiling; otherwise the value stays untiled and the refusal is reported.
 Layout Assigner::DefaultLayout(const Shape& shape, const std::string& name) {
-  std::vector<int64_t> m2m = DescendingOrder(shape.rank());
+  const Layout descending = DefaultLayoutForRank(shape.rank());
+  std::vector<int64_t> m2m(descending.minor_to_major().begin(),
+                           descending.minor_to_major().end());
   Layout layout = TargetTiled(shape, m2m);
   std::vector<Tile> tiles = target_.BaseTiles(shape);
   if (tiles.empty() || !layout.tiles().empty()) return layout;
@@ -772,7 +666,7 @@ void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
   if (i->layout_written() && !fixed) {
     bool other = false;
     for (int k = 0; k < leaves; ++k) {
-      other |= HasOtherAttributes(slots_[SlotOf(i, k)].shape->layout());
+      other |= HasAttributesBeyondTiles(slots_[SlotOf(i, k)].shape->layout());
     }
     if (IsFixedProducer(i->opcode()) || other) {
       for (int k = 0; k < leaves; ++k) {
@@ -787,7 +681,7 @@ void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
       for (int k = 0; k < leaves; ++k) {
         const Shape& s = *slots_[SlotOf(i, k)].shape;
         const Layout& written = s.layout();
-        Layout descending(DescendingOrder(s.rank()));
+        Layout descending = DefaultLayoutForRank(s.rank());
         // A copy's layout is its purpose: always exact.
         if (!module.entry_computation_layout() && written.tiles().empty() &&
             i->opcode() != HloOpcode::kCopy &&

@@ -15,6 +15,7 @@
 #include "absl/types/span.h"
 #include "passes/hlo_pass.h"
 #include "passes/target_config.h"
+#include "xla_layout/layout_util.h"  // IWYU pragma: export
 #include "xla_layout/shape.h"
 
 namespace xla_layout {
@@ -70,18 +71,6 @@ class LayoutAssignment : public HloPass {
   TargetConfig target_;
   LayoutAssignmentStats stats_;
 };
-
-// The layout of `to` (a reshape of `from`, same element count) that makes
-// the reshape a bitcast of `from` in `from_layout`, if one exists. Size-1
-// dims are placed as close to descending order as the bitcast allows; tiles
-// carry over only when the tiled minor dims are unchanged.
-std::optional<Layout> ReshapeBitcastLayout(const Shape& from,
-                                           const Layout& from_layout,
-                                           const Shape& to);
-
-// Whether layouts `a` and `b` of `shape` put every element at the same
-// offset: equal, or untiled and differing only where size-1 dims sit.
-bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b);
 
 }  // namespace xla_layout
 

@@ -1,0 +1,108 @@
+#include "xla_layout/layout_util.h"
+
+#include <algorithm>
+
+namespace xla_layout {
+
+bool HasAttributesBeyondTiles(const Layout& layout) {
+  Layout probe = layout;
+  probe.clear_tiles();
+  return probe.HasAttributes();
+}
+
+bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b) {
+  if (a == b) return true;
+  if (!a.tiles().empty() || !b.tiles().empty() || HasAttributesBeyondTiles(a) ||
+      HasAttributesBeyondTiles(b) || a.minor_to_major().size() != b.minor_to_major().size()) {
+    return false;
+  }
+  auto significant = [&](const Layout& l) {
+    std::vector<int64_t> m2m;
+    for (int64_t d : l.minor_to_major()) {
+      if (d >= 0 && d < shape.rank() && shape.dimensions(d) != 1) m2m.push_back(d);
+    }
+    return m2m;
+  };
+  return significant(a) == significant(b);
+}
+
+std::optional<Layout> ReshapeBitcastLayout(const Shape& from,
+                                           const Layout& from_layout,
+                                           const Shape& to) {
+  if (HasAttributesBeyondTiles(from_layout) || from.rank() == 0 || to.rank() == 0) {
+    return std::nullopt;
+  }
+  for (int64_t d : from.dimensions()) if (d <= 0) return std::nullopt;
+  for (int64_t d : to.dimensions()) if (d <= 0) return std::nullopt;
+  std::vector<int> a, b;  // non-degenerate dims in logical order
+  for (int i = 0; i < from.rank(); ++i) if (from.dimensions(i) != 1) a.push_back(i);
+  for (int i = 0; i < to.rank(); ++i) if (to.dimensions(i) != 1) b.push_back(i);
+  // Split both into runs of dims with equal products: the reshape maps each
+  // run of `from` onto the matching run of `to`.
+  std::vector<int> group_of_a(from.rank(), -1);
+  std::vector<std::vector<int>> groups_b;
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (i >= a.size() || j >= b.size()) return std::nullopt;
+    int g = static_cast<int>(groups_b.size());
+    groups_b.emplace_back();
+    int64_t pa = from.dimensions(a[i]), pb = to.dimensions(b[j]);
+    group_of_a[a[i++]] = g;
+    groups_b[g].push_back(b[j++]);
+    while (pa != pb) {
+      if (pa < pb) {
+        if (i >= a.size()) return std::nullopt;
+        pa *= from.dimensions(a[i]);
+        group_of_a[a[i++]] = g;
+      } else {
+        if (j >= b.size()) return std::nullopt;
+        pb *= to.dimensions(b[j]);
+        groups_b[g].push_back(b[j++]);
+      }
+    }
+  }
+  // In `from`'s physical order (major to minor) each run must appear whole
+  // and in logical order.
+  std::vector<int> sequence;
+  std::vector<bool> seen(groups_b.size(), false);
+  int current = -1, last_dim = -1;
+  for (auto it = from_layout.minor_to_major().rbegin();
+       it != from_layout.minor_to_major().rend(); ++it) {
+    int d = static_cast<int>(*it);
+    if (from.dimensions(d) == 1) continue;
+    int g = group_of_a[d];
+    if (g != current) {
+      if (seen[g]) return std::nullopt;
+      seen[g] = true;
+      current = g;
+      for (int bd : groups_b[g]) sequence.push_back(bd);
+    } else if (d < last_dim) {
+      return std::nullopt;
+    }
+    last_dim = d;
+  }
+  // Size-1 dims go where the order stays closest to descending.
+  for (int d = 0; d < to.rank(); ++d) {
+    if (to.dimensions(d) != 1) continue;
+    auto pos = std::find_if(sequence.begin(), sequence.end(),
+                            [d](int x) { return x > d; });
+    sequence.insert(pos, d);
+  }
+  std::vector<int64_t> m2m(sequence.rbegin(), sequence.rend());
+  Layout result(m2m);
+  if (!from_layout.tiles().empty()) {
+    // Tiles cover the minor dims; they carry over when those are unchanged.
+    int t = from_layout.tiles()[0].rank();
+    if (t > from.rank() || t > to.rank()) return std::nullopt;
+    for (int k = 0; k < t; ++k) {
+      if (from.dimensions(from_layout.minor_to_major(k)) !=
+          to.dimensions(result.minor_to_major(k))) {
+        return std::nullopt;
+      }
+    }
+    result.set_tiles(from_layout.tiles());
+  }
+  return result;
+}
+
+}  // namespace xla_layout
