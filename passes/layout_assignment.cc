@@ -1,7 +1,5 @@
 #include "passes/layout_assignment.h"
 
-#include "passes/flatten_call_graph.h"
-
 #include <algorithm>
 #include <deque>
 #include <utility>
@@ -10,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "passes/flatten_call_graph.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape_text.h"
@@ -18,8 +17,9 @@
 namespace xla_layout {
 namespace {
 
-// Constraint strength. A value's layout is replaced only by a stronger one,
-// so every value changes at most four times and propagation terminates.
+// Constraint strength. A value's layout is replaced by a stronger one, or
+// re-derived at the same strength when the value it came from changes;
+// levels only rise, so propagation terminates (Drain also keeps a budget).
 enum Level : int8_t {
   kUnset = 0,
   kDefault = 1,    // the target table's choice
