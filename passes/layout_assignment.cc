@@ -399,7 +399,8 @@ Layout Assigner::DefaultLayout(const Shape& shape, const std::string& name) {
   Shape probe = shape;
   probe.set_layout(Layout(m2m).set_tiles(tiles));
   absl::StatusOr<double> ratio = TargetConfig::PaddingRatio(probe);
-  stats_.tilings_refused.push_back({name, ratio.ok() ? *ratio : 0.0});
+  // A negative ratio: the size is unknown (unbounded dynamic dims).
+  stats_.tilings_refused.push_back({name, ratio.ok() ? *ratio : -1.0});
   return layout;
 }
 

@@ -39,7 +39,8 @@ struct LayoutAssignmentStats {
   // Over every buffer the pass laid out (views counted once).
   int64_t data_bytes = 0;
   int64_t padded_bytes = 0;  // with the padding of their tiles
-  // Values whose target tiling the cost model refused, with the ratio.
+  // Values whose target tiling the cost model refused, with the padding
+  // ratio (negative when the size is unbounded).
   std::vector<std::pair<std::string, double>> tilings_refused;
   int transposes_as_bitcast = 0;  // operand layout == result layout permuted
   int reshapes_as_bitcast = 0;

@@ -37,7 +37,9 @@ std::string LayoutAssignmentStats::ToText() const {
                   padded_bytes - data_bytes, " padding bytes added by tiles\n");
   for (const auto& [name, ratio] : tilings_refused) {
     absl::StrAppend(&out, "  tiling refused for ", name,
-                    absl::StrFormat(": padding would be %.2fx", ratio), "\n");
+                    ratio < 0 ? ": its size is unbounded (dynamic dims)"
+                              : absl::StrFormat(": padding would be %.2fx", ratio),
+                    "\n");
   }
   absl::StrAppend(&out, "  transposes that are bitcasts: ", transposes_as_bitcast,
                   "\n  reshapes that are bitcasts: ", reshapes_as_bitcast,
@@ -65,8 +67,9 @@ std::string LayoutAssignmentStats::ToJson() const {
   std::vector<std::string> reasons, refused, layouts;
   for (const auto& [r, n] : by_reason) reasons.push_back(absl::StrCat(JsonString(r), ":", n));
   for (const auto& [name, ratio] : tilings_refused) {
-    refused.push_back(absl::StrCat("{\"value\":", JsonString(name),
-                                   absl::StrFormat(",\"padding_ratio\":%.4f}", ratio)));
+    refused.push_back(absl::StrCat(
+        "{\"value\":", JsonString(name), ",\"padding_ratio\":",
+        ratio < 0 ? std::string("null") : absl::StrFormat("%.4f", ratio), "}"));
   }
   for (const auto& [l, n] : instructions_per_layout) {
     layouts.push_back(absl::StrCat(JsonString(l), ":", n));
