@@ -141,20 +141,6 @@ int64_t DataBytes(const Shape& shape) {
   return (*n * PrimitiveBitWidth(shape.element_type()) + 7) / 8;
 }
 
-// Ops whose result layout is fixed by what they do, once written.
-bool IsFixedProducer(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kInfeed:
-    case HloOpcode::kRecv:
-    case HloOpcode::kRecvDone:
-    case HloOpcode::kCustomCall:
-    case HloOpcode::kBitcast:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool IsDataMovement(HloOpcode op) {
   switch (op) {
     case HloOpcode::kSlice:
@@ -287,7 +273,6 @@ class Assigner {
   absl::flat_hash_map<const HloInstruction*, int> first_slot_;
   std::vector<int> parent_;
   std::vector<int8_t> level_;
-  std::vector<bool> own_hint_;  // the group holds its own written hint
   std::vector<int> source_;     // the group that set this one, or -1
   std::vector<Layout> layout_;
   std::vector<Edge> edges_;
@@ -299,7 +284,6 @@ class Assigner {
     int slot;
     Layout layout;
     int level;
-    bool tiles_from_target = false;  // a hint whose text wrote no tiles
     int batch = 0;  // seeds of one instruction (or one result) go together
   };
   int batch_ = 0;
@@ -355,7 +339,6 @@ void Assigner::CreateSlots(const HloModule& module) {
   parent_.resize(slots_.size());
   for (size_t s = 0; s < slots_.size(); ++s) parent_[s] = static_cast<int>(s);
   level_.assign(slots_.size(), kUnset);
-  own_hint_.assign(slots_.size(), false);
   source_.assign(slots_.size(), -1);
   layout_.resize(slots_.size());
 }
@@ -499,21 +482,8 @@ void Assigner::Set(int slot, const Layout& layout, int level, bool propagate,
     if (propagate) queue_.push_back(g);
     return;
   }
-  if (level == kHint && level_[g] == kHint && own_hint_[g] &&
-      !(layout == layout_[g]) &&
-      SamePhysicalLayout(*slots_[g].shape, Layout(layout.minor_to_major()),
-                         Layout(layout_[g].minor_to_major())) &&
-      ValidateLayoutForShape(layout, *slots_[g].shape).ok()) {
-    // A written order fixes the order only: tiles that arrive with the same
-    // order (a transpose that stays a bitcast) replace the target's, once.
-    own_hint_[g] = false;
-    layout_[g] = layout;
-    if (propagate) queue_.push_back(g);
-    return;
-  }
   if (level <= level_[g]) return;
   if (!ValidateLayoutForShape(layout, *slots_[g].shape).ok()) return;
-  own_hint_[g] = false;
   source_[g] = from;
   level_[g] = static_cast<int8_t>(level);
   layout_[g] = layout;
@@ -582,10 +552,10 @@ void Assigner::AddDotConstraints(HloInstruction* dot) {
     if (!Acceptable(op->shape(), *operands[k])) continue;
     needs_.push_back({SlotOf(op, 0), *operands[k], "dot operand packing", dot,
                       dot->parent(), k, 0});
-    seeds_.push_back({SlotOf(op, 0), *operands[k], kMandatory, false, batch_});
+    seeds_.push_back({SlotOf(op, 0), *operands[k], kMandatory, batch_});
   }
   if (Acceptable(dot->shape(), out)) {
-    seeds_.push_back({SlotOf(dot, 0), out, kProducer, false, batch_});
+    seeds_.push_back({SlotOf(dot, 0), out, kProducer, batch_});
   }
 }
 
@@ -622,7 +592,7 @@ void Assigner::AddCustomCallConstraints(HloInstruction* call) {
         int slot = SlotOf(call->operand(k), leaf);
         needs_.push_back({slot, ls[leaf]->layout(), "custom-call operand constraint",
                           call, call->parent(), k, leaf});
-        seeds_.push_back({slot, ls[leaf]->layout(), kMandatory, false, batch_});
+        seeds_.push_back({slot, ls[leaf]->layout(), kMandatory, batch_});
       }
     }
   }
@@ -642,7 +612,7 @@ void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
       CollectLeaves(pinned, ls);
       for (int k = 0; k < leaves && k < static_cast<int>(ls.size()); ++k) {
         if (ls[k]->has_layout()) {
-          seeds_.push_back({SlotOf(i, k), ls[k]->layout(), kProducer, false, batch_});
+          seeds_.push_back({SlotOf(i, k), ls[k]->layout(), kProducer, batch_});
           exact_[SlotOf(i, k)] = ls[k]->layout();
         }
       }
@@ -657,40 +627,41 @@ void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
           fixed = false;
           continue;
         }
-        seeds_.push_back({SlotOf(i, k), leaf.layout(), kProducer, false, batch_});
+        seeds_.push_back({SlotOf(i, k), leaf.layout(), kProducer, batch_});
         exact_[SlotOf(i, k)] = leaf.layout();
       }
     }
   }
-  if (i->layout_written() && !fixed) {
-    bool other = false;
-    for (int k = 0; k < leaves; ++k) {
-      other |= HasAttributesBeyondTiles(slots_[SlotOf(i, k)].shape->layout());
+  if (!fixed) {
+    // Per array leaf:
+    // - infeed, recv and bitcast results are what the op delivers, written
+    //   or default (as XLA's infeed shape);
+    // - a layout with attributes the pass does not model (memory space,
+    //   element size, ...) is kept;
+    // - a custom call keeps a chosen result layout, and any result layout
+    //   when its operands are constrained (XLA's layout-constrained call);
+    // - otherwise a written layout is a preference, kept exactly. XLA
+    //   prints the default layout for values nobody laid out, so in a
+    //   module without an entry_computation_layout (not laid out yet) a
+    //   written default (descending, untiled) says nothing: the value is
+    //   left to the target as if nothing were written. A copy's layout is
+    //   its purpose and always counts.
+    const HloOpcode op = i->opcode();
+    const bool delivered = op == HloOpcode::kInfeed || op == HloOpcode::kRecv ||
+                           op == HloOpcode::kRecvDone || op == HloOpcode::kBitcast;
+    bool constrained = false;
+    for (const HloAttribute& a : i->raw_attributes()) {
+      constrained |= a.name == "operand_layout_constraints";
     }
-    if (IsFixedProducer(i->opcode()) || other) {
-      for (int k = 0; k < leaves; ++k) {
-        seeds_.push_back({SlotOf(i, k), slots_[SlotOf(i, k)].shape->layout(),
-                          kProducer, false, batch_});
-      }
-    } else {
-      // A written layout is a preference, kept exactly. XLA prints the
-      // default layout for values nobody laid out, so in a module without
-      // an entry_computation_layout (not laid out yet) a written default
-      // (descending, untiled) takes the target's tiles when they fit.
-      for (int k = 0; k < leaves; ++k) {
-        const Shape& s = *slots_[SlotOf(i, k)].shape;
-        const Layout& written = s.layout();
-        Layout descending = DefaultLayoutForRank(s.rank());
-        // A copy's layout is its purpose: always exact.
-        if (!module.entry_computation_layout() && written.tiles().empty() &&
-            i->opcode() != HloOpcode::kCopy &&
-            SamePhysicalLayout(s, written, descending)) {
-          hint_seeds_.push_back({SlotOf(i, k),
-                                 TargetTiled(s, written.minor_to_major()), kHint,
-                                 /*tiles_from_target=*/true});
-        } else {
-          hint_seeds_.push_back({SlotOf(i, k), written, kHint});
-        }
+    for (int k = 0; k < leaves; ++k) {
+      const Shape& leaf = *slots_[SlotOf(i, k)].shape;
+      if (delivered || HasAttributesBeyondTiles(leaf.layout()) ||
+          (op == HloOpcode::kCustomCall && (constrained || IsChosenLayout(leaf)))) {
+        seeds_.push_back({SlotOf(i, k), leaf.layout(), kProducer, batch_});
+      } else if (i->layout_written() &&
+                 (module.entry_computation_layout() || op == HloOpcode::kCopy ||
+                  IsChosenLayout(leaf))) {
+        hint_seeds_.push_back({SlotOf(i, k), leaf.layout(), kHint});
       }
     }
   }
@@ -862,7 +833,7 @@ void Assigner::BuildConstraints(HloModule& module) {
           if (!ls[k]->has_layout()) continue;
           needs_.push_back({SlotOf(c->root(), k), ls[k]->layout(),
                             "entry result layout", nullptr, c, 0, k});
-          seeds_.push_back({SlotOf(c->root(), k), ls[k]->layout(), kMandatory, false, batch_});
+          seeds_.push_back({SlotOf(c->root(), k), ls[k]->layout(), kMandatory, batch_});
           exact_[SlotOf(c->root(), k)] = ls[k]->layout();
         }
       }
@@ -1099,11 +1070,7 @@ absl::StatusOr<bool> Assigner::Run(HloModule& module) {
   }
   // Hints are placed first but spread last, so a hint always keeps its own
   // value unless a copy-checked constraint overrides it.
-  for (const Seed& seed : hint_seeds_) {
-    Set(seed.slot, seed.layout, seed.level, false);
-    int g = Find(seed.slot);
-    if (level_[g] == kHint && seed.tiles_from_target) own_hint_[g] = true;
-  }
+  for (const Seed& seed : hint_seeds_) Set(seed.slot, seed.layout, seed.level, false);
   for (size_t k = 0; k < seeds_.size(); ++k) {
     Set(seeds_[k].slot, seeds_[k].layout, seeds_[k].level);
     if (k + 1 == seeds_.size() || seeds_[k + 1].batch != seeds_[k].batch) Drain();
