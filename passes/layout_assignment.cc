@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "passes/flatten_call_graph.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/primitive_type.h"
@@ -235,6 +236,7 @@ class Assigner {
   void VisitInstruction(HloModule& module, HloInstruction* i);
   void AddDotConstraints(HloInstruction* dot);
   void AddCustomCallConstraints(HloInstruction* call);
+  void AddConvolutionConstraints(HloInstruction* conv);
   absl::Status status_;  // the first error found while building constraints
 
   bool Acceptable(const Shape& shape, const Layout& layout) const;
@@ -559,6 +561,73 @@ void Assigner::AddDotConstraints(HloInstruction* dot) {
   }
 }
 
+// The minor-to-major order that `labels` (one of dim_labels' three parts,
+// e.g. "b01f" or "01io") asks for channels-last: `minor` first, then
+// `second` (if any), then the spatial dims from the last, then `major` (if
+// any). Empty when the labels do not describe a shape of `rank` dims.
+std::vector<int64_t> ChannelsLastOrder(absl::string_view labels, int rank,
+                                       char minor, char second, char major) {
+  if (static_cast<int>(labels.size()) != rank) return {};
+  std::vector<int64_t> spatial;  // dims by spatial index
+  int64_t minor_dim = -1, second_dim = -1, major_dim = -1;
+  for (int d = 0; d < rank; ++d) {
+    char c = labels[d];
+    if (c >= '0' && c <= '9') {
+      size_t index = c - '0';
+      if (spatial.size() <= index) spatial.resize(index + 1, -1);
+      if (spatial[index] >= 0) return {};
+      spatial[index] = d;
+    } else if (c == minor && minor_dim < 0) {
+      minor_dim = d;
+    } else if (c == second && second_dim < 0) {
+      second_dim = d;
+    } else if (c == major && major_dim < 0) {
+      major_dim = d;
+    } else {
+      return {};
+    }
+  }
+  std::vector<int64_t> m2m;
+  if (minor_dim >= 0) m2m.push_back(minor_dim);
+  if (second_dim >= 0) m2m.push_back(second_dim);
+  for (auto it = spatial.rbegin(); it != spatial.rend(); ++it) {
+    if (*it < 0) return {};
+    m2m.push_back(*it);
+  }
+  if (major_dim >= 0) m2m.push_back(major_dim);
+  if (static_cast<int>(m2m.size()) != rank) return {};
+  return m2m;
+}
+
+// Channels-last convolutions (TargetLayoutConfig.conv_channels_last): the
+// operands are needed in that order and the result is written in it, each
+// with the target's tiles where the padding rule allows. dim_labels that do
+// not parse leave the convolution free.
+void Assigner::AddConvolutionConstraints(HloInstruction* conv) {
+  if (!target_.proto().conv_channels_last() || conv->operand_count() != 2) return;
+  std::string labels;
+  for (const HloAttribute& a : conv->raw_attributes()) {
+    if (a.name == "dim_labels") labels = a.value;
+  }
+  std::vector<std::string> parts = absl::StrSplit(labels, absl::ByAnyChar("_->"),
+                                                  absl::SkipEmpty());
+  if (parts.size() != 3) return;
+  const Shape& input = conv->operand(0)->shape();
+  const Shape& kernel = conv->operand(1)->shape();
+  if (!IsLaidOut(input) || !IsLaidOut(kernel) || !IsLaidOut(conv->shape())) return;
+  std::vector<int64_t> in = ChannelsLastOrder(parts[0], input.rank(), 'f', 0, 'b');
+  std::vector<int64_t> ker = ChannelsLastOrder(parts[1], kernel.rank(), 'o', 'i', 0);
+  std::vector<int64_t> out = ChannelsLastOrder(parts[2], conv->shape().rank(), 'f', 0, 'b');
+  if (in.empty() || ker.empty() || out.empty()) return;
+  needs_.push_back({SlotOf(conv->operand(0), 0), TargetTiled(input, in),
+                    "convolution operand layout", conv, conv->parent(), 0, 0});
+  seeds_.push_back({SlotOf(conv->operand(0), 0), TargetTiled(input, in), kMandatory, batch_});
+  needs_.push_back({SlotOf(conv->operand(1), 0), TargetTiled(kernel, ker),
+                    "convolution operand layout", conv, conv->parent(), 1, 0});
+  seeds_.push_back({SlotOf(conv->operand(1), 0), TargetTiled(kernel, ker), kMandatory, batch_});
+  seeds_.push_back({SlotOf(conv, 0), TargetTiled(conv->shape(), out), kProducer, batch_});
+}
+
 // operand_layout_constraints: each operand is needed in exactly the
 // written layouts, as XLA's custom calls with constrained layouts.
 void Assigner::AddCustomCallConstraints(HloInstruction* call) {
@@ -789,6 +858,9 @@ void Assigner::VisitInstruction(HloModule& module, HloInstruction* i) {
       return;
     case HloOpcode::kCustomCall:
       AddCustomCallConstraints(i);
+      return;
+    case HloOpcode::kConvolution:
+      AddConvolutionConstraints(i);
       return;
     default:
       break;

@@ -264,6 +264,29 @@ ENTRY e {
   EXPECT_TRUE(stats.copies.empty());
 }
 
+TEST(LayoutAssignmentTest, ConvolutionIsChannelsLastOnCpuAndTpu) {
+  constexpr char kText[] = R"(
+HloModule m
+ENTRY e {
+  x = f32[8,128,32,32]{1,0,3,2} parameter(0)
+  k = f32[128,128,3,3] parameter(1)
+  ROOT c = f32[8,128,32,32] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+})";
+  LayoutAssignmentStats stats;
+  auto m = Assign(kText, "cpu-avx512", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "c"), "{1,3,2,0}");  // feature minor, batch major
+  EXPECT_EQ(LayoutOf(*m, "k"), "{0,1,3,2}");  // o, i, then spatial
+  ASSERT_EQ(stats.copies.size(), 1u);
+  EXPECT_EQ(stats.copies[0].reason, "convolution operand layout");
+  m = Assign(kText, "tpu", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "c"), "{1,3,2,0:T(8,128)}");
+  m = Assign(kText, "default", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(stats.copies.empty());  // no rule: the convolution is free
+}
+
 TEST(LayoutAssignmentTest, FusionBodyTakesFusionLayouts) {
   auto m = Assign(R"(
 HloModule m, entry_computation_layout={(f32[8,16]{0,1})->f32[8,16]{0,1}}

@@ -44,24 +44,28 @@ constexpr absl::string_view kBuiltins[][2] = {
         tiles { dimensions: [ 8, 128 ] }
         tiles { dimensions: [ 4, 1 ] }
       }
+      conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 }
     )pb"},
     {"cpu-avx2", R"pb(
       name: "cpu-avx2"
       description: "x86 AVX2: f32 matmul operands packed 8x8x1"
       dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
+      conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 }
     )pb"},
     {"cpu-avx512", R"pb(
       name: "cpu-avx512"
       description: "x86 AVX-512: f32 matmul operands packed 16x16x1"
       dot_tilings { element_type: F32 m0: 16 n0: 16 k0: 1 }
+      conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 }
     )pb"},
     {"arm64", R"pb(
       name: "arm64"
       description: "arm64 NEON: f32 matmul operands packed 8x8x1"
       dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
+      conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 }
     )pb"},
 };
