@@ -1,18 +1,18 @@
 // `layout-assignment`: gives every array in a module a layout (dimension
 // order and tiles) for a target, and inserts `copy` instructions wherever a
-// value's layout differs from the one a use needs. README "Layout
-// assignment" describes the rules and the figures the cost model uses.
+// value's layout differs from the one a use needs. After Run every array
+// has a layout, the module verifies, the entry layout is in the header, and
+// a second Run changes nothing. README "Layout assignment" describes the
+// rules and the figures the cost model uses.
 #ifndef PASSES_LAYOUT_ASSIGNMENT_H_
 #define PASSES_LAYOUT_ASSIGNMENT_H_
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "passes/hlo_pass.h"
 #include "passes/target_config.h"
 #include "xla_layout/layout_util.h"  // IWYU pragma: export
