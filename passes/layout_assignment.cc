@@ -7,7 +7,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "passes/flatten_call_graph.h"
 #include "xla_layout/layout_util.h"
@@ -230,7 +229,6 @@ class Assigner {
     }
   }
 
-  absl::Status CheckCallGraph(const HloModule& module);
   void CreateSlots(const HloModule& module);
   void BuildConstraints(HloModule& module);
   void VisitInstruction(HloModule& module, HloInstruction* i);
@@ -300,33 +298,6 @@ class Assigner {
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
   absl::flat_hash_set<const HloComputation*> in_loop_;
 };
-
-absl::Status Assigner::CheckCallGraph(const HloModule& module) {
-  absl::flat_hash_map<const HloComputation*, std::vector<std::string>> sites;
-  absl::flat_hash_map<const HloComputation*, bool> control;
-  for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instructions()) {
-      for (const auto& called : i->called_computations()) {
-        sites[called.computation].push_back(
-            absl::StrCat(HloOpcodeString(i->opcode()), " '", i->name(), "'"));
-        if (IsControlFlow(i->opcode())) control[called.computation] = true;
-      }
-    }
-  }
-  for (HloComputation* c : module.computations()) {
-    auto it = sites.find(c);
-    if (it == sites.end()) continue;
-    const std::vector<std::string>& callers = it->second;
-    if (control.contains(c) && callers.size() > 1) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "computation '", c->name(), "' is called from ", callers.size(),
-          " sites (", absl::StrJoin(callers, ", "),
-          "); layout assignment needs one caller per while body, condition, "
-          "branch, call and fusion (clone the computation per caller)"));
-    }
-  }
-  return absl::OkStatus();
-}
 
 void Assigner::CreateSlots(const HloModule& module) {
   for (HloComputation* c : module.computations()) {
@@ -1113,12 +1084,10 @@ absl::StatusOr<bool> Assigner::Run(HloModule& module) {
     return absl::FailedPreconditionError("the module has no entry computation");
   }
   // One caller per control-flow computation, so each takes one set of
-  // layouts; the check after it guards that invariant.
+  // layouts (FlattenCallGraph returns only once none is shared).
   absl::StatusOr<int> cloned = FlattenCallGraph(module);
   if (!cloned.ok()) return cloned.status();
   stats_.computations_cloned = *cloned;
-  absl::Status s = CheckCallGraph(module);
-  if (!s.ok()) return s;
   CreateSlots(module);
   // Callers before callees: a computation runs per iteration when a while
   // calls it or when it is called from such a computation.
