@@ -108,6 +108,31 @@ bool IsPermutation(const std::optional<std::vector<int64_t>>& dims, int rank) {
   return true;
 }
 
+// The layout a transpose by `perm` relates to `from` so that no data moves:
+// the operand's (toward_operand) or the result's, tiles unchanged. None when
+// `perm` is not a permutation of `rank` dims.
+std::optional<Layout> TransposedLayout(
+    const std::optional<std::vector<int64_t>>& perm, int rank,
+    const Layout& from, bool toward_operand) {
+  if (!IsPermutation(perm, rank) ||
+      static_cast<int>(from.minor_to_major().size()) != rank) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> map(rank);  // from's dims to the other side's
+  for (int k = 0; k < rank; ++k) {
+    if (toward_operand) {
+      map[k] = (*perm)[k];
+    } else {
+      map[(*perm)[k]] = k;
+    }
+  }
+  std::vector<int64_t> m2m;
+  for (int64_t d : from.minor_to_major()) m2m.push_back(map[d]);
+  Layout layout(m2m);
+  layout.set_tiles(from.tiles());
+  return layout;
+}
+
 // `layout`'s order restricted to the dims larger than 1 in both shapes.
 std::vector<int64_t> CommonOrder(const Shape& a, const Shape& b,
                                  const Layout& layout) {
@@ -390,23 +415,10 @@ std::optional<Layout> Assigner::Derive(const Edge& e, bool toward_operand,
       }
       return AdaptTiles(from, source, to);
     }
-    case Relation::kPermute: {
-      const auto& perm = e.user->attributes().dimensions;
-      if (!IsPermutation(perm, result.rank()) || operand.rank() != result.rank()) {
-        return std::nullopt;
-      }
-      std::vector<int64_t> m2m;
-      if (toward_operand) {
-        for (int64_t d : from.minor_to_major()) m2m.push_back((*perm)[d]);
-      } else {
-        std::vector<int64_t> inverse(perm->size());
-        for (size_t k = 0; k < perm->size(); ++k) inverse[(*perm)[k]] = k;
-        for (int64_t d : from.minor_to_major()) m2m.push_back(inverse[d]);
-      }
-      Layout layout(m2m);
-      layout.set_tiles(from.tiles());
-      return layout;
-    }
+    case Relation::kPermute:
+      if (operand.rank() != result.rank()) return std::nullopt;
+      return TransposedLayout(e.user->attributes().dimensions, result.rank(), from,
+                              toward_operand);
     case Relation::kReshape:
       return ReshapeBitcastLayout(source, from, to);
     case Relation::kBroadcast: {
@@ -1055,18 +1067,13 @@ void Assigner::CollectStats(HloModule& module) {
         continue;
       }
       const Shape& in = i->operand(0)->shape();
-      if (i->opcode() == HloOpcode::kTranspose &&
-          IsPermutation(i->attributes().dimensions, in.rank()) &&
-          in.rank() == ls[0]->rank()) {
-        const auto& perm = *i->attributes().dimensions;
-        std::vector<int64_t> m2m;
-        for (int64_t d : in.layout().minor_to_major()) {
-          auto it = std::find(perm.begin(), perm.end(), d);
-          m2m.push_back(it - perm.begin());
-        }
-        Layout permuted(m2m);
-        permuted.set_tiles(in.layout().tiles());
-        if (SamePhysicalLayout(*ls[0], permuted, ls[0]->layout())) {
+      if (i->opcode() == HloOpcode::kTranspose) {
+        std::optional<Layout> permuted =
+            in.rank() == ls[0]->rank()
+                ? TransposedLayout(i->attributes().dimensions, in.rank(),
+                                   in.layout(), /*toward_operand=*/false)
+                : std::nullopt;
+        if (permuted && SamePhysicalLayout(*ls[0], *permuted, ls[0]->layout())) {
           ++stats_.transposes_as_bitcast;
         }
       } else if (i->opcode() == HloOpcode::kReshape) {
