@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "benchmark/benchmark.h"
-#include "passes/hlo_parser.h"
-#include "passes/hlo_verifier.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_verifier.h"
 #include "bench/synthetic_hlo.h"
 
 namespace xla_layout {

@@ -13,7 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/synthetic_hlo.h"
 #include "benchmark/benchmark.h"
-#include "passes/hlo_parser.h"
+#include "hlo/hlo_parser.h"
 #include "passes/layout_assignment.h"
 
 namespace xla_layout {

@@ -23,7 +23,7 @@
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "xla_layout/relayout.h"
-#include "xla_layout/relayout_check.h"
+#include "tools/relayout_check.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"
 

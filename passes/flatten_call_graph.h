@@ -6,7 +6,7 @@
 #define PASSES_FLATTEN_CALL_GRAPH_H_
 
 #include "absl/status/statusor.h"
-#include "passes/hlo_module.h"
+#include "hlo/hlo_module.h"
 
 namespace xla_layout {
 

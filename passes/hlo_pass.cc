@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "passes/hlo_verifier.h"
+#include "hlo/hlo_verifier.h"
 
 namespace xla_layout {
 

@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "passes/hlo_module.h"
+#include "hlo/hlo_module.h"
 
 namespace xla_layout {
 

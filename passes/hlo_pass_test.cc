@@ -2,7 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/hlo_parser.h"
+#include "hlo/hlo_parser.h"
 
 namespace xla_layout {
 namespace {

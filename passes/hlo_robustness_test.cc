@@ -7,8 +7,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "passes/hlo_parser.h"
-#include "passes/hlo_verifier.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_verifier.h"
 #include "passes/layout_assignment.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"

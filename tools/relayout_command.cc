@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/cli_util.h"
-#include "xla_layout/relayout_check.h"
+#include "tools/relayout_check.h"
 #include "xla_layout/tiled_layout.h"
 
 namespace xla_layout::cli {

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape.h"
-#include "xla_layout/shape_text.h"
+#include "absl/strings/str_join.h"
 
 namespace xla_layout {
 
@@ -50,7 +50,25 @@ absl::StatusOr<Tile> Tile::FromProto(const TileProto& proto) {
   return tile;
 }
 
-std::string Tile::ToString() const { return PrintTile(*this); }
+void Tile::Print(std::string* out) const {
+  *out += '(';
+  for (int i = 0; i < rank(); ++i) {
+    if (i > 0) *out += ',';
+    int64_t d = dimensions_[i];
+    if (d == kCombineDimension) {
+      *out += '*';
+    } else {
+      absl::StrAppend(out, d);
+    }
+  }
+  *out += ')';
+}
+
+std::string Tile::ToString() const {
+  std::string out;
+  Print(&out);
+  return out;
+}
 
 Layout::Layout() = default;
 Layout::Layout(absl::Span<const int64_t> minor_to_major)
@@ -303,7 +321,84 @@ absl::Status Layout::ValidateStandalone() const {
   return absl::OkStatus();
 }
 
-std::string Layout::ToString() const { return PrintLayout(*this); }
+namespace {
+
+char DimLevelTypeLetter(DimLevelType t) {
+  switch (t) {
+    case DIM_DENSE:
+      return 'D';
+    case DIM_COMPRESSED:
+      return 'C';
+    case DIM_SINGLETON:
+      return 'S';
+    case DIM_LOOSE_COMPRESSED:
+      return 'H';
+    default:
+      return '?';
+  }
+}
+
+}  // namespace
+
+void Layout::Print(std::string* out, const PrintOptions& options) const {
+  const bool angle = options.syntax == ShapeSyntax::kAngle;
+  *out += angle ? '<' : '{';
+  absl::StrAppend(out, absl::StrJoin(minor_to_major_, ","));
+  if (HasAttributes()) {
+    *out += ':';
+    if (!dim_level_types_.empty()) {
+      *out += "D(";
+      for (size_t i = 0; i < dim_level_types_.size(); ++i) {
+        if (i > 0) *out += ',';
+        *out += DimLevelTypeLetter(dim_level_types_[i]);
+        if (!dim_unique_[i]) *out += '+';
+        if (!dim_ordered_[i]) *out += '~';
+      }
+      *out += ')';
+    }
+    if (!tiles_.empty()) {
+      *out += 'T';
+      for (const Tile& tile : tiles_) tile.Print(out);
+    }
+    if (tail_padding_alignment_in_elements_ != 1) {
+      absl::StrAppend(out, "L(", tail_padding_alignment_in_elements_, ")");
+    }
+    if (index_primitive_type_ != PRIMITIVE_TYPE_INVALID) {
+      absl::StrAppend(out, "#(", PrimitiveTypeText(index_primitive_type_, options),
+                      ")");
+    }
+    if (pointer_primitive_type_ != PRIMITIVE_TYPE_INVALID) {
+      absl::StrAppend(out, "*(",
+                      PrimitiveTypeText(pointer_primitive_type_, options), ")");
+    }
+    if (element_size_in_bits_ != 0) {
+      absl::StrAppend(out, "E(", element_size_in_bits_, ")");
+    }
+    if (memory_space_ != 0) absl::StrAppend(out, "S(", memory_space_, ")");
+    if (!split_configs_.empty()) {
+      *out += "SC";
+      for (const SplitConfig& sc : split_configs_) {
+        absl::StrAppend(out, "(", sc.dimension, ":",
+                        absl::StrJoin(sc.split_indices, ","), ")");
+      }
+    }
+    if (physical_shape_ != nullptr) {
+      *out += "P(";
+      physical_shape_->Print(out, options);
+      *out += ')';
+    }
+    if (dynamic_shape_metadata_prefix_bytes_ != 0) {
+      absl::StrAppend(out, "M(", dynamic_shape_metadata_prefix_bytes_, ")");
+    }
+  }
+  *out += angle ? '>' : '}';
+}
+
+std::string Layout::ToString(const PrintOptions& options) const {
+  std::string out;
+  Print(&out, options);
+  return out;
+}
 
 std::ostream& operator<<(std::ostream& os, const Tile& tile) {
   return os << tile.ToString();

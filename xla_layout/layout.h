@@ -1,6 +1,7 @@
 // Value types for XLA layouts: Tile, SplitConfig and Layout. They are plain,
 // copyable and comparable; ToProto()/FromProto() are the only doors to the
-// wire format, and ToString() uses the one printer in shape_text.h.
+// wire format, and Print() is the one printer: ToString(), the text layer
+// (shape_text.h) and streams all call it.
 #ifndef XLA_LAYOUT_LAYOUT_H_
 #define XLA_LAYOUT_LAYOUT_H_
 
@@ -14,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "proto/layout.pb.h"
+#include "xla_layout/print_options.h"
 
 namespace xla_layout {
 
@@ -42,7 +44,8 @@ class Tile {
   // Maps -1 to kCombineDimension (the documents' spelling), then validates.
   static absl::StatusOr<Tile> FromProto(const TileProto& proto);
 
-  std::string ToString() const;  // "(8,128)", "(*,2)"
+  void Print(std::string* out) const;  // appends "(8,128)", "(*,2)"
+  std::string ToString() const;
   bool operator==(const Tile& other) const {
     return dimensions_ == other.dimensions_;
   }
@@ -195,7 +198,9 @@ class Layout {
   static absl::StatusOr<Layout> FromProto(const LayoutProto& proto);
   absl::Status ValidateStandalone() const;
 
-  std::string ToString() const;  // "{1,0:T(2,2)}"
+  // Appends "{1,0:T(2,2)}" (or "<1,0:T(2,2)>" in the angle syntax).
+  void Print(std::string* out, const PrintOptions& options = {}) const;
+  std::string ToString(const PrintOptions& options = {}) const;
 
  private:
   std::vector<int64_t> minor_to_major_;

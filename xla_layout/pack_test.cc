@@ -7,7 +7,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "xla_layout/test_util.h"
-#include "xla_layout/relayout_check.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"
 

@@ -63,6 +63,12 @@ std::string PrimitiveTypeName(PrimitiveType type) {
   return info ? info->name : absl::StrCat("invalid_type_", static_cast<int>(type));
 }
 
+std::string PrimitiveTypeText(PrimitiveType type, const PrintOptions& options) {
+  std::string name = PrimitiveTypeName(type);
+  return options.syntax == ShapeSyntax::kAngle ? absl::AsciiStrToUpper(name)
+                                               : name;
+}
+
 absl::StatusOr<PrimitiveType> ParsePrimitiveType(absl::string_view name) {
   std::string lower = absl::AsciiStrToLower(name);
   for (const TypeInfo& info : kTypes) {

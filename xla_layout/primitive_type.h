@@ -8,11 +8,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "proto/layout.pb.h"
+#include "xla_layout/print_options.h"
 
 namespace xla_layout {
 
 // Lower-case XLA name: "f32", "bf16", "pred", "token", "opaque".
 std::string PrimitiveTypeName(PrimitiveType type);
+// The name as printed in `options`' syntax: "f32", or "F32" in the angle form.
+std::string PrimitiveTypeText(PrimitiveType type, const PrintOptions& options);
 
 // Accepts XLA's lower-case names and their upper-case spelling ("F32").
 absl::StatusOr<PrimitiveType> ParsePrimitiveType(absl::string_view name);

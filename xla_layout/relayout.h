@@ -30,21 +30,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "xla_layout/isa.h"  // IWYU pragma: export
 #include "xla_layout/shape.h"
 
 namespace xla_layout {
-
-// Instruction-set paths of the kernels. kAuto picks the best the CPU has,
-// unless XLA_LAYOUT_ISA=scalar|avx2|avx512 says otherwise.
-enum class Isa { kAuto, kScalar, kAvx2, kAvx512 };
-
-// The best path this CPU runs (CPUID), before any override.
-Isa DetectIsa();
-// kAuto resolved: the XLA_LAYOUT_ISA override if set and supported, else
-// DetectIsa(). An explicit request the CPU lacks falls back to the best it has.
-Isa ResolveIsa(Isa requested);
-absl::string_view IsaName(Isa isa);
-absl::StatusOr<Isa> ParseIsa(absl::string_view name);
 
 struct RelayoutOptions {
   // Bytes written into every padding slot: empty means zeros; one byte is

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "xla_layout/relayout.h"
+#include "xla_layout/isa.h"
 
 namespace xla_layout::internal {
 

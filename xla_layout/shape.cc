@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xla_layout/primitive_type.h"
-#include "xla_layout/shape_text.h"
 
 namespace xla_layout {
 
@@ -176,7 +175,39 @@ absl::StatusOr<Shape> Shape::FromProto(const ShapeProto& proto) {
   return shape;
 }
 
-std::string Shape::ToString() const { return PrintShape(*this); }
+void Shape::Print(std::string* out, const PrintOptions& options) const {
+  if (IsTuple()) {
+    *out += '(';
+    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
+      if (i > 0) *out += ", ";
+      tuple_shapes_[i].Print(out, options);
+    }
+    *out += ')';
+    return;
+  }
+  *out += PrimitiveTypeText(element_type_, options);
+  *out += '[';
+  for (int i = 0; i < rank(); ++i) {
+    if (i > 0) *out += ',';
+    if (is_unbounded_dynamic_dimension(i)) {
+      *out += '?';
+      continue;
+    }
+    if (is_dynamic_dimension(i)) *out += "<=";
+    absl::StrAppend(out, dimensions_[i]);
+  }
+  *out += ']';
+  if (!options.print_layout || !has_layout() || !IsArray()) return;
+  // XLA leaves out a scalar's plain layout, but prints one with attributes.
+  if (rank() == 0 && !layout_->HasAttributes()) return;
+  layout_->Print(out, options);
+}
+
+std::string Shape::ToString(const PrintOptions& options) const {
+  std::string out;
+  Print(&out, options);
+  return out;
+}
 
 std::ostream& operator<<(std::ostream& os, const Shape& shape) {
   return os << shape.ToString();

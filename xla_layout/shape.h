@@ -107,7 +107,9 @@ class Shape {
   ShapeProto ToProto() const;
   static absl::StatusOr<Shape> FromProto(const ShapeProto& proto);
 
-  std::string ToString() const;  // XLA syntax, with layouts.
+  // Appends the text form: XLA's syntax by default, layouts included.
+  void Print(std::string* out, const PrintOptions& options = {}) const;
+  std::string ToString(const PrintOptions& options = {}) const;
 
  private:
   PrimitiveType element_type_ = PRIMITIVE_TYPE_INVALID;

@@ -9,25 +9,21 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "xla_layout/layout.h"
+#include "xla_layout/print_options.h"
 #include "xla_layout/shape.h"
 
 namespace xla_layout {
 
-enum class ShapeSyntax {
-  kXla,    // lower-case types, {} layouts: what XLA prints (the default).
-  kAngle,  // upper-case types, <> layouts: the project brief's form.
-};
-
-struct PrintOptions {
-  ShapeSyntax syntax = ShapeSyntax::kXla;
-  // When false, arrays print without their layouts (`f32[3,5]`).
-  bool print_layout = true;
-};
-
-std::string PrintShape(const Shape& shape, PrintOptions options = {});
+// The model's printers (Shape::Print, Layout::Print, Tile::Print) by
+// their text-layer names.
+inline std::string PrintShape(const Shape& shape, PrintOptions options = {}) {
+  return shape.ToString(options);
+}
 // The layout with its brackets: "{1,0:T(2,2)}".
-std::string PrintLayout(const Layout& layout, PrintOptions options = {});
-std::string PrintTile(const Tile& tile);
+inline std::string PrintLayout(const Layout& layout, PrintOptions options = {}) {
+  return layout.ToString(options);
+}
+inline std::string PrintTile(const Tile& tile) { return tile.ToString(); }
 
 // Parses a whole string as one shape (or layout); surrounding whitespace is
 // allowed. Errors read "column N: what was wrong, what was expected".

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape_text.h"
@@ -95,6 +97,32 @@ Shape RandomArrayShape(std::mt19937_64& rng,
   Shape shape(type, dims);
   shape.set_layout(RandomLayoutFor(rng, shape, options));
   return shape;
+}
+
+void FillRandomBytes(std::mt19937_64& rng, absl::Span<uint8_t> bytes) {
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+}
+
+absl::Status CheckRelayout(const TiledLayout& src, const uint8_t* in,
+                           const TiledLayout& dst, const uint8_t* out,
+                           absl::Span<const uint8_t> fill) {
+  const int64_t es = dst.element_size_in_bits() / 8;
+  for (int64_t slot = 0; slot < dst.slot_count(); ++slot) {
+    std::optional<IndexVector> e = dst.LogicalIndex(slot);
+    for (int64_t b = 0; b < es; ++b) {
+      uint8_t want = e ? in[src.LinearIndex(*e) * es + b]
+                       : (fill.empty() ? 0 : fill[b % fill.size()]);
+      if (out[slot * es + b] != want) {
+        return absl::DataLossError(absl::StrCat(
+            "slot ", slot, " (",
+            e ? absl::StrCat("element ", absl::StrJoin(*e, ","))
+              : std::string("padding"),
+            "), byte ", b, ": 0x", absl::Hex(out[slot * es + b], absl::kZeroPad2),
+            ", expected 0x", absl::Hex(want, absl::kZeroPad2)));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace xla_layout

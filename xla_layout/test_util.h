@@ -1,4 +1,5 @@
-// Random shapes and layouts for property tests (testonly).
+// Random shapes and layouts for property tests, and the oracle of the
+// packing core's tests (testonly).
 #ifndef XLA_LAYOUT_TEST_UTIL_H_
 #define XLA_LAYOUT_TEST_UTIL_H_
 
@@ -6,8 +7,11 @@
 #include <random>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "xla_layout/shape.h"
+#include "xla_layout/tiled_layout.h"
 
 namespace xla_layout {
 
@@ -34,6 +38,17 @@ Shape RandomArrayShape(std::mt19937_64& rng,
 // A random valid layout (same rules) for the dims and type of `shape`.
 Layout RandomLayoutFor(std::mt19937_64& rng, const Shape& shape,
                        const RandomShapeOptions& options = {});
+
+// Fills `bytes` from `rng`: a relayout source whose padding is garbage too.
+void FillRandomBytes(std::mt19937_64& rng, absl::Span<uint8_t> bytes);
+
+// The oracle of a relayout: `out` (in `dst`) must hold, in every slot of an
+// element, that element's bytes from `in` (in `src`), found through the
+// index math; every padding slot of `dst` holds `fill` repeated (zeros when
+// empty). The error names the first wrong slot and its element.
+absl::Status CheckRelayout(const TiledLayout& src, const uint8_t* in,
+                           const TiledLayout& dst, const uint8_t* out,
+                           absl::Span<const uint8_t> fill);
 
 }  // namespace xla_layout
 

@@ -1,4 +1,4 @@
-#include "passes/hlo_parser.h"
+#include "hlo/hlo_parser.h"
 
 #include <optional>
 #include <utility>

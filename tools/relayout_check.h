@@ -1,11 +1,11 @@
 // The documented source pattern of `hlo-layout relayout` and the check of a
-// relayout result against the index math, shared by the CLI and the tests.
+// relayout result against the index math (`relayout --check`, the benchmark).
 //
 // Pattern: the element whose row-major logical index is i holds the bit
 // pattern of the unsigned integer i, little-endian, cut to the element's byte
 // width. Padding slots of a source hold 0xEE bytes.
-#ifndef XLA_LAYOUT_RELAYOUT_CHECK_H_
-#define XLA_LAYOUT_RELAYOUT_CHECK_H_
+#ifndef TOOLS_RELAYOUT_CHECK_H_
+#define TOOLS_RELAYOUT_CHECK_H_
 
 #include <cstdint>
 #include <vector>
@@ -25,4 +25,4 @@ absl::Status CheckDestination(const TiledLayout& layout, const void* buffer,
 
 }  // namespace xla_layout
 
-#endif  // XLA_LAYOUT_RELAYOUT_CHECK_H_
+#endif  // TOOLS_RELAYOUT_CHECK_H_

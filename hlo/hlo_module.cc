@@ -1,4 +1,4 @@
-#include "passes/hlo_module.h"
+#include "hlo/hlo_module.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,7 +1,7 @@
 // XLA's HLO opcodes: the enum, their text names, and the elementwise
 // classification the verifier and the layout pass use.
-#ifndef PASSES_HLO_OPCODE_H_
-#define PASSES_HLO_OPCODE_H_
+#ifndef HLO_HLO_OPCODE_H_
+#define HLO_HLO_OPCODE_H_
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -154,4 +154,4 @@ bool IsControlFlow(HloOpcode opcode);
 
 }  // namespace xla_layout
 
-#endif  // PASSES_HLO_OPCODE_H_
+#endif  // HLO_HLO_OPCODE_H_

@@ -1,12 +1,12 @@
 // Test helpers for HLO text (testonly).
-#ifndef PASSES_HLO_TEST_UTIL_H_
-#define PASSES_HLO_TEST_UTIL_H_
+#ifndef HLO_HLO_TEST_UTIL_H_
+#define HLO_HLO_TEST_UTIL_H_
 
 #include <memory>
 
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
-#include "passes/hlo_parser.h"
+#include "hlo/hlo_parser.h"
 
 namespace xla_layout {
 
@@ -20,4 +20,4 @@ inline std::unique_ptr<HloModule> ParseTestModule(absl::string_view text) {
 
 }  // namespace xla_layout
 
-#endif  // PASSES_HLO_TEST_UTIL_H_
+#endif  // HLO_HLO_TEST_UTIL_H_

@@ -2,8 +2,8 @@
 // computations own instructions, instructions point at their operands and
 // users. Attributes the passes read are typed; every other attribute is kept
 // verbatim, in order, and printed back unchanged.
-#ifndef PASSES_HLO_MODULE_H_
-#define PASSES_HLO_MODULE_H_
+#ifndef HLO_HLO_MODULE_H_
+#define HLO_HLO_MODULE_H_
 
 #include <array>
 #include <functional>
@@ -15,7 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "passes/hlo_opcode.h"
+#include "hlo/hlo_opcode.h"
 #include "xla_layout/shape.h"
 #include "xla_layout/shape_text.h"
 
@@ -237,4 +237,4 @@ bool HasSideEffect(HloOpcode opcode);
 
 }  // namespace xla_layout
 
-#endif  // PASSES_HLO_MODULE_H_
+#endif  // HLO_HLO_MODULE_H_

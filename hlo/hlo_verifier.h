@@ -1,10 +1,10 @@
 // Structural checks of an HLO module, each failure with a message naming the
 // computation and instruction.
-#ifndef PASSES_HLO_VERIFIER_H_
-#define PASSES_HLO_VERIFIER_H_
+#ifndef HLO_HLO_VERIFIER_H_
+#define HLO_HLO_VERIFIER_H_
 
 #include "absl/status/status.h"
-#include "passes/hlo_module.h"
+#include "hlo/hlo_module.h"
 
 namespace xla_layout {
 
@@ -25,4 +25,4 @@ absl::Status VerifyModule(const HloModule& module,
 
 }  // namespace xla_layout
 
-#endif  // PASSES_HLO_VERIFIER_H_
+#endif  // HLO_HLO_VERIFIER_H_

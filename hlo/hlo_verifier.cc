@@ -1,4 +1,4 @@
-#include "passes/hlo_verifier.h"
+#include "hlo/hlo_verifier.h"
 
 #include <functional>
 

@@ -1,4 +1,4 @@
-#include "passes/hlo_opcode.h"
+#include "hlo/hlo_opcode.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"

@@ -3,14 +3,14 @@
 // none, operands with or without their shapes, nested attribute values,
 // constants and /*index=N*/ comments. Arrays without a layout get the default
 // descending layout, as in XLA.
-#ifndef PASSES_HLO_PARSER_H_
-#define PASSES_HLO_PARSER_H_
+#ifndef HLO_HLO_PARSER_H_
+#define HLO_HLO_PARSER_H_
 
 #include <memory>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "passes/hlo_module.h"
+#include "hlo/hlo_module.h"
 
 namespace xla_layout {
 
@@ -21,4 +21,4 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
 
 }  // namespace xla_layout
 
-#endif  // PASSES_HLO_PARSER_H_
+#endif  // HLO_HLO_PARSER_H_

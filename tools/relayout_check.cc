@@ -1,4 +1,4 @@
-#include "xla_layout/relayout_check.h"
+#include "tools/relayout_check.h"
 
 #include <cstring>
 

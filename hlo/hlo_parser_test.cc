@@ -1,5 +1,5 @@
-#include "passes/hlo_parser.h"
-#include "passes/hlo_test_util.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_test_util.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -8,7 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "passes/hlo_verifier.h"
+#include "hlo/hlo_verifier.h"
 
 namespace xla_layout {
 namespace {
