@@ -14,7 +14,7 @@
 #include "bench/synthetic_hlo.h"
 #include "benchmark/benchmark.h"
 #include "hlo/hlo_parser.h"
-#include "passes/layout_assignment.h"
+#include "passes/layout_assignment/layout_assignment.h"
 
 namespace xla_layout {
 namespace {

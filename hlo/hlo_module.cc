@@ -10,32 +10,6 @@
 
 namespace xla_layout {
 
-bool HasSideEffect(HloOpcode opcode) {
-  switch (opcode) {
-    case HloOpcode::kInfeed:
-    case HloOpcode::kOutfeed:
-    case HloOpcode::kSend:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecv:
-    case HloOpcode::kRecvDone:
-    case HloOpcode::kCustomCall:
-    case HloOpcode::kAfterAll:
-    case HloOpcode::kRng:
-    case HloOpcode::kRngGetAndUpdateState:
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kAllGatherStart:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-    case HloOpcode::kAddDependency:
-    case HloOpcode::kOptimizationBarrier:
-      return true;
-    default:
-      return false;
-  }
-}
-
 HloInstruction::HloInstruction(std::string name, HloOpcode opcode, Shape shape)
     : name_(std::move(name)), opcode_(opcode), shape_(std::move(shape)) {}
 

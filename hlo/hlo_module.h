@@ -1,7 +1,12 @@
 // An HLO module IR for XLA's text format: modules own computations,
 // computations own instructions, instructions point at their operands and
-// users. Attributes the passes read are typed; every other attribute is kept
-// verbatim, in order, and printed back unchanged.
+// users. Attributes the passes read are typed (HloInstruction::Attributes)
+// and parsed once by the parser; every other attribute is kept verbatim, in
+// order, and printed back unchanged.
+//
+// Not modelled yet: the values of constants (kept as their literal text),
+// the module's input_output_alias and buffer_donor (kept as header text),
+// and async wrapping; the verifier (hlo_verifier.h) says what it checks.
 #ifndef HLO_HLO_MODULE_H_
 #define HLO_HLO_MODULE_H_
 
@@ -23,6 +28,22 @@ namespace xla_layout {
 
 class HloComputation;
 class HloModule;
+
+// convolution's dim_labels=b01f_01io->b01f, split into its three parts.
+struct ConvolutionDimLabels {
+  std::string input;   // "b01f": b batch, f feature, digits spatial dims
+  std::string kernel;  // "01io": i input feature, o output feature
+  std::string output;  // "b01f"
+};
+
+// One entry of custom-call's output_to_operand_aliasing={{0}: (1, {})}: the
+// result at `output_index` shares its buffer with operand `operand` at
+// `operand_index` (shape indices into tuples; empty for the whole value).
+struct OutputOperandAlias {
+  std::vector<int64_t> output_index;
+  int64_t operand = 0;
+  std::vector<int64_t> operand_index;
+};
 
 // An attribute as written: `name=value`.
 struct HloAttribute {
@@ -101,6 +122,13 @@ class HloInstruction {
     std::optional<std::vector<std::array<int64_t, 3>>> padding;
     std::optional<std::string> direction;  // compare: EQ, LT, ...
     std::optional<std::string> kind;       // fusion: kLoop, ...
+    // The three below print as written (their raw text), so that a module
+    // round-trips byte for byte; no pass edits them.
+    std::optional<ConvolutionDimLabels> dim_labels;
+    // custom-call: the layouts its operands must have, one shape per
+    // operand (default layouts filled in where none is written).
+    std::optional<std::vector<Shape>> operand_layout_constraints;
+    std::optional<std::vector<OutputOperandAlias>> output_to_operand_aliasing;
   };
   const Attributes& attributes() const { return attributes_; }
   Attributes& mutable_attributes() { return attributes_; }
@@ -230,10 +258,6 @@ class HloModule {
   std::optional<ComputationLayout> entry_layout_;
   std::vector<HloAttribute> header_;
 };
-
-// True for ops that must stay even without users (infeed, outfeed, send,
-// recv, custom-call, after-all, ...).
-bool HasSideEffect(HloOpcode opcode);
 
 }  // namespace xla_layout
 

@@ -6,6 +6,12 @@
 namespace xla_layout {
 namespace {
 
+// The table's class bits, by the names the table uses.
+constexpr unsigned kPreservesLayout = opcode_class::kPreservesLayout;
+constexpr unsigned kSideEffect = opcode_class::kSideEffect;
+constexpr unsigned kDataMovement = opcode_class::kDataMovement;
+constexpr unsigned kDeliversLayout = opcode_class::kDeliversLayout;
+constexpr unsigned kControlFlow = opcode_class::kControlFlow;
 constexpr int kX = 0, kE1 = 1, kE2 = 2, kE3 = 3;
 #define X kX
 #define E1 kE1
@@ -16,10 +22,12 @@ struct OpcodeInfo {
   HloOpcode opcode;
   absl::string_view name;
   int arity;
+  unsigned classes;
 };
 
 constexpr OpcodeInfo kInfo[] = {
-#define XLA_LAYOUT_OPCODE_INFO(e, text, kind) {HloOpcode::e, text, kind},
+#define XLA_LAYOUT_OPCODE_INFO(e, text, arity, classes) \
+  {HloOpcode::e, text, arity, classes},
     XLA_LAYOUT_HLO_OPCODES(XLA_LAYOUT_OPCODE_INFO)
 #undef XLA_LAYOUT_OPCODE_INFO
 };
@@ -54,9 +62,26 @@ int ElementwiseArity(HloOpcode opcode) {
   return kInfo[static_cast<int>(opcode)].arity;
 }
 
+namespace {
+bool HasClass(HloOpcode opcode, unsigned bit) {
+  return (kInfo[static_cast<int>(opcode)].classes & bit) != 0;
+}
+}  // namespace
+
+bool PreservesLayout(HloOpcode opcode) {
+  return HasClass(opcode, opcode_class::kPreservesLayout);
+}
+bool HasSideEffect(HloOpcode opcode) {
+  return HasClass(opcode, opcode_class::kSideEffect);
+}
+bool IsDataMovement(HloOpcode opcode) {
+  return HasClass(opcode, opcode_class::kDataMovement);
+}
+bool DeliversLayout(HloOpcode opcode) {
+  return HasClass(opcode, opcode_class::kDeliversLayout);
+}
 bool IsControlFlow(HloOpcode opcode) {
-  return opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
-         opcode == HloOpcode::kCall || opcode == HloOpcode::kFusion;
+  return HasClass(opcode, opcode_class::kControlFlow);
 }
 
 }  // namespace xla_layout

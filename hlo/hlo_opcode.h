@@ -1,5 +1,8 @@
-// XLA's HLO opcodes: the enum, their text names, and the elementwise
-// classification the verifier and the layout pass use.
+// XLA's HLO opcodes: the enum, their text names, and the one table of opcode
+// classes (elementwise arity, side effects, data movement, layout-preserving,
+// layout-delivering, control flow) that the parser, the verifier and the
+// passes ask. A class is a column of XLA_LAYOUT_HLO_OPCODES, never a switch
+// elsewhere.
 #ifndef HLO_HLO_OPCODE_H_
 #define HLO_HLO_OPCODE_H_
 
@@ -8,134 +11,156 @@
 
 namespace xla_layout {
 
-// V(enum, text, kind): kind is E1 (unary elementwise), E2 (binary
-// elementwise), E3 (ternary elementwise) or X (anything else).
-#define XLA_LAYOUT_HLO_OPCODES(V)                                   \
-  V(kAbs, "abs", E1)                                                \
-  V(kAdd, "add", E2)                                                \
-  V(kAddDependency, "add-dependency", X)                            \
-  V(kAfterAll, "after-all", X)                                      \
-  V(kAllGather, "all-gather", X)                                    \
-  V(kAllGatherDone, "all-gather-done", X)                           \
-  V(kAllGatherStart, "all-gather-start", X)                         \
-  V(kAllReduce, "all-reduce", X)                                    \
-  V(kAllReduceDone, "all-reduce-done", X)                           \
-  V(kAllReduceStart, "all-reduce-start", X)                         \
-  V(kAllToAll, "all-to-all", X)                                     \
-  V(kAnd, "and", E2)                                                \
-  V(kAsyncDone, "async-done", X)                                    \
-  V(kAsyncStart, "async-start", X)                                  \
-  V(kAsyncUpdate, "async-update", X)                                \
-  V(kAtan2, "atan2", E2)                                            \
-  V(kBatchNormGrad, "batch-norm-grad", X)                           \
-  V(kBatchNormInference, "batch-norm-inference", X)                 \
-  V(kBatchNormTraining, "batch-norm-training", X)                   \
-  V(kBitcast, "bitcast", X)                                         \
-  V(kBitcastConvert, "bitcast-convert", X)                          \
-  V(kBroadcast, "broadcast", X)                                     \
-  V(kCall, "call", X)                                               \
-  V(kCbrt, "cbrt", E1)                                              \
-  V(kCeil, "ceil", E1)                                              \
-  V(kCholesky, "cholesky", X)                                       \
-  V(kClamp, "clamp", E3)                                            \
-  V(kClz, "count-leading-zeros", E1)                                \
-  V(kCollectiveBroadcast, "collective-broadcast", X)                \
-  V(kCollectivePermute, "collective-permute", X)                    \
-  V(kCollectivePermuteDone, "collective-permute-done", X)           \
-  V(kCollectivePermuteStart, "collective-permute-start", X)         \
-  V(kCompare, "compare", E2)                                        \
-  V(kComplex, "complex", E2)                                        \
-  V(kConcatenate, "concatenate", X)                                 \
-  V(kConditional, "conditional", X)                                 \
-  V(kConstant, "constant", X)                                       \
-  V(kConvert, "convert", E1)                                        \
-  V(kConvolution, "convolution", X)                                 \
-  V(kCopy, "copy", E1)                                              \
-  V(kCopyDone, "copy-done", X)                                      \
-  V(kCopyStart, "copy-start", X)                                    \
-  V(kCos, "cosine", E1)                                             \
-  V(kCustomCall, "custom-call", X)                                  \
-  V(kDivide, "divide", E2)                                          \
-  V(kDomain, "domain", X)                                           \
-  V(kDot, "dot", X)                                                 \
-  V(kDynamicReshape, "dynamic-reshape", X)                          \
-  V(kDynamicSlice, "dynamic-slice", X)                              \
-  V(kDynamicUpdateSlice, "dynamic-update-slice", X)                 \
-  V(kErf, "erf", E1)                                                \
-  V(kExp, "exponential", E1)                                        \
-  V(kExpm1, "exponential-minus-one", E1)                            \
-  V(kFft, "fft", X)                                                 \
-  V(kFloor, "floor", E1)                                            \
-  V(kFusion, "fusion", X)                                           \
-  V(kGather, "gather", X)                                           \
-  V(kGetDimensionSize, "get-dimension-size", X)                     \
-  V(kGetTupleElement, "get-tuple-element", X)                       \
-  V(kImag, "imag", E1)                                              \
-  V(kInfeed, "infeed", X)                                           \
-  V(kIota, "iota", X)                                               \
-  V(kIsFinite, "is-finite", E1)                                     \
-  V(kLog, "log", E1)                                                \
-  V(kLog1p, "log-plus-one", E1)                                     \
-  V(kLogistic, "logistic", E1)                                      \
-  V(kMap, "map", X)                                                 \
-  V(kMaximum, "maximum", E2)                                        \
-  V(kMinimum, "minimum", E2)                                        \
-  V(kMultiply, "multiply", E2)                                      \
-  V(kNegate, "negate", E1)                                          \
-  V(kNot, "not", E1)                                                \
-  V(kOptimizationBarrier, "opt-barrier", X)                         \
-  V(kOr, "or", E2)                                                  \
-  V(kOutfeed, "outfeed", X)                                         \
-  V(kPad, "pad", X)                                                 \
-  V(kParameter, "parameter", X)                                     \
-  V(kPartitionId, "partition-id", X)                                \
-  V(kPopulationCount, "popcnt", E1)                                 \
-  V(kPower, "power", E2)                                            \
-  V(kRaggedAllToAll, "ragged-all-to-all", X)                        \
-  V(kReal, "real", E1)                                              \
-  V(kRecv, "recv", X)                                               \
-  V(kRecvDone, "recv-done", X)                                      \
-  V(kReduce, "reduce", X)                                           \
-  V(kReducePrecision, "reduce-precision", E1)                       \
-  V(kReduceScatter, "reduce-scatter", X)                            \
-  V(kReduceWindow, "reduce-window", X)                              \
-  V(kRemainder, "remainder", E2)                                    \
-  V(kReplicaId, "replica-id", X)                                    \
-  V(kReshape, "reshape", X)                                         \
-  V(kReverse, "reverse", X)                                         \
-  V(kRng, "rng", X)                                                 \
-  V(kRngBitGenerator, "rng-bit-generator", X)                       \
-  V(kRngGetAndUpdateState, "rng-get-and-update-state", X)           \
-  V(kRoundNearestAfz, "round-nearest-afz", E1)                      \
-  V(kRoundNearestEven, "round-nearest-even", E1)                    \
-  V(kRsqrt, "rsqrt", E1)                                            \
-  V(kScatter, "scatter", X)                                         \
-  V(kSelect, "select", E3)                                          \
-  V(kSelectAndScatter, "select-and-scatter", X)                     \
-  V(kSend, "send", X)                                               \
-  V(kSendDone, "send-done", X)                                      \
-  V(kSetDimensionSize, "set-dimension-size", X)                     \
-  V(kShiftLeft, "shift-left", E2)                                   \
-  V(kShiftRightArithmetic, "shift-right-arithmetic", E2)            \
-  V(kShiftRightLogical, "shift-right-logical", E2)                  \
-  V(kSign, "sign", E1)                                              \
-  V(kSin, "sine", E1)                                               \
-  V(kSlice, "slice", X)                                             \
-  V(kSort, "sort", X)                                               \
-  V(kSqrt, "sqrt", E1)                                              \
-  V(kStochasticConvert, "stochastic-convert", E2)                   \
-  V(kSubtract, "subtract", E2)                                      \
-  V(kTan, "tan", E1)                                                \
-  V(kTanh, "tanh", E1)                                              \
-  V(kTopK, "topk", X)                                               \
-  V(kTranspose, "transpose", X)                                     \
-  V(kTriangularSolve, "triangular-solve", X)                        \
-  V(kTuple, "tuple", X)                                             \
-  V(kWhile, "while", X)                                             \
-  V(kXor, "xor", E2)
+// V(enum, text, arity, classes): arity is E1 (unary elementwise), E2 (binary
+// elementwise), E3 (ternary elementwise) or X (anything else); classes is a
+// bitwise or of the opcode_class bits below, or 0. Copy is elementwise
+// but not layout-preserving: changing the layout is what it is for.
+namespace opcode_class {
+enum : unsigned {
+  // Operands and result share one layout: elementwise ops, map and
+  // bitcast-convert (whose lanes may differ in width).
+  kPreservesLayout = 1u << 0,
+  // Kept without users: infeed, outfeed, send/recv, custom-call,
+  // collectives, rng, after-all, add-dependency, opt-barrier.
+  kSideEffect = 1u << 1,
+  // Moves elements without arithmetic, result rank = operand rank: slice,
+  // dynamic-slice, pad, concatenate, reverse.
+  kDataMovement = 1u << 2,
+  // The result arrives in the layout the op says (as XLA's infeed shape):
+  // infeed, recv, recv-done.
+  kDeliversLayout = 1u << 3,
+  // Called computations run as part of the caller and see its values:
+  // while, conditional, call, fusion (not to_apply users like reduce or map).
+  kControlFlow = 1u << 4,
+};
+}  // namespace opcode_class
+
+#define XLA_LAYOUT_HLO_OPCODES(V)                                             \
+  V(kAbs, "abs", E1, kPreservesLayout)                                        \
+  V(kAdd, "add", E2, kPreservesLayout)                                        \
+  V(kAddDependency, "add-dependency", X, kSideEffect)                         \
+  V(kAfterAll, "after-all", X, kSideEffect)                                   \
+  V(kAllGather, "all-gather", X, kSideEffect)                                 \
+  V(kAllGatherDone, "all-gather-done", X, 0)                                  \
+  V(kAllGatherStart, "all-gather-start", X, kSideEffect)                      \
+  V(kAllReduce, "all-reduce", X, kSideEffect)                                 \
+  V(kAllReduceDone, "all-reduce-done", X, 0)                                  \
+  V(kAllReduceStart, "all-reduce-start", X, kSideEffect)                      \
+  V(kAllToAll, "all-to-all", X, 0)                                            \
+  V(kAnd, "and", E2, kPreservesLayout)                                        \
+  V(kAsyncDone, "async-done", X, 0)                                           \
+  V(kAsyncStart, "async-start", X, 0)                                         \
+  V(kAsyncUpdate, "async-update", X, 0)                                       \
+  V(kAtan2, "atan2", E2, kPreservesLayout)                                    \
+  V(kBatchNormGrad, "batch-norm-grad", X, 0)                                  \
+  V(kBatchNormInference, "batch-norm-inference", X, 0)                        \
+  V(kBatchNormTraining, "batch-norm-training", X, 0)                          \
+  V(kBitcast, "bitcast", X, 0)                                                \
+  V(kBitcastConvert, "bitcast-convert", X, kPreservesLayout)                  \
+  V(kBroadcast, "broadcast", X, 0)                                            \
+  V(kCall, "call", X, kControlFlow)                                           \
+  V(kCbrt, "cbrt", E1, kPreservesLayout)                                      \
+  V(kCeil, "ceil", E1, kPreservesLayout)                                      \
+  V(kCholesky, "cholesky", X, 0)                                              \
+  V(kClamp, "clamp", E3, kPreservesLayout)                                    \
+  V(kClz, "count-leading-zeros", E1, kPreservesLayout)                        \
+  V(kCollectiveBroadcast, "collective-broadcast", X, 0)                       \
+  V(kCollectivePermute, "collective-permute", X, kSideEffect)                 \
+  V(kCollectivePermuteDone, "collective-permute-done", X, 0)                  \
+  V(kCollectivePermuteStart, "collective-permute-start", X, kSideEffect)      \
+  V(kCompare, "compare", E2, kPreservesLayout)                                \
+  V(kComplex, "complex", E2, kPreservesLayout)                                \
+  V(kConcatenate, "concatenate", X, kDataMovement)                            \
+  V(kConditional, "conditional", X, kControlFlow)                             \
+  V(kConstant, "constant", X, 0)                                              \
+  V(kConvert, "convert", E1, kPreservesLayout)                                \
+  V(kConvolution, "convolution", X, 0)                                        \
+  V(kCopy, "copy", E1, 0)                                                     \
+  V(kCopyDone, "copy-done", X, 0)                                             \
+  V(kCopyStart, "copy-start", X, 0)                                           \
+  V(kCos, "cosine", E1, kPreservesLayout)                                     \
+  V(kCustomCall, "custom-call", X, kSideEffect)                               \
+  V(kDivide, "divide", E2, kPreservesLayout)                                  \
+  V(kDomain, "domain", X, 0)                                                  \
+  V(kDot, "dot", X, 0)                                                        \
+  V(kDynamicReshape, "dynamic-reshape", X, 0)                                 \
+  V(kDynamicSlice, "dynamic-slice", X, kDataMovement)                         \
+  V(kDynamicUpdateSlice, "dynamic-update-slice", X, 0)                        \
+  V(kErf, "erf", E1, kPreservesLayout)                                        \
+  V(kExp, "exponential", E1, kPreservesLayout)                                \
+  V(kExpm1, "exponential-minus-one", E1, kPreservesLayout)                    \
+  V(kFft, "fft", X, 0)                                                        \
+  V(kFloor, "floor", E1, kPreservesLayout)                                    \
+  V(kFusion, "fusion", X, kControlFlow)                                       \
+  V(kGather, "gather", X, 0)                                                  \
+  V(kGetDimensionSize, "get-dimension-size", X, 0)                            \
+  V(kGetTupleElement, "get-tuple-element", X, 0)                              \
+  V(kImag, "imag", E1, kPreservesLayout)                                      \
+  V(kInfeed, "infeed", X, kSideEffect|kDeliversLayout)                        \
+  V(kIota, "iota", X, 0)                                                      \
+  V(kIsFinite, "is-finite", E1, kPreservesLayout)                             \
+  V(kLog, "log", E1, kPreservesLayout)                                        \
+  V(kLog1p, "log-plus-one", E1, kPreservesLayout)                             \
+  V(kLogistic, "logistic", E1, kPreservesLayout)                              \
+  V(kMap, "map", X, kPreservesLayout)                                         \
+  V(kMaximum, "maximum", E2, kPreservesLayout)                                \
+  V(kMinimum, "minimum", E2, kPreservesLayout)                                \
+  V(kMultiply, "multiply", E2, kPreservesLayout)                              \
+  V(kNegate, "negate", E1, kPreservesLayout)                                  \
+  V(kNot, "not", E1, kPreservesLayout)                                        \
+  V(kOptimizationBarrier, "opt-barrier", X, kSideEffect)                      \
+  V(kOr, "or", E2, kPreservesLayout)                                          \
+  V(kOutfeed, "outfeed", X, kSideEffect)                                      \
+  V(kPad, "pad", X, kDataMovement)                                            \
+  V(kParameter, "parameter", X, 0)                                            \
+  V(kPartitionId, "partition-id", X, 0)                                       \
+  V(kPopulationCount, "popcnt", E1, kPreservesLayout)                         \
+  V(kPower, "power", E2, kPreservesLayout)                                    \
+  V(kRaggedAllToAll, "ragged-all-to-all", X, 0)                               \
+  V(kReal, "real", E1, kPreservesLayout)                                      \
+  V(kRecv, "recv", X, kSideEffect|kDeliversLayout)                            \
+  V(kRecvDone, "recv-done", X, kSideEffect|kDeliversLayout)                   \
+  V(kReduce, "reduce", X, 0)                                                  \
+  V(kReducePrecision, "reduce-precision", E1, kPreservesLayout)               \
+  V(kReduceScatter, "reduce-scatter", X, 0)                                   \
+  V(kReduceWindow, "reduce-window", X, 0)                                     \
+  V(kRemainder, "remainder", E2, kPreservesLayout)                            \
+  V(kReplicaId, "replica-id", X, 0)                                           \
+  V(kReshape, "reshape", X, 0)                                                \
+  V(kReverse, "reverse", X, kDataMovement)                                    \
+  V(kRng, "rng", X, kSideEffect)                                              \
+  V(kRngBitGenerator, "rng-bit-generator", X, 0)                              \
+  V(kRngGetAndUpdateState, "rng-get-and-update-state", X, kSideEffect)        \
+  V(kRoundNearestAfz, "round-nearest-afz", E1, kPreservesLayout)              \
+  V(kRoundNearestEven, "round-nearest-even", E1, kPreservesLayout)            \
+  V(kRsqrt, "rsqrt", E1, kPreservesLayout)                                    \
+  V(kScatter, "scatter", X, 0)                                                \
+  V(kSelect, "select", E3, kPreservesLayout)                                  \
+  V(kSelectAndScatter, "select-and-scatter", X, 0)                            \
+  V(kSend, "send", X, kSideEffect)                                            \
+  V(kSendDone, "send-done", X, kSideEffect)                                   \
+  V(kSetDimensionSize, "set-dimension-size", X, 0)                            \
+  V(kShiftLeft, "shift-left", E2, kPreservesLayout)                           \
+  V(kShiftRightArithmetic, "shift-right-arithmetic", E2, kPreservesLayout)    \
+  V(kShiftRightLogical, "shift-right-logical", E2, kPreservesLayout)          \
+  V(kSign, "sign", E1, kPreservesLayout)                                      \
+  V(kSin, "sine", E1, kPreservesLayout)                                       \
+  V(kSlice, "slice", X, kDataMovement)                                        \
+  V(kSort, "sort", X, 0)                                                      \
+  V(kSqrt, "sqrt", E1, kPreservesLayout)                                      \
+  V(kStochasticConvert, "stochastic-convert", E2, kPreservesLayout)           \
+  V(kSubtract, "subtract", E2, kPreservesLayout)                              \
+  V(kTan, "tan", E1, kPreservesLayout)                                        \
+  V(kTanh, "tanh", E1, kPreservesLayout)                                      \
+  V(kTopK, "topk", X, 0)                                                      \
+  V(kTranspose, "transpose", X, 0)                                            \
+  V(kTriangularSolve, "triangular-solve", X, 0)                               \
+  V(kTuple, "tuple", X, 0)                                                    \
+  V(kWhile, "while", X, kControlFlow)                                         \
+  V(kXor, "xor", E2, kPreservesLayout)
 
 enum class HloOpcode {
-#define XLA_LAYOUT_OPCODE_ENUM(e, text, kind) e,
+#define XLA_LAYOUT_OPCODE_ENUM(e, text, arity, classes) e,
   XLA_LAYOUT_HLO_OPCODES(XLA_LAYOUT_OPCODE_ENUM)
 #undef XLA_LAYOUT_OPCODE_ENUM
 };
@@ -147,9 +172,11 @@ absl::StatusOr<HloOpcode> StringToHloOpcode(absl::string_view name);
 bool IsElementwise(HloOpcode opcode);
 // Number of operands of an elementwise op (1, 2 or 3), else 0.
 int ElementwiseArity(HloOpcode opcode);
-// Ops whose called computations run as part of the caller's control flow
-// and see its values: while, conditional, call, fusion (not to_apply users
-// such as reduce or map).
+// The classes of opcode_class above, one predicate each.
+bool PreservesLayout(HloOpcode opcode);
+bool HasSideEffect(HloOpcode opcode);
+bool IsDataMovement(HloOpcode opcode);
+bool DeliversLayout(HloOpcode opcode);
 bool IsControlFlow(HloOpcode opcode);
 
 }  // namespace xla_layout

@@ -44,6 +44,62 @@ bool IsCalledComputationAttribute(absl::string_view name) {
          name == "select";
 }
 
+// `{ {1}: (0, {}), ... }`: output shape index -> (operand, its shape index).
+absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
+    absl::string_view text) {
+  size_t pos = 0;
+  auto skip = [&] {
+    while (pos < text.size() && absl::ascii_isspace(text[pos])) ++pos;
+  };
+  auto consume = [&](char c) {
+    skip();
+    if (pos < text.size() && text[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  };
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", what, " at offset ", pos, " of '", text,
+                     "' (the form is {{output index}: (operand, {operand index}), ...})"));
+  };
+  auto integer = [&](int64_t& out) {
+    skip();
+    size_t start = pos;
+    while (pos < text.size() && absl::ascii_isdigit(text[pos])) ++pos;
+    return pos > start && absl::SimpleAtoi(text.substr(start, pos - start), &out);
+  };
+  auto index = [&](std::vector<int64_t>& out) {
+    if (!consume('{')) return false;
+    if (consume('}')) return true;
+    do {
+      int64_t k;
+      if (!integer(k)) return false;
+      out.push_back(k);
+    } while (consume(','));
+    return consume('}');
+  };
+  std::vector<OutputOperandAlias> aliases;
+  if (!consume('{')) return error("'{'");
+  if (consume('}')) return aliases;
+  do {
+    OutputOperandAlias alias;
+    if (!index(alias.output_index)) return error("an output shape index like {0}");
+    if (!consume(':')) return error("':'");
+    if (!consume('(')) return error("'('");
+    if (!integer(alias.operand)) return error("an operand number");
+    if (!consume(',')) return error("','");
+    if (!index(alias.operand_index)) return error("an operand shape index like {}");
+    if (!consume(')')) return error("')'");
+    aliases.push_back(std::move(alias));
+  } while (consume(','));
+  if (!consume('}')) return error("',' or '}'");
+  skip();
+  if (pos != text.size()) return error("the end");
+  return aliases;
+}
+
 class Parser {
  public:
   Parser(absl::string_view text, absl::string_view filename)
@@ -76,6 +132,8 @@ class Parser {
   // Consumes `word` when it stands alone (not the start of a longer name).
   bool ConsumeKeyword(absl::string_view word);
   absl::StatusOr<Shape> ParseShapeHere();
+  // `{shape, shape, ...}` at the cursor, default layouts filled in.
+  absl::StatusOr<std::vector<Shape>> ParseShapeList();
   std::string ScanValue();
   absl::StatusOr<std::string> ScanBalanced(char open, char close);
 
@@ -172,6 +230,22 @@ absl::StatusOr<Shape> Parser::ParseShapeHere() {
   if (!shape.ok()) return ErrorAt(parser.error_offset(), shape.status().message());
   pos_ = parser.pos();
   return shape;
+}
+
+absl::StatusOr<std::vector<Shape>> Parser::ParseShapeList() {
+  absl::Status s = Expect("{", "to open the list of shapes");
+  if (!s.ok()) return s;
+  std::vector<Shape> shapes;
+  if (Consume("}")) return shapes;
+  while (true) {
+    absl::StatusOr<Shape> shape = ParseShapeHere();
+    if (!shape.ok()) return shape.status();
+    SetDefaultLayouts(*shape);
+    shapes.push_back(*std::move(shape));
+    if (Consume("}")) return shapes;
+    s = Expect(",", "or '}' between shapes");
+    if (!s.ok()) return s;
+  }
 }
 
 // A value up to the next ',' or newline outside brackets and strings.
@@ -305,6 +379,28 @@ absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
   }
   if (n == "kind" && instr.opcode() == HloOpcode::kFusion) {
     t.kind = a.value;
+    return absl::OkStatus();
+  }
+  if (n == "dim_labels" && instr.opcode() == HloOpcode::kConvolution) {
+    std::vector<std::string> io = absl::StrSplit(a.value, "->");
+    std::vector<std::string> in;
+    if (io.size() == 2) in = absl::StrSplit(io[0], '_');
+    if (in.size() != 2 || in[0].empty() || in[1].empty() || io[1].empty()) {
+      return ErrorAt(offset, absl::StrCat("dim_labels needs input_kernel->output, "
+                                          "like b01f_01io->b01f, not '",
+                                          a.value, "'"));
+    }
+    t.dim_labels = ConvolutionDimLabels{in[0], in[1], io[1]};
+    return absl::OkStatus();
+  }
+  if (n == "output_to_operand_aliasing") {
+    absl::StatusOr<std::vector<OutputOperandAlias>> aliases =
+        ParseOutputOperandAliasing(a.value);
+    if (!aliases.ok()) {
+      return ErrorAt(offset, absl::StrCat("output_to_operand_aliasing: ",
+                                          aliases.status().message()));
+    }
+    t.output_to_operand_aliasing = *std::move(aliases);
     return absl::OkStatus();
   }
   if (n == "slice") {
@@ -465,9 +561,20 @@ absl::Status Parser::ParseInstruction(
     if (!attr.ok()) return attr.status();
     s = Expect("=", absl::StrCat("after attribute '", *attr, "'"));
     if (!s.ok()) return s;
-    HloAttribute a{*attr, ScanValue()};
-    s = SetTypedAttribute(*raw, a, at);
-    if (!s.ok()) return s;
+    HloAttribute a{*attr, ""};
+    if (*attr == "operand_layout_constraints") {
+      // Shapes are read with the parser's own cursor, so that an error in
+      // one points at its line and column.
+      size_t value_at = (SkipSpace(), pos_);
+      absl::StatusOr<std::vector<Shape>> shapes = ParseShapeList();
+      if (!shapes.ok()) return shapes.status();
+      raw->mutable_attributes().operand_layout_constraints = *std::move(shapes);
+      a.value = std::string(text_.substr(value_at, pos_ - value_at));
+    } else {
+      a.value = ScanValue();
+      s = SetTypedAttribute(*raw, a, at);
+      if (!s.ok()) return s;
+    }
     raw->mutable_raw_attributes().push_back(std::move(a));
   }
   pending.push_back(std::move(operands));

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -44,30 +46,181 @@ absl::StatusOr<std::unique_ptr<HloPass>> PassRegistry::Create(
 
 std::vector<PassRegistry::Entry> PassRegistry::List() const {
   std::vector<Entry> out;
-  for (const auto& p : passes_) out.push_back({p.first, p.second.description});
+  for (const auto& p : passes_) {
+    std::unique_ptr<HloPass> probe = p.second.factory();
+    out.push_back({p.first, p.second.description,
+                   probe != nullptr ? probe->options() : std::vector<PassOption>()});
+  }
   std::sort(out.begin(), out.end(),
             [](const Entry& a, const Entry& b) { return a.name < b.name; });
   return out;
 }
 
-absl::Status HloPass::SetOption(absl::string_view key, absl::string_view value) {
-  return absl::UnimplementedError(
-      absl::StrCat("pass '", name(), "' has no option '", key, "'"));
+absl::StatusOr<std::vector<PassOption>> PassRegistry::Options(
+    absl::string_view name) const {
+  absl::StatusOr<std::unique_ptr<HloPass>> pass = Create(name);
+  if (!pass.ok()) return pass.status();
+  return (*pass)->options();
 }
 
-absl::StatusOr<PassPipeline> PassPipeline::Parse(absl::string_view spec,
-                                                 const PassRegistry& registry) {
-  PassPipeline pipeline;
-  for (absl::string_view part : absl::StrSplit(spec, ',')) {
-    part = absl::StripAsciiWhitespace(part);
-    if (part.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("empty pass name in '", spec, "'"));
-    }
-    absl::StatusOr<std::unique_ptr<HloPass>> pass = registry.Create(part);
-    if (!pass.ok()) return pass.status();
-    pipeline.passes_.push_back(*std::move(pass));
+std::optional<std::string> PassOptionValues::GetString(absl::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end() || !std::holds_alternative<std::string>(it->second)) {
+    return std::nullopt;
   }
+  return std::get<std::string>(it->second);
+}
+
+std::optional<int64_t> PassOptionValues::GetInt(absl::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end() || !std::holds_alternative<int64_t>(it->second)) {
+    return std::nullopt;
+  }
+  return std::get<int64_t>(it->second);
+}
+
+std::optional<bool> PassOptionValues::GetBool(absl::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end() || !std::holds_alternative<bool>(it->second)) {
+    return std::nullopt;
+  }
+  return std::get<bool>(it->second);
+}
+
+absl::StatusOr<PassOptionValues> CheckPassOptions(
+    const HloPass& pass,
+    const std::vector<std::pair<std::string, std::string>>& text) {
+  const std::vector<PassOption> declared = pass.options();
+  PassOptionValues values;
+  for (const auto& [key, value] : text) {
+    const PassOption* option = nullptr;
+    for (const PassOption& o : declared) {
+      if (o.name == key) option = &o;
+    }
+    if (option == nullptr) {
+      std::vector<std::string> names;
+      for (const PassOption& o : declared) names.push_back(o.name);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pass '", pass.name(), "' has no option '", key, "'; ",
+          names.empty() ? std::string("it takes none")
+                        : absl::StrCat("its options: ", absl::StrJoin(names, ", "))));
+    }
+    if (value.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pass '", pass.name(), "': option '", key, "' needs a value"));
+    }
+    switch (option->type) {
+      case PassOption::Type::kString:
+      case PassOption::Type::kFile:
+        values.Set(key, value);
+        break;
+      case PassOption::Type::kInt: {
+        int64_t n;
+        if (!absl::SimpleAtoi(value, &n)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "pass '", pass.name(), "': option '", key,
+              "' needs an integer, not '", value, "'"));
+        }
+        values.Set(key, n);
+        break;
+      }
+      case PassOption::Type::kBool:
+        if (value != "true" && value != "false") {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "pass '", pass.name(), "': option '", key,
+              "' is true or false, not '", value, "'"));
+        }
+        values.Set(key, value == "true");
+        break;
+      case PassOption::Type::kChoice:
+        if (std::find(option->choices.begin(), option->choices.end(), value) ==
+            option->choices.end()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "unknown ", key, " '", value, "'; known ", key, "s: ",
+              absl::StrJoin(option->choices, ", ")));
+        }
+        values.Set(key, value);
+        break;
+    }
+  }
+  return values;
+}
+
+absl::StatusOr<PipelineSpec> PipelineSpec::Parse(absl::string_view text) {
+  PipelineSpec spec;
+  size_t pos = 0;
+  while (true) {
+    size_t end = text.find_first_of(",{", pos);
+    if (end == absl::string_view::npos) end = text.size();
+    absl::string_view name = absl::StripAsciiWhitespace(text.substr(pos, end - pos));
+    if (name.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("empty pass name in '", text, "'"));
+    }
+    Element element{std::string(name), {}};
+    pos = end;
+    if (pos < text.size() && text[pos] == '{') {
+      size_t close = text.find('}', pos);
+      if (close == absl::string_view::npos) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "unclosed '{' after pass '", name, "' in '", text, "'"));
+      }
+      absl::string_view body = text.substr(pos + 1, close - pos - 1);
+      for (absl::string_view item : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
+        std::pair<absl::string_view, absl::string_view> kv =
+            absl::StrSplit(item, absl::MaxSplits('=', 1));
+        absl::string_view key = absl::StripAsciiWhitespace(kv.first);
+        if (key.empty() || item.find('=') == absl::string_view::npos) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "option '", absl::StripAsciiWhitespace(item), "' of pass '", name,
+              "' needs the form key=value"));
+        }
+        element.options.push_back(
+            {std::string(key), std::string(absl::StripAsciiWhitespace(kv.second))});
+      }
+      pos = close + 1;
+      while (pos < text.size() && absl::ascii_isspace(text[pos])) ++pos;
+    }
+    spec.elements.push_back(std::move(element));
+    if (pos >= text.size()) return spec;
+    if (text[pos] != ',') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected ',' after pass '", name, "' in '", text, "'"));
+    }
+    ++pos;
+  }
+}
+
+absl::StatusOr<PassPipeline> PassPipeline::Create(const PipelineSpec& spec,
+                                                  const PassRegistry& registry) {
+  PassPipeline pipeline;
+  for (const PipelineSpec::Element& element : spec.elements) {
+    absl::StatusOr<std::unique_ptr<HloPass>> pass = registry.Create(element.pass);
+    if (!pass.ok()) return pass.status();
+    absl::StatusOr<PassOptionValues> values = CheckPassOptions(**pass, element.options);
+    if (!values.ok()) return values.status();
+    pipeline.passes_.push_back(*std::move(pass));
+    pipeline.options_.push_back(*std::move(values));
+  }
+  return pipeline;
+}
+
+absl::Status PassPipeline::Configure() {
+  for (size_t k = 0; k < passes_.size(); ++k) {
+    absl::Status s = passes_[k]->Configure(options_[k]);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PassPipeline> PassPipeline::Parse(absl::string_view text,
+                                                 const PassRegistry& registry) {
+  absl::StatusOr<PipelineSpec> spec = PipelineSpec::Parse(text);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<PassPipeline> pipeline = Create(*spec, registry);
+  if (!pipeline.ok()) return pipeline.status();
+  absl::Status configured = pipeline->Configure();
+  if (!configured.ok()) return configured;
   return pipeline;
 }
 

@@ -1,22 +1,65 @@
 // Passes over HLO modules, their registry, pipelines, and plugins.
 //
-// A pass has a name, a one-line description and Run(), which returns whether
-// it changed the module. Built-in passes register with
-// XLA_LAYOUT_REGISTER_PASS; plugins (shared libraries) register through the
-// C entry points declared at the end of this file.
+// A pass has a name, a one-line description, the options it declares, and
+// Run(), which returns whether it changed the module. Options are typed: the
+// registry checks every value against the pass's declaration before the pass
+// sees it, so a pass never parses strings and an unknown option is an error
+// that names the pass. Built-in passes register with XLA_LAYOUT_REGISTER_PASS;
+// plugins (shared libraries) register through the C entry points declared at
+// the end of this file.
+//
+// A pipeline is written "a,b{key=value,key=value},c" (MLIR's spelling).
+// Option values cannot contain ',' or '}'.
 #ifndef PASSES_HLO_PASS_H_
 #define PASSES_HLO_PASS_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "hlo/hlo_module.h"
 
 namespace xla_layout {
+
+// One option a pass declares.
+struct PassOption {
+  enum class Type {
+    kString,  // any non-empty text
+    kInt,     // a decimal int64
+    kBool,    // true or false
+    kChoice,  // one of `choices`
+    kFile,    // a path (the pass reads it in Configure)
+  };
+  std::string name;
+  Type type = Type::kString;
+  std::string metavar;  // how --list-passes shows the value: NAME, FILE, N
+  std::string help;
+  std::vector<std::string> choices;  // kChoice only
+};
+
+// The checked values of the options a pipeline gives one pass.
+class PassOptionValues {
+ public:
+  using Value = std::variant<std::string, int64_t, bool>;
+  void Set(std::string name, Value value) { values_[std::move(name)] = std::move(value); }
+  bool Has(absl::string_view name) const { return values_.contains(name); }
+  // kString, kChoice and kFile options.
+  std::optional<std::string> GetString(absl::string_view name) const;
+  std::optional<int64_t> GetInt(absl::string_view name) const;
+  std::optional<bool> GetBool(absl::string_view name) const;
+  bool empty() const { return values_.empty(); }
+
+ private:
+  absl::flat_hash_map<std::string, Value> values_;
+};
 
 class HloPass {
  public:
@@ -25,9 +68,14 @@ class HloPass {
   virtual absl::string_view description() const = 0;
   // Returns whether the module changed.
   virtual absl::StatusOr<bool> Run(HloModule& module) = 0;
-  // Sets a named option (`target=tpu`). Unimplemented when the pass has no
-  // such option; any other error is about the value.
-  virtual absl::Status SetOption(absl::string_view key, absl::string_view value);
+  // The options this pass takes.
+  virtual std::vector<PassOption> options() const { return {}; }
+  // Receives the checked values of the options a pipeline gave (declared
+  // ones only, each of its declared type). An error is about what a value
+  // names (a file that does not parse), never about its spelling.
+  virtual absl::Status Configure(const PassOptionValues& values) {
+    return absl::OkStatus();
+  }
   // What the last Run did, as text or JSON; empty when the pass keeps no
   // statistics.
   virtual std::string StatsReport(bool json) const { return ""; }
@@ -56,8 +104,11 @@ class PassRegistry : public PassRegistrar {
   struct Entry {
     std::string name;
     std::string description;
+    std::vector<PassOption> options;
   };
   std::vector<Entry> List() const;  // sorted by name
+  // The options pass `name` declares (fails as Create does).
+  absl::StatusOr<std::vector<PassOption>> Options(absl::string_view name) const;
 
  private:
   struct Registered {
@@ -86,9 +137,36 @@ struct PipelineOptions {
 #endif
 };
 
-// Passes run in order; built from "a,b,c".
+// Checks `text` for `option` of pass `pass`: an unknown option, or a value
+// not of the option's type, is an error that names the pass.
+absl::StatusOr<PassOptionValues> CheckPassOptions(
+    const HloPass& pass,
+    const std::vector<std::pair<std::string, std::string>>& text);
+
+// "dce,layout-assignment{target=tpu}" as data.
+struct PipelineSpec {
+  struct Element {
+    std::string pass;
+    std::vector<std::pair<std::string, std::string>> options;
+  };
+  std::vector<Element> elements;
+
+  // Fails on an empty pass name, an unclosed '{' or an option without '='.
+  static absl::StatusOr<PipelineSpec> Parse(absl::string_view text);
+};
+
+// Passes run in order.
 class PassPipeline {
  public:
+  // Creates the passes and checks their options. Every error is one of
+  // usage: an unknown pass, an unknown option, a value of the wrong type.
+  static absl::StatusOr<PassPipeline> Create(
+      const PipelineSpec& spec,
+      const PassRegistry& registry = PassRegistry::Global());
+  // Hands every pass its checked options. Errors are about what the values
+  // name (a target file that cannot be read).
+  absl::Status Configure();
+  // Create from text, then Configure.
   static absl::StatusOr<PassPipeline> Parse(
       absl::string_view spec, const PassRegistry& registry = PassRegistry::Global());
   // Returns whether any pass changed the module; stops at the first error,
@@ -99,6 +177,7 @@ class PassPipeline {
 
  private:
   std::vector<std::unique_ptr<HloPass>> passes_;
+  std::vector<PassOptionValues> options_;  // one per pass
 };
 
 // The plugin API version this build speaks. A plugin exports
@@ -106,7 +185,8 @@ class PassPipeline {
 //   extern "C" void xla_layout_register_passes(PassRegistrar* registrar,
 //                                              absl::Status* status);
 // and is loaded only when its version equals this one.
-inline constexpr int kPassPluginApiVersion = 1;
+// Version 2: passes declare typed options (options()/Configure()).
+inline constexpr int kPassPluginApiVersion = 2;
 
 // dlopens `path`, checks the version, lets the plugin register its passes.
 // The library stays loaded for the life of the program.

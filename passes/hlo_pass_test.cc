@@ -50,6 +50,90 @@ TEST(PassPipelineTest, BuiltinDceRunsAndVerifies) {
               HasSubstr("empty pass name"));
 }
 
+class OptionsPass : public HloPass {
+ public:
+  absl::string_view name() const override { return "opts"; }
+  absl::string_view description() const override { return "takes options"; }
+  absl::StatusOr<bool> Run(HloModule&) override { return false; }
+  std::vector<PassOption> options() const override {
+    return {{"n", PassOption::Type::kInt, "N", "a count", {}},
+            {"fast", PassOption::Type::kBool, "BOOL", "a switch", {}},
+            {"mode", PassOption::Type::kChoice, "MODE", "a choice", {"a", "b"}}};
+  }
+  absl::Status Configure(const PassOptionValues& values) override {
+    if (values.GetInt("n") == 13) return absl::NotFoundError("13 names nothing");
+    seen = values;
+    return absl::OkStatus();
+  }
+  PassOptionValues seen;
+};
+
+TEST(PipelineSpecTest, NamesAndOptions) {
+  absl::StatusOr<PipelineSpec> spec =
+      PipelineSpec::Parse("dce, opts{n=3, fast=true} ,flatten-call-graph{}");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->elements.size(), 3u);
+  EXPECT_EQ(spec->elements[1].pass, "opts");
+  ASSERT_EQ(spec->elements[1].options.size(), 2u);
+  EXPECT_EQ(spec->elements[1].options[0],
+            (std::pair<std::string, std::string>("n", "3")));
+  EXPECT_EQ(spec->elements[1].options[1].second, "true");
+  EXPECT_TRUE(spec->elements[2].options.empty());
+  EXPECT_THAT(PipelineSpec::Parse("opts{n=3").status().message(),
+              HasSubstr("unclosed '{' after pass 'opts'"));
+  EXPECT_THAT(PipelineSpec::Parse("opts{n}").status().message(),
+              HasSubstr("option 'n' of pass 'opts' needs the form key=value"));
+  EXPECT_THAT(PipelineSpec::Parse("opts{n=1}dce").status().message(),
+              HasSubstr("expected ',' after pass 'opts'"));
+  EXPECT_THAT(PipelineSpec::Parse("").status().message(), HasSubstr("empty pass name"));
+}
+
+TEST(PassOptionsTest, CheckedAgainstTheDeclaration) {
+  OptionsPass pass;
+  absl::StatusOr<PassOptionValues> v =
+      CheckPassOptions(pass, {{"n", "-7"}, {"fast", "false"}, {"mode", "b"}});
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->GetInt("n"), -7);
+  EXPECT_EQ(v->GetBool("fast"), false);
+  EXPECT_EQ(v->GetString("mode"), "b");
+  EXPECT_EQ(v->GetString("n"), std::nullopt);  // typed: an int is no string
+  EXPECT_THAT(CheckPassOptions(pass, {{"colour", "red"}}).status().message(),
+              HasSubstr("pass 'opts' has no option 'colour'; its options: n, fast, mode"));
+  EXPECT_THAT(CheckPassOptions(pass, {{"n", "three"}}).status().message(),
+              HasSubstr("pass 'opts': option 'n' needs an integer, not 'three'"));
+  EXPECT_THAT(CheckPassOptions(pass, {{"fast", "no"}}).status().message(),
+              HasSubstr("option 'fast' is true or false, not 'no'"));
+  EXPECT_THAT(CheckPassOptions(pass, {{"mode", "c"}}).status().message(),
+              HasSubstr("unknown mode 'c'; known modes: a, b"));
+  EXPECT_THAT(CheckPassOptions(pass, {{"n", ""}}).status().message(),
+              HasSubstr("option 'n' needs a value"));
+  CountingPass plain;
+  EXPECT_THAT(CheckPassOptions(plain, {{"n", "1"}}).status().message(),
+              HasSubstr("pass 'counting' has no option 'n'; it takes none"));
+}
+
+TEST(PassPipelineTest, CreateChecksUsageAndConfigureChecksInput) {
+  PassRegistry registry;
+  ASSERT_TRUE(registry.Register("opts", "takes options", [] {
+    return std::make_unique<OptionsPass>();
+  }).ok());
+  absl::StatusOr<std::vector<PassOption>> declared = registry.Options("opts");
+  ASSERT_TRUE(declared.ok());
+  EXPECT_EQ(declared->size(), 3u);
+  EXPECT_EQ(registry.List()[0].options.size(), 3u);
+  absl::StatusOr<PassPipeline> bad =
+      PassPipeline::Create(*PipelineSpec::Parse("opts{n=x}"), registry);
+  EXPECT_THAT(bad.status().message(), HasSubstr("needs an integer"));
+  absl::StatusOr<PassPipeline> p =
+      PassPipeline::Create(*PipelineSpec::Parse("opts{n=13}"), registry);
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(absl::IsNotFound(p->Configure()));
+  absl::StatusOr<PassPipeline> good = PassPipeline::Parse("opts{mode=a}", registry);
+  ASSERT_TRUE(good.ok()) << good.status();
+  const auto* pass = static_cast<const OptionsPass*>(good->passes()[0].get());
+  EXPECT_EQ(pass->seen.GetString("mode"), "a");
+}
+
 TEST(PassPluginTest, LoadsRegistersAndRejects) {
   PassRegistry registry;
   std::string dir = "passes/plugins/";
@@ -63,7 +147,7 @@ TEST(PassPluginTest, LoadsRegistersAndRejects) {
               HasSubstr("pass 'strip-metadata' is already registered"));
   EXPECT_THAT(LoadPassPlugin(dir + "wrong_version_plugin.so", registry).message(),
               HasSubstr("speaks plugin API version 999; this hlo-layout needs "
-                        "version 1"));
+                        "version 2"));
   EXPECT_THAT(LoadPassPlugin("/no/such/plugin.so", registry).message(),
               HasSubstr("cannot load pass plugin /no/such/plugin.so"));
 }

@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_verifier.h"
-#include "passes/layout_assignment.h"
+#include "passes/layout_assignment/layout_assignment.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"
 

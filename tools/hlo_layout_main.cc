@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "hlo/hlo_parser.h"
 #include "passes/hlo_pass.h"
 #include "hlo/hlo_verifier.h"
@@ -32,14 +33,18 @@ HLO module, verifies it, runs the passes, and prints it in canonical form.
 With no passes it is a canonicalizer.
   -o OUT                Write to OUT (a temporary file renamed into place, so
                         a failure never leaves partial output).
-  --passes=a,b          Run these registered passes in order.
+  --passes=a,b{k=v}     Run these registered passes in order, each with its
+                        options in braces (MLIR's spelling; --list-passes
+                        shows what each pass takes).
   --load-pass-plugin=LIB.so
                         Load a pass plugin (repeatable) before building the
                         pipeline; its passes join the registry.
-  --target=NAME         Target of layout-assignment: tpu, cpu-avx2,
-                        cpu-avx512, arm64 or default (the default).
-  --target-file=FILE    A target table of your own (TargetLayoutConfig text
-                        proto, see examples/targets/my_target.textproto).
+  --target=NAME         Shorthand for the option target=NAME of every pass in
+                        the pipeline that takes it (layout-assignment): tpu,
+                        cpu-avx2, cpu-avx512, arm64 or default (the default).
+  --target-file=FILE    Shorthand for target-file=FILE: a target table of your
+                        own (TargetLayoutConfig text proto, see
+                        examples/targets/my_target.textproto).
   --stats[=json]        After the module, print on stderr what each pass did
                         (copies by reason, bytes they move, padding, layouts).
   --list-passes         Print every registered pass with its description.
@@ -292,17 +297,25 @@ int RunModule(int argc, char** argv) {
   }
   if (args.Has("list-passes")) {
     for (const PassRegistry::Entry& e : PassRegistry::Global().List()) {
-      std::cout << absl::StrFormat("  %-22s %s\n", e.name, e.description);
+      std::vector<std::string> options;
+      for (const PassOption& o : e.options) {
+        options.push_back(absl::StrCat(o.name, "=", o.metavar));
+      }
+      std::cout << absl::StrFormat(
+          "  %-22s %s%s\n", e.name, e.description,
+          options.empty() ? ""
+                          : absl::StrCat(" (options: ", absl::StrJoin(options, ", "), ")"));
     }
     return kExitOk;
   }
-  std::optional<PassPipeline> pipeline;
+  PipelineSpec spec;
   if (args.Has("passes")) {
-    absl::StatusOr<PassPipeline> p =
-        PassPipeline::Parse(args.Value("passes").value_or(""));
-    if (!p.ok()) return UsageError(p.status().message());
-    pipeline = *std::move(p);
+    absl::StatusOr<PipelineSpec> s = PipelineSpec::Parse(args.Value("passes").value_or(""));
+    if (!s.ok()) return UsageError(s.status().message());
+    spec = *std::move(s);
   }
+  // --target and --target-file are shorthands for the option of that name
+  // of every pass in the pipeline that declares it.
   for (absl::string_view key : {"target", "target-file"}) {
     if (!args.Has(key)) continue;
     std::optional<std::string> value = args.Value(key);
@@ -313,26 +326,42 @@ int RunModule(int argc, char** argv) {
       return UsageError("give --target or --target-file, not both");
     }
     int taken = 0;
-    for (size_t k = 0; pipeline && k < pipeline->passes().size(); ++k) {
-      const auto& pass = pipeline->passes()[k];
-      absl::Status s = pass->SetOption(key, *value);
-      if (s.ok()) {
+    for (PipelineSpec::Element& element : spec.elements) {
+      absl::StatusOr<std::vector<PassOption>> declared =
+          PassRegistry::Global().Options(element.pass);
+      if (!declared.ok()) return UsageError(declared.status().message());
+      for (const PassOption& o : *declared) {
+        if (o.name != key) continue;
+        element.options.push_back({std::string(key), *value});
         ++taken;
-      } else if (!absl::IsUnimplemented(s)) {
-        // The pass takes the option but not this value.
-        if (key == "target") return UsageError(s.message());
-        if (absl::StrContains(s.message(), ": error: ")) {
-          std::cerr << s.message() << "\n";  // already file:line:col
-          return kExitBadInput;
-        }
-        return InputError(s.message());
       }
     }
     if (taken == 0) {
+      std::vector<std::string> owners;
+      for (const PassRegistry::Entry& e : PassRegistry::Global().List()) {
+        for (const PassOption& o : e.options) {
+          if (o.name == key) owners.push_back(e.name);
+        }
+      }
       return UsageError(absl::StrCat(
-          "--", key, " is an option of layout-assignment; add "
-          "--passes=layout-assignment"));
+          "--", key, " is an option of ",
+          owners.empty() ? std::string("no registered pass") : absl::StrJoin(owners, ", "),
+          owners.empty() ? "" : absl::StrCat("; add --passes=", owners[0])));
     }
+  }
+  std::optional<PassPipeline> pipeline;
+  if (args.Has("passes")) {
+    absl::StatusOr<PassPipeline> p = PassPipeline::Create(spec);
+    if (!p.ok()) return UsageError(p.status().message());
+    absl::Status configured = p->Configure();
+    if (!configured.ok()) {
+      if (absl::StrContains(configured.message(), ": error: ")) {
+        std::cerr << configured.message() << "\n";  // already file:line:col
+        return kExitBadInput;
+      }
+      return InputError(configured.message());
+    }
+    pipeline = *std::move(p);
   }
   std::optional<std::string> stats = args.Value("stats");
   if (args.Has("stats") && stats && *stats != "json" && *stats != "text") {

@@ -105,4 +105,52 @@ std::optional<Layout> ReshapeBitcastLayout(const Shape& from,
   return result;
 }
 
+bool IsPermutation(absl::Span<const int64_t> dims, int rank) {
+  if (static_cast<int>(dims.size()) != rank) return false;
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank || seen[d]) return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
+std::optional<Layout> TransposedLayout(absl::Span<const int64_t> perm,
+                                       const Layout& from, bool toward_operand) {
+  const int rank = static_cast<int>(from.minor_to_major().size());
+  if (!IsPermutation(perm, rank)) return std::nullopt;
+  std::vector<int64_t> map(rank);  // from's dims to the other side's
+  for (int k = 0; k < rank; ++k) {
+    if (toward_operand) {
+      map[k] = perm[k];
+    } else {
+      map[perm[k]] = k;
+    }
+  }
+  std::vector<int64_t> m2m;
+  for (int64_t d : from.minor_to_major()) m2m.push_back(map[d]);
+  Layout layout(m2m);
+  layout.set_tiles(from.tiles());
+  return layout;
+}
+
+std::vector<int64_t> CommonOrder(const Shape& a, const Shape& b,
+                                 const Layout& layout) {
+  std::vector<int64_t> order;
+  for (int64_t d : layout.minor_to_major()) {
+    if (d < a.rank() && d < b.rank() && a.dimensions(d) != 1 &&
+        b.dimensions(d) != 1) {
+      order.push_back(d);
+    }
+  }
+  return order;
+}
+
+bool IsChosenLayout(const Shape& leaf) {
+  if (!leaf.has_layout()) return false;
+  const Layout& l = leaf.layout();
+  return !l.tiles().empty() || HasAttributesBeyondTiles(l) ||
+         !SamePhysicalLayout(leaf, l, DefaultLayoutForRank(leaf.rank()));
+}
+
 }  // namespace xla_layout

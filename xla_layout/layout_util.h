@@ -1,10 +1,13 @@
 // Relations between layouts that do not need the index math: physical
-// equality up to size-1 dims, and the layout that makes a reshape a bitcast.
+// equality up to size-1 dims, the layouts that make a transpose or a reshape
+// a bitcast, and which layouts count as chosen rather than defaulted.
 #ifndef XLA_LAYOUT_LAYOUT_UTIL_H_
 #define XLA_LAYOUT_LAYOUT_UTIL_H_
 
+#include <cstdint>
 #include <optional>
 
+#include "absl/types/span.h"
 #include "xla_layout/layout.h"
 #include "xla_layout/shape.h"
 
@@ -25,6 +28,25 @@ bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b);
 std::optional<Layout> ReshapeBitcastLayout(const Shape& from,
                                            const Layout& from_layout,
                                            const Shape& to);
+
+// Whether `dims` holds each of 0..rank-1 once (unverified text may not).
+bool IsPermutation(absl::Span<const int64_t> dims, int rank);
+
+// The layout on the other side of a transpose by `perm` (XLA's `dimensions`:
+// result dim k is operand dim perm[k]) that makes it a bitcast of `from`:
+// the operand's layout when `toward_operand`, else the result's; tiles
+// unchanged. None when `perm` is not a permutation of `from`'s rank.
+std::optional<Layout> TransposedLayout(absl::Span<const int64_t> perm,
+                                       const Layout& from, bool toward_operand);
+
+// `layout`'s minor-to-major order restricted to the dims larger than 1 in
+// both `a` and `b` (same rank): what a same-order relation compares.
+std::vector<int64_t> CommonOrder(const Shape& a, const Shape& b,
+                                 const Layout& layout);
+
+// Whether `leaf` carries a layout someone chose, as opposed to the default
+// descending untiled one XLA prints for every array nobody laid out.
+bool IsChosenLayout(const Shape& leaf);
 
 }  // namespace xla_layout
 

@@ -1,12 +1,19 @@
-// Text and JSON forms of LayoutAssignmentStats (hlo-layout --stats).
+#include "passes/layout_assignment/stats.h"
+
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "passes/layout_assignment.h"
+#include "passes/layout_assignment/constraints.h"
+#include "passes/layout_assignment/propagation.h"
+#include "xla_layout/layout_util.h"
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/shape_text.h"
+#include "xla_layout/tiled_layout.h"
 #include "xla_layout/json.h"
 
 namespace xla_layout {
@@ -87,4 +94,81 @@ std::string LayoutAssignmentStats::ToJson() const {
       ",\"instructions_per_layout\":{", absl::StrJoin(layouts, ","), "}}\n");
 }
 
+namespace layout_assignment {
+
+int64_t ByteSize(const Shape& shape) {
+  absl::StatusOr<TiledLayout> t = TiledLayout::Create(shape);
+  return t.ok() ? t->byte_size() : 0;
+}
+
+namespace {
+
+int64_t DataBytes(const Shape& shape) {
+  absl::StatusOr<int64_t> n = shape.ElementCount();
+  if (!n.ok()) return 0;
+  return (*n * PrimitiveBitWidth(shape.element_type()) + 7) / 8;
+}
+
+// Modules use few distinct layouts; printing each once keeps the
+// statistics cheap on large modules.
+class LayoutNames {
+ public:
+  const std::string& Of(const Layout& layout) {
+    for (const auto& [known, text] : printed_) {
+      if (known == layout) return text;
+    }
+    if (printed_.size() >= 64) printed_.erase(printed_.begin());
+    printed_.push_back({layout, PrintLayout(layout)});
+    return printed_.back().second;
+  }
+
+ private:
+  std::vector<std::pair<Layout, std::string>> printed_;
+};
+
+}  // namespace
+
+void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
+                  LayoutPropagation& propagation, LayoutAssignmentStats& stats) {
+  const std::vector<Slot>& slots = constraints.slots();
+  absl::flat_hash_set<int> counted;
+  for (size_t s = 0; s < slots.size(); ++s) {
+    if (!counted.insert(propagation.Find(static_cast<int>(s))).second) continue;
+    stats.data_bytes += DataBytes(*slots[s].shape);
+    stats.padded_bytes += ByteSize(*slots[s].shape);
+  }
+  LayoutNames names;
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      std::vector<Shape*> ls = LaidOutLeaves(*i->mutable_shape());
+      for (Shape* s : ls) ++stats.instructions_per_layout[names.Of(s->layout())];
+      if (i->opcode() == HloOpcode::kCopy && !constraints.Covers(i) && !ls.empty()) {
+        stats.data_bytes += DataBytes(*ls[0]);
+        stats.padded_bytes += ByteSize(*ls[0]);
+      }
+      if (i->operand_count() != 1 || ls.size() != 1 ||
+          !IsLaidOut(i->operand(0)->shape())) {
+        continue;
+      }
+      const Shape& in = i->operand(0)->shape();
+      if (i->opcode() == HloOpcode::kTranspose) {
+        const auto& perm = i->attributes().dimensions;
+        std::optional<Layout> permuted =
+            in.rank() == ls[0]->rank() && perm
+                ? TransposedLayout(*perm, in.layout(), /*toward_operand=*/false)
+                : std::nullopt;
+        if (permuted && SamePhysicalLayout(*ls[0], *permuted, ls[0]->layout())) {
+          ++stats.transposes_as_bitcast;
+        }
+      } else if (i->opcode() == HloOpcode::kReshape) {
+        std::optional<Layout> b = ReshapeBitcastLayout(in, in.layout(), *ls[0]);
+        if (b && SamePhysicalLayout(*ls[0], *b, ls[0]->layout())) {
+          ++stats.reshapes_as_bitcast;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace layout_assignment
 }  // namespace xla_layout

@@ -1,8 +1,8 @@
 // A target's layout table (proto/target.proto) with its validation and the
 // questions the layout assignment pass asks it: which tiles an array gets,
 // how dot operands are packed, and whether a tiling pads too much.
-#ifndef PASSES_TARGET_CONFIG_H_
-#define PASSES_TARGET_CONFIG_H_
+#ifndef PASSES_LAYOUT_ASSIGNMENT_TARGET_CONFIG_H_
+#define PASSES_LAYOUT_ASSIGNMENT_TARGET_CONFIG_H_
 
 #include <optional>
 #include <string>
@@ -46,4 +46,4 @@ class TargetConfig {
 
 }  // namespace xla_layout
 
-#endif  // PASSES_TARGET_CONFIG_H_
+#endif  // PASSES_LAYOUT_ASSIGNMENT_TARGET_CONFIG_H_

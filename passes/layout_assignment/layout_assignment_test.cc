@@ -1,4 +1,4 @@
-#include "passes/layout_assignment.h"
+#include "passes/layout_assignment/layout_assignment.h"
 
 #include <random>
 #include <set>
@@ -13,6 +13,7 @@
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_test_util.h"
 #include "hlo/hlo_verifier.h"
+#include "xla_layout/layout_util.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/test_util.h"
 #include "xla_layout/tiled_layout.h"
@@ -388,11 +389,21 @@ ENTRY e0 {
 
 TEST(LayoutAssignmentTest, OptionsAndStats) {
   LayoutAssignment pass;
-  EXPECT_TRUE(pass.SetOption("target", "tpu").ok());
+  absl::StatusOr<PassOptionValues> tpu = CheckPassOptions(pass, {{"target", "tpu"}});
+  ASSERT_TRUE(tpu.ok()) << tpu.status();
+  EXPECT_TRUE(pass.Configure(*tpu).ok());
   EXPECT_EQ(pass.target().name(), "tpu");
-  EXPECT_THAT(std::string(pass.SetOption("target", "gpu").message()),
+  EXPECT_THAT(std::string(CheckPassOptions(pass, {{"target", "gpu"}}).status().message()),
               HasSubstr("unknown target 'gpu'"));
-  EXPECT_TRUE(absl::IsUnimplemented(pass.SetOption("colour", "red")));
+  EXPECT_THAT(std::string(CheckPassOptions(pass, {{"colour", "red"}}).status().message()),
+              HasSubstr("pass 'layout-assignment' has no option 'colour'; its "
+                        "options: target, target-file"));
+  absl::StatusOr<PassOptionValues> missing =
+      CheckPassOptions(pass, {{"target-file", "/no/such/target.textproto"}});
+  ASSERT_TRUE(missing.ok());
+  EXPECT_THAT(std::string(pass.Configure(*missing).message()),
+              HasSubstr("cannot open target file"));
+  EXPECT_EQ(pass.target().name(), "tpu");  // a failed Configure keeps the target
   auto m = ParseTestModule(kMlp);
   ASSERT_TRUE(pass.Run(*m).ok());
   EXPECT_THAT(pass.StatsReport(false), HasSubstr("7  {1,0:T(8,128)}"));

@@ -1,4 +1,4 @@
-#include "passes/target_config.h"
+#include "passes/layout_assignment/target_config.h"
 
 #include <fstream>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "passes/target_config.h"
+#include "passes/layout_assignment/target_config.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,0 +1,191 @@
+#include "passes/layout_assignment/copy_insertion.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "xla_layout/layout_util.h"
+#include "xla_layout/shape_text.h"
+
+namespace xla_layout::layout_assignment {
+namespace {
+
+using Batch = std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>>;
+
+class CopyInserter {
+ public:
+  CopyInserter(HloModule& module, std::vector<LayoutAssignmentStats::Copy>& copies)
+      : copies_(copies) {
+    for (HloComputation* c : module.computations()) {
+      for (HloInstruction* i : c->instructions()) names_.insert(i->name());
+    }
+    // Callers before callees: a computation runs per iteration when a while
+    // calls it or when it is called from such a computation.
+    std::vector<HloComputation*> order = module.MakeComputationPostOrder();
+    for (auto c = order.rbegin(); c != order.rend(); ++c) {
+      bool loop = in_loop_.contains(*c);
+      for (HloInstruction* i : (*c)->instructions()) {
+        if (i->opcode() != HloOpcode::kWhile && !loop) continue;
+        for (const auto& called : i->called_computations()) {
+          in_loop_.insert(called.computation);
+        }
+      }
+    }
+  }
+
+  HloInstruction* MakeCopy(HloComputation* c, HloInstruction* value,
+                           const Shape& target, HloInstruction* anchor,
+                           const char* reason, Batch& batch);
+
+ private:
+  std::string NewName(absl::string_view base);
+
+  std::vector<LayoutAssignmentStats::Copy>& copies_;
+  // Names in use: views of the instructions' own names, plus the new ones.
+  absl::flat_hash_set<absl::string_view> names_;
+  std::deque<std::string> new_names_;
+  absl::flat_hash_map<std::string, int64_t> next_suffix_;
+  absl::flat_hash_set<const HloComputation*> in_loop_;
+};
+
+std::string CopyInserter::NewName(absl::string_view base) {
+  std::string name(base);
+  // Counting on from the last suffix handed out keeps this linear overall.
+  int64_t& next = next_suffix_[name];
+  while (names_.contains(name)) name = absl::StrCat(base, ".", ++next);
+  names_.insert(new_names_.emplace_back(name));
+  return name;
+}
+
+HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
+                                       const Shape& target, HloInstruction* anchor,
+                                       const char* reason, Batch& batch) {
+  if (!value->shape().IsTuple()) {
+    auto copy = std::make_unique<HloInstruction>(NewName("copy"), HloOpcode::kCopy,
+                                                 target);
+    copy->set_layout_written(true);
+    copy->AppendOperand(value);
+    LayoutAssignmentStats::Copy record;
+    record.name = copy->name();
+    record.computation = c->name();
+    record.operand = value->name();
+    record.reason = reason;
+    record.from = PrintLayout(value->shape().layout());
+    record.to = PrintLayout(target.layout());
+    record.bytes = ByteSize(value->shape()) + ByteSize(target);
+    record.in_loop = in_loop_.contains(c);
+    copies_.push_back(std::move(record));
+    HloInstruction* raw = copy.get();
+    batch.push_back({anchor, std::move(copy)});
+    return raw;
+  }
+  std::vector<HloInstruction*> elements;
+  for (size_t k = 0; k < target.tuple_shapes().size(); ++k) {
+    const Shape& have = value->shape().tuple_shapes()[k];
+    auto gte = std::make_unique<HloInstruction>(
+        NewName(absl::StrCat(value->name(), ".", k)), HloOpcode::kGetTupleElement,
+        have);
+    gte->AppendOperand(value);
+    gte->mutable_attributes().index = static_cast<int64_t>(k);
+    gte->set_layout_written(true);
+    gte->mutable_raw_attributes().push_back({"index", absl::StrCat(k)});
+    HloInstruction* element = gte.get();
+    batch.push_back({anchor, std::move(gte)});
+    if (!(have == target.tuple_shapes()[k])) {
+      element = MakeCopy(c, element, target.tuple_shapes()[k], anchor, reason, batch);
+    }
+    elements.push_back(element);
+  }
+  auto tuple = std::make_unique<HloInstruction>(
+      NewName(absl::StrCat(value->name(), ".copy")), HloOpcode::kTuple, target);
+  tuple->set_layout_written(true);
+  for (HloInstruction* e : elements) tuple->AppendOperand(e);
+  HloInstruction* raw = tuple.get();
+  batch.push_back({anchor, std::move(tuple)});
+  return raw;
+}
+
+}  // namespace
+
+void InsertCopies(HloModule& module, const LayoutConstraints& constraints,
+                  LayoutPropagation& propagation, const LayoutCostModel& cost,
+                  std::vector<LayoutAssignmentStats::Copy>& copies) {
+  CopyInserter inserter(module, copies);
+  const std::vector<Slot>& slots = constraints.slots();
+  // One entry per use (an operand of an instruction, or a root) with the
+  // leaves whose layouts it needs changed.
+  struct Use {
+    HloInstruction* user;
+    HloComputation* computation;
+    int operand_index;
+    const char* reason;
+    std::vector<std::pair<int, Layout>> leaves;
+  };
+  std::vector<Use> uses;
+  absl::flat_hash_map<std::pair<const void*, int>, size_t> use_index;
+  auto record = [&](HloInstruction* user, HloComputation* c, int operand_index,
+                    int leaf, const Layout& layout, const char* reason) {
+    std::pair<const void*, int> key =
+        user != nullptr ? std::pair<const void*, int>(user, operand_index)
+                        : std::pair<const void*, int>(c, -1);
+    auto [it, inserted] = use_index.try_emplace(key, uses.size());
+    if (inserted) uses.push_back({user, c, operand_index, reason, {}});
+    uses[it->second].leaves.push_back({leaf, layout});
+  };
+  for (const OperandEdge& e : constraints.edges()) {
+    if (e.reason == nullptr) continue;
+    const Layout& have = propagation.LayoutOf(e.operand);
+    const Layout& want = propagation.LayoutOf(e.result);
+    const Shape& shape = *slots[e.operand].shape;
+    std::optional<Layout> need;
+    if (e.relation == Relation::kOrder) {
+      const Shape& result = *slots[e.result].shape;
+      if (CommonOrder(shape, result, have) == CommonOrder(shape, result, want)) continue;
+      need = cost.AdaptTiles(want, result, shape);
+    } else {
+      need = RelatedLayout(e, constraints, cost, /*toward_operand=*/true, want);
+      if (!need || SamePhysicalLayout(shape, have, *need)) continue;
+    }
+    record(e.user, e.computation, e.operand_index, e.leaf, *need, e.reason);
+  }
+  for (const OperandLayout& n : constraints.operand_layouts()) {
+    if (!SamePhysicalLayout(*slots[n.operand].shape, propagation.LayoutOf(n.operand),
+                            n.layout)) {
+      record(n.user, n.computation, n.operand_index, n.leaf, n.layout, n.reason);
+    }
+  }
+  absl::flat_hash_map<const HloComputation*, Batch> batches;
+  // Users that need the same copy of a value share it.
+  absl::flat_hash_map<std::pair<const HloInstruction*, std::string>, HloInstruction*>
+      made;
+  for (Use& use : uses) {
+    HloInstruction* value =
+        use.user != nullptr ? use.user->operand(use.operand_index) : use.computation->root();
+    Shape target = value->shape();
+    std::vector<Shape*> ls = LaidOutLeaves(target);
+    for (const auto& [leaf, layout] : use.leaves) {
+      if (leaf < static_cast<int>(ls.size())) ls[leaf]->set_layout(layout);
+    }
+    std::pair<const HloInstruction*, std::string> key(value, PrintShape(target));
+    HloInstruction*& copy = made[key];
+    if (copy == nullptr) {
+      copy = inserter.MakeCopy(value->parent(), value, target, use.user, use.reason,
+                               batches[value->parent()]);
+    }
+    if (use.user != nullptr) {
+      use.user->ReplaceOperandWith(use.operand_index, copy);
+    } else {
+      use.computation->set_root(copy);
+    }
+  }
+  for (HloComputation* c : module.computations()) {
+    auto it = batches.find(c);
+    if (it != batches.end()) c->InsertInstructions(std::move(it->second));
+  }
+}
+
+}  // namespace xla_layout::layout_assignment

@@ -1,0 +1,32 @@
+// Copy insertion, the layout pass's last step: wherever a use needs its value
+// in another layout than propagation gave the value, a `copy` goes between
+// them. One copy per (value, needed layout) is shared by all its users;
+// tuples are copied element by element (get-tuple-element, copy, tuple), with
+// tokens and unchanged elements passed through. Copies sit just before their
+// first user (for a root, at the end of its computation), inside a while body
+// or branch when that is where the layouts must meet.
+//
+// Names are module-wide unique: `copy`, `copy.1`, ... and, for tuples,
+// `VALUE.K` and `VALUE.copy`, counting on from the last suffix handed out.
+#ifndef PASSES_LAYOUT_ASSIGNMENT_COPY_INSERTION_H_
+#define PASSES_LAYOUT_ASSIGNMENT_COPY_INSERTION_H_
+
+#include <vector>
+
+#include "hlo/hlo_module.h"
+#include "passes/layout_assignment/constraints.h"
+#include "passes/layout_assignment/cost_model.h"
+#include "passes/layout_assignment/propagation.h"
+#include "passes/layout_assignment/stats.h"
+
+namespace xla_layout::layout_assignment {
+
+// Inserts the copies `module` needs after its layouts were set from
+// `propagation`, and records each in `copies`.
+void InsertCopies(HloModule& module, const LayoutConstraints& constraints,
+                  LayoutPropagation& propagation, const LayoutCostModel& cost,
+                  std::vector<LayoutAssignmentStats::Copy>& copies);
+
+}  // namespace xla_layout::layout_assignment
+
+#endif  // PASSES_LAYOUT_ASSIGNMENT_COPY_INSERTION_H_

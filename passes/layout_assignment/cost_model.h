@@ -1,0 +1,58 @@
+// The layout pass's cost model for one target: which tilings it accepts (the
+// padding rule of TargetConfig), which layout a value nobody constrains gets,
+// and how tiles carry across an op whose sides share a dimension order.
+//
+// The rule is the target table's: a tiling is refused when its padded bytes
+// exceed max_padding_ratio times the data bytes. Refused means untiled,
+// never a different tile: the pass does not search tile shapes.
+#ifndef PASSES_LAYOUT_ASSIGNMENT_COST_MODEL_H_
+#define PASSES_LAYOUT_ASSIGNMENT_COST_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/types/span.h"
+#include "passes/layout_assignment/target_config.h"
+#include "xla_layout/layout.h"
+#include "xla_layout/shape.h"
+
+namespace xla_layout::layout_assignment {
+
+class LayoutCostModel {
+ public:
+  explicit LayoutCostModel(const TargetConfig& target) : target_(target) {}
+
+  const TargetConfig& target() const { return target_; }
+
+  // Whether `layout` is valid for `shape` and, when tiled, the target
+  // accepts its padding.
+  bool Acceptable(const Shape& shape, const Layout& layout) const;
+
+  // Order `m2m` with the target's tiles for `shape`; untiled when the
+  // target has none for it or refuses their padding.
+  Layout TargetTiled(const Shape& shape, absl::Span<const int64_t> m2m) const;
+
+  // The layout of a value no constraint reaches: descending order with the
+  // target's tiles. When the padding rule refuses them, size-1 dims move
+  // major (free while untiled) if that rescues the tiling; otherwise the
+  // value stays untiled and `refused_ratio` gets the padding ratio that was
+  // refused (negative when the size is unbounded).
+  struct Default {
+    Layout layout;
+    std::optional<double> refused_ratio;
+  };
+  Default DefaultLayout(const Shape& shape) const;
+
+  // `from`, a layout of `from_shape`, carried to `to` in the same order:
+  // its tiles when the element widths match and `to` accepts them, else the
+  // target's tiles for `to`.
+  Layout AdaptTiles(const Layout& from, const Shape& from_shape,
+                    const Shape& to) const;
+
+ private:
+  const TargetConfig& target_;
+};
+
+}  // namespace xla_layout::layout_assignment
+
+#endif  // PASSES_LAYOUT_ASSIGNMENT_COST_MODEL_H_

@@ -1,0 +1,137 @@
+#include "passes/layout_assignment/layout_assignment.h"
+
+#include <utility>
+
+#include "passes/flatten_call_graph.h"
+#include "passes/layout_assignment/constraints.h"
+#include "passes/layout_assignment/copy_insertion.h"
+#include "passes/layout_assignment/cost_model.h"
+#include "passes/layout_assignment/propagation.h"
+#include "xla_layout/layout_util.h"
+
+namespace xla_layout {
+namespace {
+
+using layout_assignment::LayoutCostModel;
+using layout_assignment::LayoutConstraints;
+using layout_assignment::LayoutPropagation;
+using layout_assignment::Slot;
+
+// Writes the propagated layouts into the module's shapes; returns whether
+// any changed. A pinned entry layout is kept as written when physically the
+// same; otherwise a layout is never rewritten into a physically identical
+// one (size-1 dims elsewhere in the order): that keeps the pass idempotent.
+bool ApplyLayouts(const LayoutConstraints& constraints,
+                  LayoutPropagation& propagation) {
+  bool changed = false;
+  const std::vector<Slot>& slots = constraints.slots();
+  for (size_t slot = 0; slot < slots.size(); ++slot) {
+    const Layout* layout = &propagation.LayoutOf(static_cast<int>(slot));
+    Shape& shape = *slots[slot].shape;
+    auto pinned = constraints.exact().find(static_cast<int>(slot));
+    const bool exact = pinned != constraints.exact().end();
+    if (exact && SamePhysicalLayout(shape, pinned->second, *layout)) {
+      layout = &pinned->second;
+    }
+    if (!shape.has_layout() ||
+        (exact ? !(shape.layout() == *layout)
+               : !SamePhysicalLayout(shape, shape.layout(), *layout))) {
+      shape.set_layout(*layout);
+      changed = true;
+    }
+  }
+  // Every layout is decided now, as if written in the text.
+  for (const Slot& slot : slots) slot.instruction->set_layout_written(true);
+  return changed;
+}
+
+// Writes the entry's parameter and result layouts into the header; returns
+// whether they changed.
+absl::StatusOr<bool> WriteEntryLayout(HloModule& module) {
+  HloComputation* entry = module.entry();
+  ComputationLayout entry_layout;
+  for (HloInstruction* p : entry->parameters()) {
+    if (p == nullptr) {
+      return absl::FailedPreconditionError(
+          "the entry's parameters are not numbered 0..n-1");
+    }
+    entry_layout.parameters.push_back(p->shape());
+  }
+  entry_layout.result = entry->root()->shape();
+  const auto& old = module.entry_computation_layout();
+  bool same = old && old->parameters.size() == entry_layout.parameters.size() &&
+              old->result == entry_layout.result;
+  for (size_t k = 0; same && k < entry_layout.parameters.size(); ++k) {
+    same = old->parameters[k] == entry_layout.parameters[k];
+  }
+  if (same) return false;
+  module.set_entry_computation_layout(std::move(entry_layout));
+  return true;
+}
+
+}  // namespace
+
+LayoutAssignment::LayoutAssignment()
+    : target_(*TargetConfig::Builtin("default")) {}
+
+LayoutAssignment::LayoutAssignment(TargetConfig target)
+    : target_(std::move(target)) {}
+
+std::vector<PassOption> LayoutAssignment::options() const {
+  PassOption target{"target", PassOption::Type::kChoice, "NAME",
+                    "a built-in target table", TargetConfig::BuiltinNames()};
+  PassOption file{"target-file", PassOption::Type::kFile, "FILE",
+                  "a target table of your own (TargetLayoutConfig text proto)",
+                  {}};
+  return {target, file};
+}
+
+absl::Status LayoutAssignment::Configure(const PassOptionValues& values) {
+  absl::StatusOr<TargetConfig> target;
+  if (std::optional<std::string> name = values.GetString("target")) {
+    target = TargetConfig::Builtin(*name);
+  } else if (std::optional<std::string> file = values.GetString("target-file")) {
+    target = TargetConfig::FromFile(*file);
+  } else {
+    return absl::OkStatus();
+  }
+  if (!target.ok()) return target.status();
+  target_ = *std::move(target);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
+  stats_ = LayoutAssignmentStats();
+  if (module.entry() == nullptr) {
+    return absl::FailedPreconditionError("the module has no entry computation");
+  }
+  // One caller per control-flow computation, so each takes one set of
+  // layouts (FlattenCallGraph returns only once none is shared).
+  absl::StatusOr<int> cloned = FlattenCallGraph(module);
+  if (!cloned.ok()) return cloned.status();
+  stats_.computations_cloned = *cloned;
+  const LayoutCostModel cost(target_);
+  absl::StatusOr<LayoutConstraints> constraints = LayoutConstraints::Build(module, cost);
+  if (!constraints.ok()) return constraints.status();
+  LayoutPropagation propagation(*constraints, cost);
+  propagation.Run(stats_.tilings_refused);
+  bool changed = *cloned > 0;
+  changed |= ApplyLayouts(*constraints, propagation);
+  layout_assignment::InsertCopies(module, *constraints, propagation, cost,
+                                  stats_.copies);
+  changed |= !stats_.copies.empty();
+  absl::StatusOr<bool> entry_changed = WriteEntryLayout(module);
+  if (!entry_changed.ok()) return entry_changed.status();
+  changed |= *entry_changed;
+  stats_.target = target_.name();
+  layout_assignment::CollectStats(module, *constraints, propagation, stats_);
+  return changed;
+}
+
+std::string LayoutAssignment::StatsReport(bool json) const {
+  return json ? stats_.ToJson() : stats_.ToText();
+}
+
+XLA_LAYOUT_REGISTER_PASS(LayoutAssignment);
+
+}  // namespace xla_layout

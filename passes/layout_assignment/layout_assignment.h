@@ -1,0 +1,71 @@
+// `layout-assignment`: gives every array in a module a layout (dimension
+// order and tiles) for a target, and inserts `copy` instructions wherever a
+// value's layout differs from the one a use needs.
+//
+// Guarantees: after Run every array has a layout, the module verifies, the
+// entry layout is written in the header, and a second Run changes nothing
+// (a layout is never rewritten into a physically identical one).
+//
+// The steps, one file each: FlattenCallGraph gives every control-flow
+// computation one caller; LayoutConstraints (constraints.h) states what
+// each op needs; LayoutPropagation (propagation.h) spreads layouts, strongest
+// first; InsertCopies (copy_insertion.h) puts copies where they still
+// differ; CollectStats (stats.h) reports. The cost model (cost_model.h)
+// decides which tilings pay for their padding.
+//
+// Pinned, never changed: entry parameters and result as the header gives
+// them (or, without a header, when written other than the default); infeed,
+// recv and bitcast results; layouts with attributes the pass does not model
+// (memory space, element size, ...); custom-call results that are chosen or
+// whose operands are constrained.
+//
+// The rules it knows: elementwise agreement; slices, pads, concatenates and
+// converts keep the order; transposes and reshapes become bitcasts where a
+// layout allows; broadcast operands follow their result and reduce results
+// their operand; control flow shares layouts with its computations; a rank-2
+// dot without batch dims has its operands packed and its result tiled by the
+// target's dot tiling (other dots are left free); convolutions are
+// channels-last where the target says so; custom calls honour
+// operand_layout_constraints. Not yet: aliasing (output_to_operand_aliasing,
+// input_output_alias), collectives, channels and variadic ops keep no common
+// layout.
+#ifndef PASSES_LAYOUT_ASSIGNMENT_LAYOUT_ASSIGNMENT_H_
+#define PASSES_LAYOUT_ASSIGNMENT_LAYOUT_ASSIGNMENT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "passes/hlo_pass.h"
+#include "passes/layout_assignment/stats.h"
+#include "passes/layout_assignment/target_config.h"
+
+namespace xla_layout {
+
+class LayoutAssignment : public HloPass {
+ public:
+  LayoutAssignment();  // the `default` target
+  explicit LayoutAssignment(TargetConfig target);
+
+  absl::string_view name() const override { return "layout-assignment"; }
+  absl::string_view description() const override {
+    return "chooses dimension order and tiles per target; inserts copies";
+  }
+  absl::StatusOr<bool> Run(HloModule& module) override;
+  // target: a built-in table (tpu, cpu-avx2, cpu-avx512, arm64, default);
+  // target-file: a TargetLayoutConfig text proto.
+  std::vector<PassOption> options() const override;
+  absl::Status Configure(const PassOptionValues& values) override;
+  std::string StatsReport(bool json) const override;
+
+  const TargetConfig& target() const { return target_; }
+  const LayoutAssignmentStats& stats() const { return stats_; }
+
+ private:
+  TargetConfig target_;
+  LayoutAssignmentStats stats_;
+};
+
+}  // namespace xla_layout
+
+#endif  // PASSES_LAYOUT_ASSIGNMENT_LAYOUT_ASSIGNMENT_H_

@@ -1,0 +1,186 @@
+#include "passes/layout_assignment/propagation.h"
+
+#include <algorithm>
+
+#include "xla_layout/layout_util.h"
+
+namespace xla_layout::layout_assignment {
+
+std::optional<Layout> RelatedLayout(const OperandEdge& e,
+                                    const LayoutConstraints& constraints,
+                                    const LayoutCostModel& cost, bool toward_operand,
+                                    const Layout& from, const Layout* current) {
+  const Shape& result = *constraints.slots()[e.result].shape;
+  const Shape& operand = *constraints.slots()[e.operand].shape;
+  const Shape& to = toward_operand ? operand : result;
+  const Shape& source = toward_operand ? result : operand;
+  switch (e.relation) {
+    case Relation::kSame:
+      return from;
+    case Relation::kOrder: {
+      // Size-1 dims sit anywhere in an order; with fewer than two dims larger
+      // than 1 on both sides the source says nothing about the other side.
+      std::vector<int64_t> common = CommonOrder(source, to, from);
+      if (common.size() < 2) return std::nullopt;
+      if (current != nullptr && CommonOrder(source, to, *current) == common) {
+        return *current;
+      }
+      return cost.AdaptTiles(from, source, to);
+    }
+    case Relation::kPermute: {
+      const auto& perm = e.user->attributes().dimensions;
+      if (operand.rank() != result.rank() || !perm ||
+          static_cast<int>(from.minor_to_major().size()) != result.rank()) {
+        return std::nullopt;
+      }
+      return TransposedLayout(*perm, from, toward_operand);
+    }
+    case Relation::kReshape:
+      return ReshapeBitcastLayout(source, from, to);
+    case Relation::kBroadcast: {
+      const auto& dims = e.user->attributes().dimensions;
+      if (!toward_operand || !dims) return std::nullopt;
+      std::vector<int64_t> operand_of(result.rank(), -1);
+      for (size_t k = 0; k < dims->size(); ++k) {
+        if ((*dims)[k] >= 0 && (*dims)[k] < result.rank()) operand_of[(*dims)[k]] = k;
+      }
+      std::vector<int64_t> m2m;
+      for (int64_t d : from.minor_to_major()) {
+        if (operand_of[d] >= 0) m2m.push_back(operand_of[d]);
+      }
+      if (static_cast<int>(m2m.size()) != operand.rank()) return std::nullopt;
+      return cost.TargetTiled(operand, m2m);
+    }
+    case Relation::kReduce: {
+      const auto& dims = e.user->attributes().dimensions;
+      if (toward_operand || !dims) return std::nullopt;
+      std::vector<int64_t> result_of(operand.rank(), 0);
+      for (int64_t d : *dims) {
+        if (d >= 0 && d < operand.rank()) result_of[d] = -1;
+      }
+      int64_t next = 0;
+      for (auto& r : result_of) r = r < 0 ? -1 : next++;
+      std::vector<int64_t> m2m;
+      for (int64_t d : from.minor_to_major()) {
+        if (result_of[d] >= 0) m2m.push_back(result_of[d]);
+      }
+      if (static_cast<int>(m2m.size()) != result.rank()) return std::nullopt;
+      return cost.TargetTiled(result, m2m);
+    }
+  }
+  return std::nullopt;
+}
+
+LayoutPropagation::LayoutPropagation(const LayoutConstraints& constraints,
+                                     const LayoutCostModel& cost)
+    : constraints_(constraints), cost_(cost) {
+  const size_t n = constraints.slots().size();
+  parent_.resize(n);
+  for (size_t s = 0; s < n; ++s) parent_[s] = static_cast<int>(s);
+  level_.assign(n, kUnset);
+  source_.assign(n, -1);
+  layout_.resize(n);
+  for (const auto& [a, b] : constraints.aliases()) Union(a, b);
+}
+
+int LayoutPropagation::Find(int s) {
+  while (parent_[s] != s) {
+    parent_[s] = parent_[parent_[s]];
+    s = parent_[s];
+  }
+  return s;
+}
+
+void LayoutPropagation::Union(int a, int b) {
+  a = Find(a);
+  b = Find(b);
+  if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+}
+
+void LayoutPropagation::Set(int slot, const Layout& layout, int level,
+                            bool propagate, int from) {
+  int g = Find(slot);
+  const Shape& shape = *constraints_.slots()[g].shape;
+  if (from >= 0 && from != g && source_[g] == from && level == level_[g]) {
+    if (layout == layout_[g] || !ValidateLayoutForShape(layout, shape).ok()) return;
+    layout_[g] = layout;
+    if (propagate) queue_.push_back(g);
+    return;
+  }
+  if (level <= level_[g]) return;
+  if (!ValidateLayoutForShape(layout, shape).ok()) return;
+  source_[g] = from;
+  level_[g] = static_cast<int8_t>(level);
+  layout_[g] = layout;
+  if (propagate) queue_.push_back(g);
+}
+
+void LayoutPropagation::Drain() {
+  const int64_t budget =
+      64 * static_cast<int64_t>(constraints_.slots().size()) + 4096;
+  const std::vector<OperandEdge>& edges = constraints_.edges();
+  while (!queue_.empty() && ++steps_ < budget) {
+    int g = queue_.front();
+    queue_.pop_front();
+    // Producers bind their own value only; what they propagate is as strong
+    // as any other mandatory constraint.
+    int level = std::min<int>(level_[g], kMandatory);
+    const Layout layout = layout_[g];
+    for (int e : adjacent_[g]) {
+      const OperandEdge& edge = edges[e];
+      // Edges without a copy (reshape, transpose, broadcast, reduce) only
+      // carry preferences: they never override a written layout.
+      int edge_level = edge.reason == nullptr ? std::min<int>(level, kHint) : level;
+      // The group may sit on either side of the edge, or on both.
+      for (bool toward_operand : {true, false}) {
+        const int here = toward_operand ? edge.result : edge.operand;
+        const int there = toward_operand ? edge.operand : edge.result;
+        if (Find(here) != g) continue;
+        int other = Find(there);
+        std::optional<Layout> d = RelatedLayout(
+            edge, constraints_, cost_, toward_operand, layout,
+            level_[other] != kUnset ? &layout_[other] : nullptr);
+        if (d) Set(there, *d, edge_level, true, g);
+      }
+    }
+  }
+}
+
+void LayoutPropagation::Run(
+    std::vector<std::pair<std::string, double>>& tilings_refused) {
+  const std::vector<OperandEdge>& edges = constraints_.edges();
+  adjacent_.resize(constraints_.slots().size());
+  for (size_t e = 0; e < edges.size(); ++e) {
+    int a = Find(edges[e].result), b = Find(edges[e].operand);
+    adjacent_[a].push_back(static_cast<int>(e));
+    if (b != a) adjacent_[b].push_back(static_cast<int>(e));
+  }
+  // Hints are placed first but spread last, so a hint always keeps its own
+  // value unless a copy-checked constraint overrides it.
+  const std::vector<BufferLayout>& hints = constraints_.hints();
+  for (const BufferLayout& hint : hints) Set(hint.slot, hint.layout, hint.level, false);
+  const std::vector<BufferLayout>& buffers = constraints_.buffer_layouts();
+  for (size_t k = 0; k < buffers.size(); ++k) {
+    Set(buffers[k].slot, buffers[k].layout, buffers[k].level);
+    if (k + 1 == buffers.size() || buffers[k + 1].batch != buffers[k].batch) Drain();
+  }
+  for (const BufferLayout& hint : hints) {
+    int g = Find(hint.slot);
+    if (level_[g] == kHint) queue_.push_back(g);
+  }
+  Drain();
+  const std::vector<Slot>& slots = constraints_.slots();
+  for (size_t slot = 0; slot < slots.size(); ++slot) {
+    int g = Find(static_cast<int>(slot));
+    if (level_[g] != kUnset) continue;
+    LayoutCostModel::Default d = cost_.DefaultLayout(*slots[g].shape);
+    if (d.refused_ratio) {
+      tilings_refused.push_back({slots[g].instruction->name(), *d.refused_ratio});
+    }
+    Set(g, d.layout, kDefault);
+    Drain();
+  }
+  queue_.clear();
+}
+
+}  // namespace xla_layout::layout_assignment

@@ -1,0 +1,72 @@
+// Propagation of layouts through LayoutConstraints: slots that are one
+// buffer form a group (union-find), and each group's layout spreads along
+// the operand edges to its neighbours, strongest constraint first.
+//
+// Order: hints are placed (not spread), then the buffer layouts apply batch
+// by batch (callees first; in the entry the result before the parameters),
+// then the hints spread, then every group still unset gets the cost model's
+// default, one at a time. Strengths only rise and a derived layout is
+// re-derived only when its source changes, so propagation ends; a step
+// budget of 64 per slot (plus 4096) guards that guarantee, and a module cut
+// short by it is still laid out and copied consistently.
+#ifndef PASSES_LAYOUT_ASSIGNMENT_PROPAGATION_H_
+#define PASSES_LAYOUT_ASSIGNMENT_PROPAGATION_H_
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "passes/layout_assignment/constraints.h"
+#include "passes/layout_assignment/cost_model.h"
+
+namespace xla_layout::layout_assignment {
+
+// The layout the other side of `edge` takes when one side has `from`:
+// toward the operand when `toward_operand`, else toward the result. `current`
+// is the other side's layout so far, if any: an order that already agrees
+// where the source has information is kept. None when the relation says
+// nothing about that side.
+std::optional<Layout> RelatedLayout(const OperandEdge& edge,
+                                    const LayoutConstraints& constraints,
+                                    const LayoutCostModel& cost, bool toward_operand,
+                                    const Layout& from,
+                                    const Layout* current = nullptr);
+
+class LayoutPropagation {
+ public:
+  LayoutPropagation(const LayoutConstraints& constraints, const LayoutCostModel& cost);
+
+  // Gives every group a layout. Values whose target tiling the cost model
+  // refused are appended to `tilings_refused` with the ratio.
+  void Run(std::vector<std::pair<std::string, double>>& tilings_refused);
+
+  // The representative slot of `slot`'s group (the smallest slot in it).
+  int Find(int slot);
+  // The layout of `slot`'s group after Run.
+  const Layout& LayoutOf(int slot) { return layout_[Find(slot)]; }
+
+ private:
+  void Union(int a, int b);
+  // Raises the slot's group to `layout` if `level` is stronger; `propagate`
+  // queues it for Drain(). `from` is the group whose propagation this is.
+  void Set(int slot, const Layout& layout, int level, bool propagate = true,
+           int from = -1);
+  void Drain();
+
+  const LayoutConstraints& constraints_;
+  const LayoutCostModel& cost_;
+  std::vector<int> parent_;
+  std::vector<int8_t> level_;
+  std::vector<int> source_;  // the group that set this one, or -1
+  std::vector<Layout> layout_;
+  std::vector<std::vector<int>> adjacent_;  // edges by group
+  std::deque<int> queue_;
+  int64_t steps_ = 0;
+};
+
+}  // namespace xla_layout::layout_assignment
+
+#endif  // PASSES_LAYOUT_ASSIGNMENT_PROPAGATION_H_

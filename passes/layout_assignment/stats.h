@@ -1,0 +1,61 @@
+// What one run of the layout pass did, and its text and JSON reports
+// (`hlo-layout --stats[=json]`).
+#ifndef PASSES_LAYOUT_ASSIGNMENT_STATS_H_
+#define PASSES_LAYOUT_ASSIGNMENT_STATS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hlo/hlo_module.h"
+
+namespace xla_layout {
+
+struct LayoutAssignmentStats {
+  std::string target;
+  struct Copy {
+    std::string name;         // the inserted copy
+    std::string computation;  // where it runs
+    std::string operand;      // the value it copies
+    std::string reason;       // e.g. "dot operand packing"
+    std::string from;         // layouts, as printed
+    std::string to;
+    int64_t bytes = 0;  // read + written by one execution of the copy
+    bool in_loop = false;  // runs once per iteration of a while loop
+  };
+  std::vector<Copy> copies;
+  // Control-flow computations cloned so that each has one caller.
+  int computations_cloned = 0;
+  // Over every buffer the pass laid out (views counted once).
+  int64_t data_bytes = 0;
+  int64_t padded_bytes = 0;  // with the padding of their tiles
+  // Values whose target tiling the cost model refused, with the padding
+  // ratio (negative when the size is unbounded).
+  std::vector<std::pair<std::string, double>> tilings_refused;
+  int transposes_as_bitcast = 0;  // operand layout == result layout permuted
+  int reshapes_as_bitcast = 0;
+  std::map<std::string, int64_t> instructions_per_layout;
+
+  std::string ToText() const;
+  std::string ToJson() const;
+};
+
+namespace layout_assignment {
+
+class LayoutConstraints;
+class LayoutPropagation;
+
+// Bytes of `shape` in its layout, padding included (0 when it has no size).
+int64_t ByteSize(const Shape& shape);
+
+// Fills the buffer, layout and bitcast figures of `stats` from the module
+// as the pass left it.
+void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
+                  LayoutPropagation& propagation, LayoutAssignmentStats& stats);
+
+}  // namespace layout_assignment
+}  // namespace xla_layout
+
+#endif  // PASSES_LAYOUT_ASSIGNMENT_STATS_H_
