@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_verifier.h"
@@ -50,41 +51,28 @@ void BM_Hlo(benchmark::State& state, Phase phase) {
   state.counters["instructions"] = static_cast<double>(instructions);
 }
 
-// Prints seconds of parse+verify+print per size and the doubling ratios.
-class ScalingReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      std::string name = run.benchmark_name();
-      if (name.rfind("all/", 0) != 0) continue;
-      int64_t n = run.counters.at("instructions").value;
-      seconds_[n] = run.GetAdjustedRealTime() / 1e3;  // unit is ms
-    }
+// Seconds of parse+verify+print per size, and how they scale.
+void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
+  std::map<int64_t, double> seconds;
+  for (const bench::Run& run : runs) {
+    if (run.benchmark_name().rfind("all/", 0) != 0) continue;
+    int64_t n = run.counters.at("instructions").value;
+    seconds[n] = run.GetAdjustedRealTime() / 1e3;  // unit is ms
   }
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    auto& out = GetOutputStream();
-    out << "\nparse+verify+print, seconds per module:\n";
-    double prev_n = 0, prev_s = 0;
-    for (const auto& [n, s] : seconds_) {
-      out << absl::StrFormat("  %8d instructions: %.3f s", n, s);
-      if (prev_n > 0) {
-        double expected = prev_s * (n / prev_n);
-        out << absl::StrFormat("  (%.2fx the time for %.1fx the instructions; "
-                               "linear would be %.3f s)",
-                               s / prev_s, n / prev_n, expected);
-      }
-      out << "\n";
-      prev_n = n;
-      prev_s = s;
+  out << "\nparse+verify+print, seconds per module:\n";
+  double prev_n = 0, prev_s = 0;
+  for (const auto& [n, s] : seconds) {
+    out << absl::StrFormat("  %8d instructions: %.3f s", n, s);
+    if (prev_n > 0) {
+      out << absl::StrFormat("  (%s; linear would be %.3f s)",
+                             bench::ScalingNote(prev_n, prev_s, n, s),
+                             prev_s * (n / prev_n));
     }
+    out << "\n";
+    prev_n = n;
+    prev_s = s;
   }
-
- private:
-  std::map<int64_t, double> seconds_;
-};
+}
 
 void RegisterAll() {
   for (auto [name, phase] :
@@ -109,10 +97,6 @@ void RegisterAll() {
 }  // namespace xla_layout
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  xla_layout::RegisterAll();
-  xla_layout::ScalingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  return 0;
+  return xla_layout::bench::BenchmarkMain(argc, argv, xla_layout::RegisterAll,
+                                          xla_layout::Summary);
 }

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_format.h"
 #include "bench/synthetic_hlo.h"
+#include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "hlo/hlo_parser.h"
 #include "passes/layout_assignment/layout_assignment.h"
@@ -58,50 +59,36 @@ void BM_LayoutAssignment(benchmark::State& state, const char* target) {
       static_cast<double>(instructions) * iterations, benchmark::Counter::kIsRate);
 }
 
-// Prints seconds per size with the references and the scaling ratios.
-class ScalingReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
-      Row row;
-      row.pass = run.GetAdjustedRealTime() / 1e3;  // unit is ms
-      row.parse = run.counters.at("parse_s").value;
-      row.walk = run.counters.at("walk_s").value;
-      std::string name = run.benchmark_name();
-      rows_[name.substr(0, name.find('/'))]
-           [static_cast<int64_t>(run.counters.at("instructions").value)] = row;
-    }
-  }
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    auto& out = GetOutputStream();
-    for (const auto& [target, sizes] : rows_) {
-      out << "\n" << target << ": seconds per module (pass / parse / walk)\n";
-      double prev_n = 0, prev_s = 0;
-      for (const auto& [n, row] : sizes) {
-        out << absl::StrFormat(
-            "  %8d instructions: pass %.3f s, parse %.3f s (pass/parse %.2fx), "
-            "walk %.4f s",
-            n, row.pass, row.parse, row.pass / row.parse, row.walk);
-        if (prev_n > 0) {
-          out << absl::StrFormat("; %.2fx the time for %.1fx the instructions",
-                                 row.pass / prev_s, n / prev_n);
-        }
-        out << "\n";
-        prev_n = n;
-        prev_s = row.pass;
-      }
-    }
-  }
-
- private:
+// Seconds per size with the references, and how the pass scales.
+void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
   struct Row {
     double pass = 0, parse = 0, walk = 0;
   };
-  std::map<std::string, std::map<int64_t, Row>> rows_;
-};
+  std::map<std::string, std::map<int64_t, Row>> rows;
+  for (const bench::Run& run : runs) {
+    Row row;
+    row.pass = run.GetAdjustedRealTime() / 1e3;  // unit is ms
+    row.parse = run.counters.at("parse_s").value;
+    row.walk = run.counters.at("walk_s").value;
+    std::string name = run.benchmark_name();
+    rows[name.substr(0, name.find('/'))]
+        [static_cast<int64_t>(run.counters.at("instructions").value)] = row;
+  }
+  for (const auto& [target, sizes] : rows) {
+    out << "\n" << target << ": seconds per module (pass / parse / walk)\n";
+    double prev_n = 0, prev_s = 0;
+    for (const auto& [n, row] : sizes) {
+      out << absl::StrFormat(
+          "  %8d instructions: pass %.3f s, parse %.3f s (pass/parse %.2fx), "
+          "walk %.4f s",
+          n, row.pass, row.parse, row.pass / row.parse, row.walk);
+      if (prev_n > 0) out << "; " << bench::ScalingNote(prev_n, prev_s, n, row.pass);
+      out << "\n";
+      prev_n = n;
+      prev_s = row.pass;
+    }
+  }
+}
 
 void RegisterAll() {
   for (const char* target : {"tpu", "cpu-avx2"}) {
@@ -122,10 +109,6 @@ void RegisterAll() {
 }  // namespace xla_layout
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  xla_layout::RegisterAll();
-  xla_layout::ScalingReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  return 0;
+  return xla_layout::bench::BenchmarkMain(argc, argv, xla_layout::RegisterAll,
+                                          xla_layout::Summary);
 }

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "absl/strings/str_format.h"
+#include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "xla_layout/relayout.h"
@@ -241,65 +242,48 @@ void BM_OneDnn(benchmark::State& state, Case c) {
   SetMoved(state, p.element_bytes);
 }
 
-// Console output plus a closing table of GB/s and ratios per case.
-class RatioReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& run : runs) {
-      // With --benchmark_repetitions the median replaces single runs.
-      bool median = run.run_type == Run::RT_Aggregate &&
-                    run.aggregate_name == "median";
-      if (run.error_occurred ||
-          (run.run_type != Run::RT_Iteration && !median)) {
-        continue;
-      }
-      auto it = run.counters.find("bytes_per_second");
-      if (it == run.counters.end()) continue;
-      std::string name = run.benchmark_name();
-      size_t slash = name.find('/');
-      std::string variant = name.substr(0, slash);
-      std::string rest = name.substr(slash + 1);
-      rest = rest.substr(0, rest.find('/'));
-      if (median) rest = rest.substr(0, rest.find("_median"));
-      gbps_[rest][variant] = it->second.value / 1e9;
-    }
+// A closing table of GB/s and ratios per case.
+void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
+  std::map<std::string, std::map<std::string, double>> gbps;
+  for (const bench::Run& run : runs) {
+    auto it = run.counters.find("bytes_per_second");
+    if (it == run.counters.end()) continue;
+    std::string name = run.benchmark_name();
+    size_t slash = name.find('/');
+    std::string variant = name.substr(0, slash);
+    std::string rest = name.substr(slash + 1);
+    rest = rest.substr(0, rest.find('/'));
+    rest = rest.substr(0, rest.find("_median"));
+    gbps[rest][variant] = it->second.value / 1e9;
   }
-  void Finalize() override {
-    ConsoleReporter::Finalize();
-    auto& out = GetOutputStream();
-    out << "\nGB/s (read + write, no padding) and ratios, same run:\n";
-    out << absl::StrFormat("%-26s %7s %7s %7s %7s %7s %7s | %7s %7s %7s %7s\n",
-                           "case", "core1", "coreN", "naive", "memcpy",
-                           "stream", "onednn", "N/mcpy", "N/strm", "N/dnnl",
-                           "1/naiv");
-    for (const auto& [name, v] : gbps_) {
-      auto get = [&](const char* k) {
-        auto it = v.find(k);
-        return it == v.end() ? 0.0 : it->second;
-      };
-      auto ratio = [](double a, double b) {
-        return b > 0 ? absl::StrFormat("%6.2fx", a / b) : std::string("    n/a");
-      };
-      auto val = [](double a) {
-        return a > 0 ? absl::StrFormat("%7.2f", a) : std::string("    n/a");
-      };
-      double best = std::max(get("core_1thread"), get("core_allthreads"));
-      out << absl::StrFormat(
-          "%-26s %s %s %s %s %s %s | %s %s %s %s\n", name,
-          val(get("core_1thread")), val(get("core_allthreads")),
-          val(get("naive")), val(get("memcpy")), val(get("streamcopy")),
-          val(get("onednn")), ratio(best, get("memcpy")),
-          ratio(best, get("streamcopy")), ratio(best, get("onednn")),
-          ratio(get("core_1thread"), get("naive")));
-    }
-    out << "N = the better of core1 and coreN (all hardware threads: "
-        << std::thread::hardware_concurrency() << ").\n";
+  out << "\nGB/s (read + write, no padding) and ratios, same run:\n";
+  out << absl::StrFormat("%-26s %7s %7s %7s %7s %7s %7s | %7s %7s %7s %7s\n",
+                         "case", "core1", "coreN", "naive", "memcpy",
+                         "stream", "onednn", "N/mcpy", "N/strm", "N/dnnl",
+                         "1/naiv");
+  for (const auto& [name, v] : gbps) {
+    auto get = [&](const char* k) {
+      auto it = v.find(k);
+      return it == v.end() ? 0.0 : it->second;
+    };
+    auto ratio = [](double a, double b) {
+      return b > 0 ? absl::StrFormat("%6.2fx", a / b) : std::string("    n/a");
+    };
+    auto val = [](double a) {
+      return a > 0 ? absl::StrFormat("%7.2f", a) : std::string("    n/a");
+    };
+    double best = std::max(get("core_1thread"), get("core_allthreads"));
+    out << absl::StrFormat(
+        "%-26s %s %s %s %s %s %s | %s %s %s %s\n", name,
+        val(get("core_1thread")), val(get("core_allthreads")),
+        val(get("naive")), val(get("memcpy")), val(get("streamcopy")),
+        val(get("onednn")), ratio(best, get("memcpy")),
+        ratio(best, get("streamcopy")), ratio(best, get("onednn")),
+        ratio(get("core_1thread"), get("naive")));
   }
-
- private:
-  std::map<std::string, std::map<std::string, double>> gbps_;
-};
+  out << "N = the better of core1 and coreN (all hardware threads: "
+      << std::thread::hardware_concurrency() << ").\n";
+}
 
 void RegisterAll() {
   int all = static_cast<int>(std::thread::hardware_concurrency());
@@ -322,10 +306,6 @@ void RegisterAll() {
 }  // namespace xla_layout
 
 int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  xla_layout::RegisterAll();
-  xla_layout::RatioReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
-  return 0;
+  return xla_layout::bench::BenchmarkMain(argc, argv, xla_layout::RegisterAll,
+                                          xla_layout::Summary);
 }

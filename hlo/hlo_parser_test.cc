@@ -207,12 +207,70 @@ ENTRY e {
   EXPECT_EQ(e->root(), r2);
 }
 
-TEST(HloOpcodeTest, NamesRoundTrip) {
-  EXPECT_EQ(*StringToHloOpcode("get-tuple-element"), HloOpcode::kGetTupleElement);
-  EXPECT_EQ(HloOpcodeString(HloOpcode::kDynamicUpdateSlice), "dynamic-update-slice");
-  EXPECT_FALSE(StringToHloOpcode("frobnicate").ok());
-  EXPECT_EQ(ElementwiseArity(HloOpcode::kSelect), 3);
-  EXPECT_FALSE(IsElementwise(HloOpcode::kDot));
+TEST(HloParserTest, TypedAttributesParsedOnce) {
+  auto m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  x = f32[1,8,8,3] parameter(0)
+  k = f32[3,3,3,16] parameter(1)
+  c = f32[1,8,8,16] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  p = f32[4,4] parameter(2)
+  q = (f32[4,4], f32[2]) custom-call(p, p), custom_call_target="t", operand_layout_constraints={ f32[4,4]{0,1}, f32[4,4] }, output_to_operand_aliasing={{0}: (1, {}), {1}: (0, {})}
+  ROOT t = (f32[1,8,8,16], (f32[4,4], f32[2])) tuple(c, q)
+})");
+  ASSERT_NE(m, nullptr);
+  const HloInstruction* c = m->entry()->FindInstruction("c");
+  ASSERT_TRUE(c->attributes().dim_labels.has_value());
+  EXPECT_EQ(c->attributes().dim_labels->input, "b01f");
+  EXPECT_EQ(c->attributes().dim_labels->kernel, "01io");
+  EXPECT_EQ(c->attributes().dim_labels->output, "b01f");
+  const HloInstruction* q = m->entry()->FindInstruction("q");
+  const auto& shapes = q->attributes().operand_layout_constraints;
+  ASSERT_TRUE(shapes.has_value());
+  ASSERT_EQ(shapes->size(), 2u);
+  EXPECT_EQ((*shapes)[0].ToString(), "f32[4,4]{0,1}");
+  EXPECT_EQ((*shapes)[1].ToString(), "f32[4,4]{1,0}");  // the default filled in
+  const auto& aliases = q->attributes().output_to_operand_aliasing;
+  ASSERT_TRUE(aliases.has_value());
+  ASSERT_EQ(aliases->size(), 2u);
+  EXPECT_EQ((*aliases)[0].output_index, std::vector<int64_t>{0});
+  EXPECT_EQ((*aliases)[0].operand, 1);
+  EXPECT_TRUE((*aliases)[0].operand_index.empty());
+  EXPECT_EQ((*aliases)[1].operand, 0);
+  // They print as written.
+  EXPECT_THAT(m->ToString(),
+              HasSubstr("operand_layout_constraints={ f32[4,4]{0,1}, f32[4,4] }, "
+                        "output_to_operand_aliasing={{0}: (1, {}), {1}: (0, {})}"));
+  EXPECT_THAT(m->ToString(), HasSubstr("dim_labels=b01f_01io->b01f"));
+}
+
+TEST(HloParserTest, TypedAttributeErrorsArePositioned) {
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(p), operand_layout_constraints={f32[4]{0}, f32[4}
+})"),
+              HasSubstr("t.hlo:4:79: error: expected ',' or ']' between dimensions, found '}'"));
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(p), operand_layout_constraints=f32[4]
+})"),
+              HasSubstr("t.hlo:4:62: error: expected '{' to open the list of shapes"));
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  x = f32[1,8,8,3] parameter(0)
+  k = f32[3,3,3,16] parameter(1)
+  ROOT c = f32[1,8,8,16] convolution(x, k), dim_labels=b01f01io->b01f
+})"),
+              HasSubstr("t.hlo:5:45: error: dim_labels needs input_kernel->output, "
+                        "like b01f_01io->b01f, not 'b01f01io->b01f'"));
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(p), output_to_operand_aliasing={{}: (x, {})}
+})"),
+              HasSubstr("t.hlo:4:35: error: output_to_operand_aliasing: expected "
+                        "an operand number"));
 }
 
 }  // namespace
