@@ -1,5 +1,24 @@
 // Structural checks of an HLO module, each failure with a message naming the
-// computation and instruction.
+// computation and instruction (not yet its file:line:col).
+//
+// Checked: the module has an entry; operands resolve within their own
+// computation; instruction and computation names are unique; every
+// computation has a root it owns; called computations belong to the module
+// and calls form a DAG (no computation calls itself, directly or not);
+// shapes and layouts are valid and, with require_layouts, every array has
+// one; parameters are numbered 0..n-1 once each; elementwise ops have their
+// arity and agree on dims (select's predicate and clamp's bounds may be
+// scalars); tuple and get-tuple-element agree with their operands (layouts
+// aside); an entry_computation_layout has the entry's parameter and result
+// shapes.
+//
+// Not checked yet (accepted when wrong): the result shape of any other op
+// (transpose, reshape, dot, slice, broadcast, reduce, convolution, ...);
+// that callers and callees agree on parameter and result shapes (fusion,
+// call, map, reduce, sort, while, conditional); a written computation
+// signature against its parameters and root; constant literals against
+// their shapes; input_output_alias and buffer_donor; cycles among
+// instructions of one computation.
 #ifndef HLO_HLO_VERIFIER_H_
 #define HLO_HLO_VERIFIER_H_
 
@@ -14,12 +33,6 @@ struct VerifierOptions {
   bool require_layouts = true;
 };
 
-// Checks: operands resolve within their computation; instruction and
-// computation names are unique; every computation has a root it owns; called
-// computations belong to the module and no computation calls itself; shapes
-// and layouts are valid; parameters are numbered 0..n-1 once each;
-// elementwise ops agree on dims; tuples and get-tuple-element agree with
-// their operands (layouts aside).
 absl::Status VerifyModule(const HloModule& module,
                           const VerifierOptions& options = {});
 

@@ -1,5 +1,14 @@
 // Shape: an array (element type, dims, dynamic flags, optional layout), a
-// tuple of shapes, a token or an opaque value. A plain value type.
+// tuple of shapes, a token or an opaque value. A plain value type: copyable,
+// comparable (Shape::Equal chooses what counts), printed by one routine
+// (Print), and converted to and from ShapeProto only by ToProto/FromProto.
+//
+// Construction does not validate; Validate() (which FromProto and the text
+// parser call) refuses negative dims, dynamic flags of the wrong count, an
+// unbounded dim not marked dynamic, a layout on a tuple, token or opaque
+// value, and a layout that does not fit the rank or element type. Sizes are
+// not checked there: ElementCount() fails on an unbounded dim ('?') and on
+// an element count that overflows int64.
 #ifndef XLA_LAYOUT_SHAPE_H_
 #define XLA_LAYOUT_SHAPE_H_
 

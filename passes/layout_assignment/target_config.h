@@ -1,6 +1,14 @@
 // A target's layout table (proto/target.proto) with its validation and the
 // questions the layout assignment pass asks it: which tiles an array gets,
 // how dot operands are packed, and whether a tiling pads too much.
+//
+// A TargetConfig is always valid: FromProto refuses a table without a name,
+// a base tiling with an element width other than 0 or a power of two up to
+// 128, a negative min_rank, an invalid tile or a first tile of higher rank
+// than the rule's, a dot tiling without an array type or with a size below
+// 1, and a max_padding_ratio in (0, 1). Tiles are not checked against any
+// shape's size. The table only answers questions; the pass decides
+// (cost_model.h).
 #ifndef PASSES_LAYOUT_ASSIGNMENT_TARGET_CONFIG_H_
 #define PASSES_LAYOUT_ASSIGNMENT_TARGET_CONFIG_H_
 
