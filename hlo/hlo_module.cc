@@ -195,6 +195,7 @@ std::unique_ptr<HloComputation> HloComputation::Clone(
     copy->literal_ = i->literal_;
     copy->attributes_ = i->attributes_;
     copy->raw_ = i->raw_;
+    copy->location_ = i->location_;
     copies[i.get()] = clone->AddInstruction(std::move(copy));
   }
   // Operands may come later in the text, so they are wired in a second walk.
@@ -206,6 +207,8 @@ std::unique_ptr<HloComputation> HloComputation::Clone(
   }
   if (root_ != nullptr) clone->root_ = copies[root_];
   clone->signature_ = signature_;
+  clone->location_ = location_;
+  clone->execution_thread_ = execution_thread_;
   return clone;
 }
 
@@ -297,7 +300,11 @@ std::string HloComputation::ToString(const PrintOptions& options) const {
     absl::StrAppend(&out, "  ", i.get() == root_ ? "ROOT " : "",
                     i->ToString(options), "\n");
   }
-  out += "}\n";
+  out += "}";
+  if (!execution_thread_.empty()) {
+    absl::StrAppend(&out, ", execution_thread=\"", execution_thread_, "\"");
+  }
+  out += "\n";
   return out;
 }
 

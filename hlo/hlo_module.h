@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hlo/hlo_opcode.h"
+#include "hlo/source_text.h"
 #include "xla_layout/shape.h"
 #include "xla_layout/shape_text.h"
 
@@ -81,6 +82,11 @@ class HloInstruction {
   void ReplaceAllUsesWith(HloInstruction* replacement);
 
   HloComputation* parent() const { return parent_; }
+
+  // Where the text defined this instruction (its name); unknown for
+  // instructions a pass made.
+  const SourceLocation& location() const { return location_; }
+  void set_location(SourceLocation location) { location_ = location; }
 
   // Computations called through an attribute (to_apply, calls, condition,
   // body, branch_computations, ...), in attribute order.
@@ -152,6 +158,7 @@ class HloInstruction {
   std::vector<CalledComputation> called_;
   int64_t parameter_number_ = -1;
   bool layout_written_ = false;
+  SourceLocation location_;
   std::string literal_;
   Attributes attributes_;
   std::vector<HloAttribute> raw_;
@@ -164,6 +171,14 @@ class HloComputation {
   const std::string& name() const { return name_; }
   HloModule* parent() const { return parent_; }
   bool is_entry() const;
+  const SourceLocation& location() const { return location_; }
+  void set_location(SourceLocation location) { location_ = location; }
+  // The thread the computation runs on (`}, execution_thread="host"`);
+  // empty for the main thread, which XLA does not print.
+  const std::string& execution_thread() const { return execution_thread_; }
+  void set_execution_thread(std::string thread) {
+    execution_thread_ = std::move(thread);
+  }
 
   // Instructions in the order they are printed.
   std::vector<HloInstruction*> instructions() const;
@@ -215,6 +230,8 @@ class HloComputation {
   std::vector<std::unique_ptr<HloInstruction>> instructions_;
   HloInstruction* root_ = nullptr;
   std::optional<Signature> signature_;
+  SourceLocation location_;
+  std::string execution_thread_;
 };
 
 // The layouts of the entry computation's parameters and result.
@@ -228,6 +245,11 @@ class HloModule {
   explicit HloModule(std::string name) : name_(std::move(name)) {}
 
   const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  // The file the module was read from, for diagnostics ("<stdin>" for
+  // standard input; empty when built in code).
+  const std::string& source_name() const { return source_name_; }
+  void set_source_name(std::string name) { source_name_ = std::move(name); }
   std::vector<HloComputation*> computations() const;
   HloComputation* entry() const { return entry_; }
   void set_entry(HloComputation* entry) { entry_ = entry; }
@@ -257,6 +279,7 @@ class HloModule {
   HloComputation* entry_ = nullptr;
   std::optional<ComputationLayout> entry_layout_;
   std::vector<HloAttribute> header_;
+  std::string source_name_;
 };
 
 }  // namespace xla_layout

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "hlo/source_text.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape_text.h"
 
@@ -102,8 +103,9 @@ absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
 
 class Parser {
  public:
-  Parser(absl::string_view text, absl::string_view filename)
-      : text_(text), filename_(filename) {}
+  Parser(absl::string_view text, absl::string_view filename,
+         std::vector<std::string>* warnings)
+      : text_(text), source_(text, filename), warnings_(warnings) {}
 
   absl::StatusOr<std::unique_ptr<HloModule>> Parse();
 
@@ -145,8 +147,20 @@ class Parser {
   absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                                  size_t offset);
 
+  void Warn(size_t offset, absl::string_view message) {
+    if (warnings_ != nullptr) {
+      warnings_->push_back(
+          source_.Diagnostic(source_.LocationOf(offset), "warning", message));
+    }
+  }
+  // Gives every instruction a module-wide unique name: a name used in an
+  // earlier computation gets the first free `.N` suffix (XLA's uniquer).
+  static void UniquifyNames(HloModule& module);
+
   absl::string_view text_;
-  std::string filename_;
+  SourceText source_;
+  std::vector<std::string>* warnings_;
+  bool header_ = false;
   size_t pos_ = 0;
   std::vector<PendingCall> calls_;
   struct PendingShape {
@@ -159,24 +173,8 @@ class Parser {
 };
 
 absl::Status Parser::ErrorAt(size_t offset, absl::string_view message) const {
-  offset = std::min(offset, text_.size());
-  // At the end of a file that ends in a newline, point after the last line.
-  if (offset == text_.size() && offset > 0 && text_[offset - 1] == '\n') --offset;
-  size_t line_start = text_.rfind('\n', offset == 0 ? 0 : offset - 1);
-  line_start = (line_start == absl::string_view::npos || offset == 0) ? 0 : line_start + 1;
-  if (offset > 0 && text_[offset - 1] == '\n') line_start = offset;
-  int line = 1;
-  for (size_t i = 0; i < line_start; ++i) line += text_[i] == '\n';
-  size_t line_end = text_.find('\n', line_start);
-  if (line_end == absl::string_view::npos) line_end = text_.size();
-  size_t col = offset - line_start + 1;
-  std::string caret(col - 1, ' ');
-  for (size_t i = 0; i + 1 < col; ++i) {
-    if (text_[line_start + i] == '\t') caret[i] = '\t';
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      filename_, ":", line, ":", col, ": error: ", message, "\n",
-      text_.substr(line_start, line_end - line_start), "\n", caret, "^"));
+  return absl::InvalidArgumentError(
+      source_.Diagnostic(source_.LocationOf(offset), "error", message));
 }
 
 void Parser::SkipSpace() { pos_ = SkipSpaceAndComments(text_, pos_); }
@@ -502,6 +500,7 @@ absl::Status Parser::ParseInstruction(
   if (!inferred) SetDefaultLayouts(*shape);
   auto instr = std::make_unique<HloInstruction>(*name, *opcode, *shape);
   instr->set_layout_written(written);
+  instr->set_location(source_.LocationOf(name_at));
   s = Expect("(", absl::StrCat("after opcode '", op_text, "'"));
   if (!s.ok()) return s;
   std::vector<PendingOperand> operands;
@@ -599,6 +598,7 @@ absl::Status Parser::ParseComputation(HloModule& module) {
     return ErrorAt(name_at, absl::StrCat("computation '", *name, "' is defined twice"));
   }
   auto computation = std::make_unique<HloComputation>(*name);
+  computation->set_location(source_.LocationOf(name_at));
   std::vector<std::pair<std::string, Shape>> signature;
   if (Consume("(")) {
     if (!Consume(")")) {
@@ -622,7 +622,11 @@ absl::Status Parser::ParseComputation(HloModule& module) {
     computation->set_signature(
         HloComputation::Signature{std::move(signature), *std::move(result)});
   }
-  absl::Status s = Expect("{", absl::StrCat("to open computation '", *name, "'"));
+  absl::Status s = Expect(
+      "{", absl::StrCat("to open computation '", *name, "'",
+                        module.computations().empty() && !header_
+                            ? " (a module starts with 'HloModule' or a computation)"
+                            : ""));
   if (!s.ok()) return s;
   HloComputation* c = module.AddComputation(std::move(computation));
   if (entry) {
@@ -642,6 +646,26 @@ absl::Status Parser::ParseComputation(HloModule& module) {
     }
     s = ParseInstruction(*c, pending, saw_root);
     if (!s.ok()) return s;
+  }
+  // XLA writes a computation's thread after its closing brace.
+  size_t after = pos_;
+  if (Consume(",")) {
+    size_t at = (SkipSpace(), pos_);
+    if (!ConsumeKeyword("execution_thread")) {
+      return ErrorAt(at, absl::StrCat("expected execution_thread=\"...\" after "
+                                      "computation '", *name, "'"));
+    }
+    s = Expect("=", "after execution_thread");
+    if (!s.ok()) return s;
+    SkipSpace();
+    size_t value_at = pos_;
+    std::string value = ScanValue();
+    if (value.size() < 2 || value.front() != '"' || value.back() != '"') {
+      return ErrorAt(value_at, "execution_thread needs a quoted name");
+    }
+    c->set_execution_thread(value.substr(1, value.size() - 2));
+  } else {
+    pos_ = after;
   }
   std::vector<HloInstruction*> instrs = c->instructions();
   if (instrs.empty()) return ErrorAt(start, absl::StrCat("computation '", *name, "' is empty"));
@@ -664,12 +688,13 @@ absl::Status Parser::ParseComputation(HloModule& module) {
             "operand '", op.name, "' is written as ", written->ToString(),
             " but its shape is ", actual.ToString()));
       }
+      // XLA uses the definition's layout; so do we, and say so.
       if (written != nullptr && written->IsArray() && written->has_layout() &&
           actual.has_layout() && written->layout() != actual.layout()) {
-        return ErrorAt(op.offset, absl::StrCat(
+        Warn(op.offset, absl::StrCat(
             "operand '", op.name, "' is written with layout ",
-            written->layout().ToString(), " but has ",
-            actual.layout().ToString()));
+            written->layout().ToString(), " but its definition has ",
+            actual.layout().ToString(), "; using the definition's"));
       }
       instrs[k]->AppendOperand(it->second);
     }
@@ -699,15 +724,21 @@ absl::Status Parser::ParseComputation(HloModule& module) {
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
-  if (!Consume("HloModule")) {
-    return ErrorAt((SkipSpace(), pos_), "expected 'HloModule' at the start");
+  // Without an `HloModule` line the text is a list of computations, and the
+  // module is named after its entry, as XLA names it.
+  header_ = ConsumeKeyword("HloModule");
+  const bool header = header_;
+  auto module = std::make_unique<HloModule>("_");
+  module->set_source_name(std::string(source_.filename()));
+  absl::Status s;
+  if (header) {
+    absl::StatusOr<std::string> name = ParseName("a module name");
+    if (!name.ok()) return name.status();
+    Consume(":");  // Older dumps write `HloModule name:`.
+    module->set_name(*name);
+    s = ParseHeader(*module);
+    if (!s.ok()) return s;
   }
-  absl::StatusOr<std::string> name = ParseName("a module name");
-  if (!name.ok()) return name.status();
-  Consume(":");  // Older dumps write `HloModule name:`.
-  auto module = std::make_unique<HloModule>(*name);
-  absl::Status s = ParseHeader(*module);
-  if (!s.ok()) return s;
   while (!AtEnd()) {
     s = ParseComputation(*module);
     if (!s.ok()) return s;
@@ -716,6 +747,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
     return ErrorAt(pos_, "the module has no computations");
   }
   if (module->entry() == nullptr) module->set_entry(module->computations().back());
+  if (!header) module->set_name(absl::StrCat("module_", module->entry()->name()));
   for (const PendingCall& call : calls_) {
     HloComputation* callee = module->FindComputation(call.name);
     if (callee == nullptr) {
@@ -725,14 +757,38 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
     }
     call.instruction->AddCalledComputation(call.attribute, callee);
   }
+  UniquifyNames(*module);
   return module;
+}
+
+void Parser::UniquifyNames(HloModule& module) {
+  absl::flat_hash_set<std::string> all;  // every name written anywhere
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instructions()) all.insert(i->name());
+  }
+  absl::flat_hash_set<std::string> taken;
+  absl::flat_hash_map<std::string, int64_t> next;  // per base name
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      if (taken.insert(i->name()).second) continue;
+      const std::string base = i->name();
+      int64_t& n = next[base];
+      std::string name;
+      do {
+        name = absl::StrCat(base, ".", ++n);
+      } while (all.contains(name) || taken.contains(name));
+      taken.insert(name);
+      i->set_name(std::move(name));
+    }
+  }
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
-    absl::string_view text, absl::string_view filename) {
-  Parser parser(text, filename);
+    absl::string_view text, absl::string_view filename,
+    std::vector<std::string>* warnings) {
+  Parser parser(text, filename, warnings);
   return parser.Parse();
 }
 

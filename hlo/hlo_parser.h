@@ -26,6 +26,8 @@
 #define HLO_HLO_PARSER_H_
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -34,9 +36,12 @@
 namespace xla_layout {
 
 // Errors read `file:line:col: error: message`, then the source line and a
-// caret under the column.
+// caret under the column. Text XLA accepts but reads differently from how it
+// is written (an operand written with a layout other than its definition's)
+// adds a `file:line:col: warning: ...` to `warnings`, when given.
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
-    absl::string_view text, absl::string_view filename = "<stdin>");
+    absl::string_view text, absl::string_view filename = "<stdin>",
+    std::vector<std::string>* warnings = nullptr);
 
 }  // namespace xla_layout
 

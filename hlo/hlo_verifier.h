@@ -1,5 +1,5 @@
 // Structural checks of an HLO module, each failure with a message naming the
-// computation and instruction (not yet its file:line:col).
+// computation and instruction, and starting with its `file:line:col`.
 //
 // Checked: the module has an entry; operands resolve within their own
 // computation; instruction and computation names are unique; every
@@ -24,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "hlo/hlo_module.h"
+#include "hlo/source_text.h"
 
 namespace xla_layout {
 
@@ -31,6 +32,10 @@ struct VerifierOptions {
   // Also require every array shape to carry a layout (true after parsing and
   // after layout assignment).
   bool require_layouts = true;
+  // The text the module was parsed from: errors then show the line and a
+  // caret. Without it an error still starts with `file:line:col: error: `
+  // when the module came from a file and the instruction from its text.
+  const SourceText* source = nullptr;
 };
 
 absl::Status VerifyModule(const HloModule& module,

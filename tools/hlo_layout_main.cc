@@ -13,8 +13,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "hlo/hlo_parser.h"
-#include "passes/hlo_pass.h"
 #include "hlo/hlo_verifier.h"
+#include "hlo/source_text.h"
+#include "passes/hlo_pass.h"
 #include "tools/cli_util.h"
 #include "tools/relayout_command.h"
 #include "tools/shape_report.h"
@@ -25,7 +26,8 @@ namespace {
 
 constexpr char kUsage[] = R"(usage: hlo-layout [FILE|-] [-o OUT] [--passes=a,b] [--load-pass-plugin=LIB.so]
                   [--target=NAME | --target-file=FILE] [--stats[=json]]
-                  [--list-passes] [--verify] [--verify-each] [--syntax=xla|angle]
+                  [--list-passes] [--verify] [--verify-each] [--verbose]
+                  [--syntax=xla|angle]
        hlo-layout <command> [flags] [args]
 
 With a file (or - for standard input; the default) hlo-layout reads an XLA
@@ -51,6 +53,9 @@ With no passes it is a canonicalizer.
   --verify              Verify only; print nothing on success.
   --verify-each         Run the verifier after every pass (default in debug
                         builds).
+  --verbose             Also print warnings: text XLA accepts but reads other
+                        than written (an operand's layout that differs from
+                        its definition's).
 
 Commands:
   shape SHAPE...        Print each shape's canonical form, physical and tiled
@@ -287,7 +292,7 @@ int RunModule(int argc, char** argv) {
   absl::Status known =
       args.CheckKnown({"verify", "verify-each", "syntax", "help", "passes",
                        "load-pass-plugin", "list-passes", "target",
-                       "target-file", "stats"});
+                       "target-file", "stats", "verbose"});
   if (!known.ok()) return UsageError(known.message());
   for (const auto& [flag, value] : args.flags) {
     if (flag != "load-pass-plugin") continue;
@@ -384,14 +389,24 @@ int RunModule(int argc, char** argv) {
   absl::StatusOr<std::string> text = ReadFileOrStdin(path);
   if (!text.ok()) return InputError(text.status().message());
   const std::string display = path == "-" ? "<stdin>" : path;
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(*text, display);
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseHloModule(*text, display, &warnings);
   if (!module.ok()) {
     std::cerr << module.status().message() << "\n";
     return kExitBadInput;
   }
-  absl::Status verified = VerifyModule(**module);
+  if (args.Has("verbose")) {
+    for (const std::string& w : warnings) std::cerr << w << "\n";
+  }
+  const SourceText source(*text, display);
+  VerifierOptions verifier_options;
+  verifier_options.source = &source;
+  absl::Status verified = VerifyModule(**module, verifier_options);
   if (!verified.ok()) {
-    std::cerr << display << ": error: " << verified.message() << "\n";
+    // Positioned errors already name the file.
+    if (!absl::StartsWith(verified.message(), display + ":")) std::cerr << display << ": error: ";
+    std::cerr << verified.message() << "\n";
     return kExitBadInput;
   }
   if (pipeline) {

@@ -1,0 +1,137 @@
+// XLA parity, one test per cause: what XLA accepts parses (and verifies),
+// what XLA refuses gets a positioned error. Our own modules throughout.
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_test_util.h"
+#include "hlo/hlo_verifier.h"
+
+namespace xla_layout {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Parses and verifies; returns the printed module, or the error.
+std::string Accept(absl::string_view text, std::vector<std::string>* warnings = nullptr) {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "t.hlo", warnings);
+  EXPECT_TRUE(m.ok()) << m.status();
+  if (!m.ok()) return std::string(m.status().message());
+  absl::Status v = VerifyModule(**m);
+  EXPECT_TRUE(v.ok()) << v;
+  std::string printed = (*m)->ToString();
+  // The canonical form re-parses to itself.
+  absl::StatusOr<std::unique_ptr<HloModule>> again = ParseHloModule(printed, "again.hlo");
+  EXPECT_TRUE(again.ok()) << again.status() << "\n" << printed;
+  if (again.ok()) EXPECT_EQ((*again)->ToString(), printed);
+  return printed;
+}
+
+// The parse or verifier error (empty when the module is accepted).
+std::string Refuse(absl::string_view text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "t.hlo");
+  if (!m.ok()) return std::string(m.status().message());
+  absl::Status v = VerifyModule(**m);
+  EXPECT_FALSE(v.ok()) << "accepted:\n" << (*m)->ToString();
+  return std::string(v.message());
+}
+
+TEST(ParityTest, SameNameInTwoComputationsIsRenamed) {
+  std::string out = Accept(R"(HloModule m
+
+inc {
+  x = f32[] parameter(0)
+  ROOT y = f32[] negate(x)
+}
+
+ENTRY e {
+  x = f32[] parameter(0)
+  ROOT c = f32[] call(x), to_apply=inc
+})");
+  EXPECT_THAT(out, HasSubstr("%x = f32[] parameter(0)\n  ROOT %y"));
+  EXPECT_THAT(out, HasSubstr("%x.1 = f32[] parameter(0)"));
+  EXPECT_THAT(out, HasSubstr("call(f32[] %x.1), to_apply=%inc"));
+  // A suffix already in use anywhere is skipped.
+  out = Accept(R"(HloModule m
+f {
+  a = f32[] parameter(0)
+  ROOT a.1 = f32[] negate(a)
+}
+ENTRY e {
+  a = f32[] parameter(0)
+  ROOT c = f32[] call(a), to_apply=f
+})");
+  EXPECT_THAT(out, HasSubstr("%a.2 = f32[] parameter(0)"));
+  // Within one computation a name is still defined once.
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  a = f32[] parameter(0)\n"
+                     "  a = f32[] parameter(1)\n  ROOT t = (f32[], f32[]) tuple(a, a)\n}\n"),
+              HasSubstr("t.hlo:4:3: error: instruction 'a' is defined twice in 'e'"));
+}
+
+TEST(ParityTest, ModuleWithoutHeaderIsNamedAfterItsEntry) {
+  std::string out = Accept(R"(add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add
+})");
+  EXPECT_THAT(out, HasSubstr("HloModule module_main\n"));
+}
+
+TEST(ParityTest, OperandLayoutOtherThanDefinitionUsesTheDefinition) {
+  std::vector<std::string> warnings;
+  std::string out = Accept(R"(HloModule m
+ENTRY e {
+  p = f32[2,3]{1,0} parameter(0)
+  ROOT n = f32[2,3]{1,0} negate(f32[2,3]{0,1} p)
+})", &warnings);
+  EXPECT_THAT(out, HasSubstr("negate(f32[2,3]{1,0} %p)"));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("t.hlo:4:47: warning: operand 'p' is written with "
+                                     "layout {0,1} but its definition has {1,0}"));
+  // Dimensions that differ are still an error.
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n"
+                     "  ROOT n = f32[2,3] negate(f32[3,2] p)\n}\n"),
+              HasSubstr("t.hlo:4:37: error: operand 'p' is written as f32[3,2]"));
+}
+
+TEST(ParityTest, ExecutionThreadAfterAComputation) {
+  std::string out = Accept(R"(HloModule m
+host {
+  a = f32[] parameter(0)
+  ROOT n = f32[] negate(a)
+}, execution_thread="host"
+
+ENTRY e {
+  p = f32[] parameter(0)
+  ROOT c = f32[] call(p), to_apply=host
+})");
+  EXPECT_THAT(out, HasSubstr("}, execution_thread=\"host\"\n"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}, thread=1\n"),
+              HasSubstr("t.hlo:4:4: error: expected execution_thread=\"...\" after "
+                        "computation 'e'"));
+}
+
+TEST(ParityTest, VerifierErrorsArePositioned) {
+  const char* text = "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                     "  y = f32[3] parameter(1)\n  ROOT z = f32[2] add(x, y)\n}\n";
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "t.hlo");
+  ASSERT_TRUE(m.ok());
+  EXPECT_THAT(std::string(VerifyModule(**m).message()),
+              HasSubstr("t.hlo:5:8: error: verifier: computation 'e', instruction 'z'"));
+  SourceText source(text, "t.hlo");
+  VerifierOptions options;
+  options.source = &source;
+  EXPECT_THAT(std::string(VerifyModule(**m, options).message()),
+              HasSubstr("add(x, y)\n       ^"));
+}
+
+}  // namespace
+}  // namespace xla_layout
