@@ -133,5 +133,159 @@ TEST(ParityTest, VerifierErrorsArePositioned) {
               HasSubstr("add(x, y)\n       ^"));
 }
 
+TEST(ParityTest, WrittenSignatureMustMatchTheBody) {
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e (a: s32[7]) -> pred[] {
+  a = f32[2] parameter(0)
+  ROOT n = f32[2] negate(a)
+})"),
+              HasSubstr("t.hlo:2:7: error: the signature of computation 'e' does not "
+                        "match its body: parameter 0 is written s32[7], but 'a' is "
+                        "f32[2]{0}"));
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e (a: f32[2]) -> pred[] {
+  a = f32[2] parameter(0)
+  ROOT n = f32[2] negate(a)
+})"),
+              HasSubstr("the result is written pred[], but the root 'n' is f32[2]{0}"));
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e (a: f32[2], b: f32[2]) -> f32[2] {
+  a = f32[2] parameter(0)
+  ROOT n = f32[2] negate(a)
+})"),
+              HasSubstr("it lists 2 parameters, the body has 1"));
+  // Layouts may differ (a pass changes them; the printer writes the new ones).
+  Accept(R"(HloModule m
+ENTRY e (a: f32[2,3]{0,1}) -> f32[2,3]{0,1} {
+  a = f32[2,3]{1,0} parameter(0)
+  ROOT n = f32[2,3]{1,0} negate(a)
+})");
+}
+
+TEST(ParityTest, CyclesAreRefused) {
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT y = f32[] negate(y)\n}\n"),
+              HasSubstr("t.hlo:3:8: error: verifier: computation 'e', instruction 'y': "
+                        "depends on itself (y <- y)"));
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e {
+  x = f32[] parameter(0)
+  y = f32[] add(x, z)
+  z = f32[] add(x, y)
+  ROOT r = f32[] negate(z)
+})"),
+              HasSubstr("t.hlo:4:3: error: verifier: computation 'e', instruction 'y': "
+                        "depends on itself (y <- z <- y)"));
+}
+
+TEST(ParityTest, CallersAndCalleesAgree) {
+  // The issue's case: f32[3,5] passed to a fusion parameter of f32[2,2,2].
+  EXPECT_THAT(Refuse(R"(HloModule m
+fused {
+  p = f32[2,2,2] parameter(0)
+  ROOT n = f32[2,2,2] negate(p)
+}
+ENTRY e {
+  a = f32[3,5] parameter(0)
+  ROOT f = f32[3,5] fusion(a), kind=kLoop, calls=fused
+})"),
+              HasSubstr("t.hlo:8:8: error: verifier: computation 'e', instruction 'f': "
+                        "passes f32[3,5]{1,0} as parameter 0 of 'fused', which takes "
+                        "f32[2,2,2]{2,1,0}"));
+  EXPECT_THAT(Refuse(R"(HloModule m
+f {
+  p = f32[2] parameter(0)
+  ROOT n = f32[2] negate(p)
+}
+ENTRY e {
+  a = f32[2] parameter(0)
+  ROOT c = f32[2] call(a, a), to_apply=f
+})"),
+              HasSubstr("passes 2 values to 'f', which takes 1"));
+  EXPECT_THAT(Refuse(R"(HloModule m
+f {
+  p = f32[2] parameter(0)
+  ROOT n = s32[2] convert(p)
+}
+ENTRY e {
+  a = f32[2] parameter(0)
+  ROOT c = f32[2] call(a), to_apply=f
+})"),
+              HasSubstr("expects f32[2]{0} from 'f', which returns s32[2]{0}"));
+  // while: the condition must return pred[].
+  EXPECT_THAT(Refuse(R"(HloModule m
+body {
+  p = f32[] parameter(0)
+  ROOT n = f32[] negate(p)
+}
+cond {
+  p = f32[] parameter(0)
+  ROOT c = s32[] constant(1)
+}
+ENTRY e {
+  a = f32[] parameter(0)
+  ROOT w = f32[] while(a), body=body, condition=cond
+})"),
+              HasSubstr("expects pred[] from 'cond', which returns s32[]"));
+  // reduce: the reducer's parameter types follow the init values.
+  EXPECT_THAT(Refuse(R"(HloModule m
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add
+})"),
+              HasSubstr("passes f32[] as parameter 0 of 'add', which takes s32[]"));
+  // conditional: branches take their operand and return the result.
+  EXPECT_THAT(Refuse(R"(HloModule m
+t {
+  p = f32[2] parameter(0)
+  ROOT n = f32[2] negate(p)
+}
+f {
+  p = f32[3] parameter(0)
+  ROOT n = f32[2] slice(p), slice={[0:2]}
+}
+ENTRY e {
+  c = pred[] parameter(0)
+  a = f32[2] parameter(1)
+  ROOT r = f32[2] conditional(c, a, a), true_computation=t, false_computation=f
+})"),
+              HasSubstr("passes f32[2]{0} as parameter 0 of 'f', which takes f32[3]{0}"));
+  // sort: a comparator of 2 scalars per operand returning pred[].
+  EXPECT_THAT(Refuse(R"(HloModule m
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT l = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[8] parameter(0)
+  ROOT s = f32[8] sort(p), dimensions={0}, to_apply=less
+})"),
+              HasSubstr("expects pred[] from 'less', which returns f32[]"));
+}
+
+TEST(ParityTest, SizesThatOverflowInt64AreRefused) {
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT p = f32[9223372036854775807] "
+                     "parameter(0)\n}\n"),
+              HasSubstr("t.hlo:3:12: error: the byte size of f32[9223372036854775807] "
+                        "overflows int64"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT p = f32[1000000000000,1000000] "
+                     "parameter(0)\n}\n"),
+              HasSubstr("the byte size of f32[1000000000000,1000000] overflows int64"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT p = f32[3000000000,3000000000]{1,0:T(8,128)} "
+                     "parameter(0)\n}\n"),
+              HasSubstr("overflows int64"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT p = f32[9223372036854775807,2] "
+                     "parameter(0)\n}\n"),
+              HasSubstr("element count of f32[9223372036854775807,2] overflows int64"));
+  // The largest size that fits (2^63 - 8 bits) is fine: nothing is allocated.
+  Accept("HloModule m\nENTRY e {\n  ROOT p = u8[1152921504606846975] parameter(0)\n}\n");
+}
+
 }  // namespace
 }  // namespace xla_layout

@@ -10,7 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "hlo/hlo_attributes.h"
 #include "hlo/source_text.h"
+#include "xla_layout/tiled_layout.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape_text.h"
 
@@ -34,71 +36,6 @@ bool AllLayoutsWritten(const Shape& shape) {
 
 bool IsNameChar(char c) {
   return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
-}
-
-// Attributes whose value names called computations.
-bool IsCalledComputationAttribute(absl::string_view name) {
-  return name == "to_apply" || name == "calls" || name == "condition" ||
-         name == "body" || name == "true_computation" ||
-         name == "false_computation" || name == "branch_computations" ||
-         name == "called_computations" || name == "scatter" ||
-         name == "select";
-}
-
-// `{ {1}: (0, {}), ... }`: output shape index -> (operand, its shape index).
-absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
-    absl::string_view text) {
-  size_t pos = 0;
-  auto skip = [&] {
-    while (pos < text.size() && absl::ascii_isspace(text[pos])) ++pos;
-  };
-  auto consume = [&](char c) {
-    skip();
-    if (pos < text.size() && text[pos] == c) {
-      ++pos;
-      return true;
-    }
-    return false;
-  };
-  auto error = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected ", what, " at offset ", pos, " of '", text,
-                     "' (the form is {{output index}: (operand, {operand index}), ...})"));
-  };
-  auto integer = [&](int64_t& out) {
-    skip();
-    size_t start = pos;
-    while (pos < text.size() && absl::ascii_isdigit(text[pos])) ++pos;
-    return pos > start && absl::SimpleAtoi(text.substr(start, pos - start), &out);
-  };
-  auto index = [&](std::vector<int64_t>& out) {
-    if (!consume('{')) return false;
-    if (consume('}')) return true;
-    do {
-      int64_t k;
-      if (!integer(k)) return false;
-      out.push_back(k);
-    } while (consume(','));
-    return consume('}');
-  };
-  std::vector<OutputOperandAlias> aliases;
-  if (!consume('{')) return error("'{'");
-  if (consume('}')) return aliases;
-  do {
-    OutputOperandAlias alias;
-    if (!index(alias.output_index)) return error("an output shape index like {0}");
-    if (!consume(':')) return error("':'");
-    if (!consume('(')) return error("'('");
-    if (!integer(alias.operand)) return error("an operand number");
-    if (!consume(',')) return error("','");
-    if (!index(alias.operand_index)) return error("an operand shape index like {}");
-    if (!consume(')')) return error("')'");
-    aliases.push_back(std::move(alias));
-  } while (consume(','));
-  if (!consume('}')) return error("',' or '}'");
-  skip();
-  if (pos != text.size()) return error("the end");
-  return aliases;
 }
 
 class Parser {
@@ -156,6 +93,7 @@ class Parser {
   // Gives every instruction a module-wide unique name: a name used in an
   // earlier computation gets the first free `.N` suffix (XLA's uniquer).
   static void UniquifyNames(HloModule& module);
+  absl::Status CheckSignature(const HloComputation& c, size_t at) const;
 
   absl::string_view text_;
   SourceText source_;
@@ -221,11 +159,45 @@ absl::StatusOr<std::string> Parser::ParseName(absl::string_view what) {
   return std::string(text_.substr(name_start, pos_ - name_start));
 }
 
+// Refuses arrays whose element count or size in bits overflows int64, as the
+// index math does (TiledLayout::Create, which tiled layouts go through).
+absl::Status CheckSizes(const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) {
+      absl::Status st = CheckSizes(s);
+      if (!st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray()) return absl::OkStatus();
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (shape.is_unbounded_dynamic_dimension(d)) return absl::OkStatus();
+  }
+  if (shape.has_layout() && !shape.layout().tiles().empty()) {
+    return TiledLayout::Create(shape).status();
+  }
+  absl::StatusOr<int64_t> count = shape.ElementCount();
+  if (!count.ok()) return count.status();
+  // Sized in bits, as the index math sizes buffers.
+  const int64_t element_bits =
+      shape.has_layout() && shape.layout().element_size_in_bits() != 0
+          ? shape.layout().element_size_in_bits()
+          : PrimitiveByteSize(shape.element_type()) * 8;
+  int64_t bits;
+  if (__builtin_mul_overflow(*count, element_bits, &bits)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the byte size of ", shape.ToString(), " overflows int64"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Shape> Parser::ParseShapeHere() {
   SkipSpace();
   ShapeParser parser(text_, pos_);
   absl::StatusOr<Shape> shape = parser.ParseShape();
   if (!shape.ok()) return ErrorAt(parser.error_offset(), shape.status().message());
+  absl::Status sized = CheckSizes(*shape);
+  if (!sized.ok()) return ErrorAt(pos_, sized.message());
   pos_ = parser.pos();
   return shape;
 }
@@ -326,138 +298,13 @@ absl::Status Parser::ParseHeader(HloModule& module) {
 
 absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
                                        const HloAttribute& a, size_t offset) {
-  auto int_list = [&](const std::string& v)
-      -> absl::StatusOr<std::vector<int64_t>> {
-    absl::string_view body = absl::StripAsciiWhitespace(v);
-    if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
-      return ErrorAt(offset, absl::StrCat(a.name, " needs a list like {0,1}"));
-    }
-    std::vector<int64_t> out;
-    if (absl::StripAsciiWhitespace(body).empty()) return out;
-    for (absl::string_view part : absl::StrSplit(body, ',')) {
-      int64_t x;
-      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &x)) {
-        return ErrorAt(offset, absl::StrCat(a.name, ": '", part,
-                                            "' is not an integer"));
-      }
-      out.push_back(x);
-    }
-    return out;
-  };
-  auto one_int = [&](const std::string& v) -> absl::StatusOr<int64_t> {
-    int64_t x;
-    if (!absl::SimpleAtoi(v, &x)) {
-      return ErrorAt(offset, absl::StrCat(a.name, " needs an integer, not '", v, "'"));
-    }
-    return x;
-  };
-  HloInstruction::Attributes& t = instr.mutable_attributes();
-  const std::string& n = a.name;
-  absl::Status status;
-  auto set_list = [&](std::optional<std::vector<int64_t>>& field) {
-    absl::StatusOr<std::vector<int64_t>> v = int_list(a.value);
-    if (!v.ok()) return v.status();
-    field = *std::move(v);
-    return absl::OkStatus();
-  };
-  if (n == "dimensions") return set_list(t.dimensions);
-  if (n == "lhs_contracting_dims") return set_list(t.lhs_contracting_dims);
-  if (n == "rhs_contracting_dims") return set_list(t.rhs_contracting_dims);
-  if (n == "lhs_batch_dims") return set_list(t.lhs_batch_dims);
-  if (n == "rhs_batch_dims") return set_list(t.rhs_batch_dims);
-  if (n == "index" || n == "iota_dimension") {
-    absl::StatusOr<int64_t> v = one_int(a.value);
-    if (!v.ok()) return v.status();
-    (n == "index" ? t.index : t.iota_dimension) = *v;
-    return absl::OkStatus();
+  std::vector<std::string> callees;
+  absl::Status s = ParseTypedAttribute(instr, a, callees);
+  if (!s.ok()) return ErrorAt(offset, s.message());
+  for (std::string& name : callees) {
+    calls_.push_back({&instr, a.name, std::move(name), offset});
   }
-  if (n == "direction") {
-    t.direction = a.value;
-    return absl::OkStatus();
-  }
-  if (n == "kind" && instr.opcode() == HloOpcode::kFusion) {
-    t.kind = a.value;
-    return absl::OkStatus();
-  }
-  if (n == "dim_labels" && instr.opcode() == HloOpcode::kConvolution) {
-    std::vector<std::string> io = absl::StrSplit(a.value, "->");
-    std::vector<std::string> in;
-    if (io.size() == 2) in = absl::StrSplit(io[0], '_');
-    if (in.size() != 2 || in[0].empty() || in[1].empty() || io[1].empty()) {
-      return ErrorAt(offset, absl::StrCat("dim_labels needs input_kernel->output, "
-                                          "like b01f_01io->b01f, not '",
-                                          a.value, "'"));
-    }
-    t.dim_labels = ConvolutionDimLabels{in[0], in[1], io[1]};
-    return absl::OkStatus();
-  }
-  if (n == "output_to_operand_aliasing") {
-    absl::StatusOr<std::vector<OutputOperandAlias>> aliases =
-        ParseOutputOperandAliasing(a.value);
-    if (!aliases.ok()) {
-      return ErrorAt(offset, absl::StrCat("output_to_operand_aliasing: ",
-                                          aliases.status().message()));
-    }
-    t.output_to_operand_aliasing = *std::move(aliases);
-    return absl::OkStatus();
-  }
-  if (n == "slice") {
-    absl::string_view body = absl::StripAsciiWhitespace(a.value);
-    if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
-      return ErrorAt(offset, "slice needs {[begin:end:stride], ...}");
-    }
-    std::vector<std::array<int64_t, 3>> dims;
-    for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
-      part = absl::StripAsciiWhitespace(part);
-      if (!absl::ConsumePrefix(&part, "[") || !absl::ConsumeSuffix(&part, "]")) {
-        return ErrorAt(offset, "slice needs {[begin:end:stride], ...}");
-      }
-      std::vector<std::string> nums = absl::StrSplit(part, ':');
-      std::array<int64_t, 3> d = {0, 0, 1};
-      if (nums.size() < 2 || nums.size() > 3) {
-        return ErrorAt(offset, "slice needs [begin:end] or [begin:end:stride]");
-      }
-      for (size_t i = 0; i < nums.size(); ++i) {
-        if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(nums[i]), &d[i])) {
-          return ErrorAt(offset, absl::StrCat("slice: '", nums[i], "' is not an integer"));
-        }
-      }
-      dims.push_back(d);
-    }
-    t.slice = dims;
-    return absl::OkStatus();
-  }
-  if (n == "padding" && instr.opcode() == HloOpcode::kPad) {
-    std::vector<std::array<int64_t, 3>> dims;
-    for (absl::string_view part : absl::StrSplit(a.value, 'x')) {
-      std::vector<std::string> nums = absl::StrSplit(part, '_');
-      std::array<int64_t, 3> d = {0, 0, 0};
-      if (nums.size() < 2 || nums.size() > 3) {
-        return ErrorAt(offset, "padding needs lo_hi[_interior] per dim, joined by x");
-      }
-      for (size_t i = 0; i < nums.size(); ++i) {
-        if (!absl::SimpleAtoi(nums[i], &d[i])) {
-          return ErrorAt(offset, absl::StrCat("padding: '", nums[i], "' is not an integer"));
-        }
-      }
-      dims.push_back(d);
-    }
-    t.padding = dims;
-    return absl::OkStatus();
-  }
-  if (IsCalledComputationAttribute(n)) {
-    absl::string_view body = absl::StripAsciiWhitespace(a.value);
-    bool list = absl::ConsumePrefix(&body, "{");
-    if (list && !absl::ConsumeSuffix(&body, "}")) {
-      return ErrorAt(offset, absl::StrCat(n, ": unbalanced '{'"));
-    }
-    for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
-      part = absl::StripAsciiWhitespace(part);
-      absl::ConsumePrefix(&part, "%");
-      calls_.push_back({&instr, n, std::string(part), offset});
-    }
-  }
-  return status;
+  return absl::OkStatus();
 }
 
 absl::Status Parser::ParseInstruction(
@@ -719,6 +566,38 @@ absl::Status Parser::ParseComputation(HloModule& module) {
                 typed->shape().dimensions());
     SetDefaultLayouts(shape);
     *i->mutable_shape() = shape;
+  }
+  return CheckSignature(*c, name_at);
+}
+
+// A written `(a: s32[7]) -> pred[]` must be what the parameters and the root
+// are (layouts aside: a pass may change those).
+absl::Status Parser::CheckSignature(const HloComputation& c, size_t at) const {
+  if (!c.has_signature()) return absl::OkStatus();
+  const HloComputation::Signature& sig = *c.signature();
+  const Shape::Equal same = Shape::Equal().IgnoreLayout();
+  std::vector<HloInstruction*> params = c.parameters();
+  auto refuse = [&](const std::string& what) {
+    return ErrorAt(at, absl::StrCat("the signature of computation '", c.name(),
+                                    "' does not match its body: ", what));
+  };
+  if (sig.parameters.size() != params.size()) {
+    return refuse(absl::StrCat("it lists ", sig.parameters.size(),
+                               " parameters, the body has ", params.size()));
+  }
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (params[k] == nullptr) continue;  // the verifier names the gap
+    if (!same(sig.parameters[k].second, params[k]->shape())) {
+      return refuse(absl::StrCat("parameter ", k, " is written ",
+                                 sig.parameters[k].second.ToString(), ", but '",
+                                 params[k]->name(), "' is ",
+                                 params[k]->shape().ToString()));
+    }
+  }
+  if (!same(sig.result, c.root()->shape())) {
+    return refuse(absl::StrCat("the result is written ", sig.result.ToString(),
+                               ", but the root '", c.root()->name(), "' is ",
+                               c.root()->shape().ToString()));
   }
   return absl::OkStatus();
 }

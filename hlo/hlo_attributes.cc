@@ -1,0 +1,222 @@
+#include "hlo/hlo_attributes.h"
+
+#include <array>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace xla_layout {
+namespace {
+
+absl::Status Error(absl::string_view message) {
+  return absl::InvalidArgumentError(message);
+}
+
+}  // namespace
+
+bool IsCalledComputationAttribute(absl::string_view name) {
+  return name == "to_apply" || name == "calls" || name == "condition" ||
+         name == "body" || name == "true_computation" ||
+         name == "false_computation" || name == "branch_computations" ||
+         name == "called_computations" || name == "scatter" ||
+         name == "select";
+}
+
+// `{ {1}: (0, {}), ... }`: output shape index -> (operand, its shape index).
+absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
+    absl::string_view text) {
+  size_t pos = 0;
+  auto skip = [&] {
+    while (pos < text.size() && absl::ascii_isspace(text[pos])) ++pos;
+  };
+  auto consume = [&](char c) {
+    skip();
+    if (pos < text.size() && text[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  };
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", what, " at offset ", pos, " of '", text,
+                     "' (the form is {{output index}: (operand, {operand index}), ...})"));
+  };
+  auto integer = [&](int64_t& out) {
+    skip();
+    size_t start = pos;
+    while (pos < text.size() && absl::ascii_isdigit(text[pos])) ++pos;
+    return pos > start && absl::SimpleAtoi(text.substr(start, pos - start), &out);
+  };
+  auto index = [&](std::vector<int64_t>& out) {
+    if (!consume('{')) return false;
+    if (consume('}')) return true;
+    do {
+      int64_t k;
+      if (!integer(k)) return false;
+      out.push_back(k);
+    } while (consume(','));
+    return consume('}');
+  };
+  std::vector<OutputOperandAlias> aliases;
+  if (!consume('{')) return error("'{'");
+  if (consume('}')) return aliases;
+  do {
+    OutputOperandAlias alias;
+    if (!index(alias.output_index)) return error("an output shape index like {0}");
+    if (!consume(':')) return error("':'");
+    if (!consume('(')) return error("'('");
+    if (!integer(alias.operand)) return error("an operand number");
+    if (!consume(',')) return error("','");
+    if (!index(alias.operand_index)) return error("an operand shape index like {}");
+    if (!consume(')')) return error("')'");
+    aliases.push_back(std::move(alias));
+  } while (consume(','));
+  if (!consume('}')) return error("',' or '}'");
+  skip();
+  if (pos != text.size()) return error("the end");
+  return aliases;
+}
+
+absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
+                                 std::vector<std::string>& callees) {
+  auto int_list = [&](const std::string& v)
+      -> absl::StatusOr<std::vector<int64_t>> {
+    absl::string_view body = absl::StripAsciiWhitespace(v);
+    if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
+      return Error(absl::StrCat(a.name, " needs a list like {0,1}"));
+    }
+    std::vector<int64_t> out;
+    if (absl::StripAsciiWhitespace(body).empty()) return out;
+    for (absl::string_view part : absl::StrSplit(body, ',')) {
+      int64_t x;
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &x)) {
+        return Error(absl::StrCat(a.name, ": '", part,
+                                            "' is not an integer"));
+      }
+      out.push_back(x);
+    }
+    return out;
+  };
+  auto one_int = [&](const std::string& v) -> absl::StatusOr<int64_t> {
+    int64_t x;
+    if (!absl::SimpleAtoi(v, &x)) {
+      return Error(absl::StrCat(a.name, " needs an integer, not '", v, "'"));
+    }
+    return x;
+  };
+  HloInstruction::Attributes& t = instr.mutable_attributes();
+  const std::string& n = a.name;
+  absl::Status status;
+  auto set_list = [&](std::optional<std::vector<int64_t>>& field) {
+    absl::StatusOr<std::vector<int64_t>> v = int_list(a.value);
+    if (!v.ok()) return v.status();
+    field = *std::move(v);
+    return absl::OkStatus();
+  };
+  if (n == "dimensions") return set_list(t.dimensions);
+  if (n == "lhs_contracting_dims") return set_list(t.lhs_contracting_dims);
+  if (n == "rhs_contracting_dims") return set_list(t.rhs_contracting_dims);
+  if (n == "lhs_batch_dims") return set_list(t.lhs_batch_dims);
+  if (n == "rhs_batch_dims") return set_list(t.rhs_batch_dims);
+  if (n == "index" || n == "iota_dimension") {
+    absl::StatusOr<int64_t> v = one_int(a.value);
+    if (!v.ok()) return v.status();
+    (n == "index" ? t.index : t.iota_dimension) = *v;
+    return absl::OkStatus();
+  }
+  if (n == "direction") {
+    t.direction = a.value;
+    return absl::OkStatus();
+  }
+  if (n == "kind" && instr.opcode() == HloOpcode::kFusion) {
+    t.kind = a.value;
+    return absl::OkStatus();
+  }
+  if (n == "dim_labels" && instr.opcode() == HloOpcode::kConvolution) {
+    std::vector<std::string> io = absl::StrSplit(a.value, "->");
+    std::vector<std::string> in;
+    if (io.size() == 2) in = absl::StrSplit(io[0], '_');
+    if (in.size() != 2 || in[0].empty() || in[1].empty() || io[1].empty()) {
+      return Error(absl::StrCat("dim_labels needs input_kernel->output, "
+                                          "like b01f_01io->b01f, not '",
+                                          a.value, "'"));
+    }
+    t.dim_labels = ConvolutionDimLabels{in[0], in[1], io[1]};
+    return absl::OkStatus();
+  }
+  if (n == "output_to_operand_aliasing") {
+    absl::StatusOr<std::vector<OutputOperandAlias>> aliases =
+        ParseOutputOperandAliasing(a.value);
+    if (!aliases.ok()) {
+      return Error(absl::StrCat("output_to_operand_aliasing: ",
+                                aliases.status().message()));
+    }
+    t.output_to_operand_aliasing = *std::move(aliases);
+    return absl::OkStatus();
+  }
+  if (n == "slice") {
+    absl::string_view body = absl::StripAsciiWhitespace(a.value);
+    if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
+      return Error("slice needs {[begin:end:stride], ...}");
+    }
+    std::vector<std::array<int64_t, 3>> dims;
+    for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
+      part = absl::StripAsciiWhitespace(part);
+      if (!absl::ConsumePrefix(&part, "[") || !absl::ConsumeSuffix(&part, "]")) {
+        return Error("slice needs {[begin:end:stride], ...}");
+      }
+      std::vector<std::string> nums = absl::StrSplit(part, ':');
+      std::array<int64_t, 3> d = {0, 0, 1};
+      if (nums.size() < 2 || nums.size() > 3) {
+        return Error("slice needs [begin:end] or [begin:end:stride]");
+      }
+      for (size_t i = 0; i < nums.size(); ++i) {
+        if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(nums[i]), &d[i])) {
+          return Error(absl::StrCat("slice: '", nums[i], "' is not an integer"));
+        }
+      }
+      dims.push_back(d);
+    }
+    t.slice = dims;
+    return absl::OkStatus();
+  }
+  if (n == "padding" && instr.opcode() == HloOpcode::kPad) {
+    std::vector<std::array<int64_t, 3>> dims;
+    for (absl::string_view part : absl::StrSplit(a.value, 'x')) {
+      std::vector<std::string> nums = absl::StrSplit(part, '_');
+      std::array<int64_t, 3> d = {0, 0, 0};
+      if (nums.size() < 2 || nums.size() > 3) {
+        return Error("padding needs lo_hi[_interior] per dim, joined by x");
+      }
+      for (size_t i = 0; i < nums.size(); ++i) {
+        if (!absl::SimpleAtoi(nums[i], &d[i])) {
+          return Error(absl::StrCat("padding: '", nums[i], "' is not an integer"));
+        }
+      }
+      dims.push_back(d);
+    }
+    t.padding = dims;
+    return absl::OkStatus();
+  }
+  if (IsCalledComputationAttribute(n)) {
+    absl::string_view body = absl::StripAsciiWhitespace(a.value);
+    bool list = absl::ConsumePrefix(&body, "{");
+    if (list && !absl::ConsumeSuffix(&body, "}")) {
+      return Error(absl::StrCat(n, ": unbalanced '{'"));
+    }
+    for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
+      part = absl::StripAsciiWhitespace(part);
+      absl::ConsumePrefix(&part, "%");
+      callees.push_back(std::string(part));
+    }
+  }
+  return status;
+}
+
+}  // namespace xla_layout

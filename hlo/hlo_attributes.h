@@ -1,0 +1,33 @@
+// The typed attributes of HLO instructions: how the value of each typed
+// attribute parses into HloInstruction::Attributes. Errors are messages
+// without a position; the parser places them at the attribute.
+#ifndef HLO_HLO_ATTRIBUTES_H_
+#define HLO_HLO_ATTRIBUTES_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hlo/hlo_module.h"
+
+namespace xla_layout {
+
+// Parses `attribute` into `instr`'s typed attributes when its name is a
+// typed one; the names of computations it calls are appended to `callees`,
+// to be resolved once the module is read. Other names are left alone.
+absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attribute,
+                                 std::vector<std::string>& callees);
+
+// Attributes whose value names called computations (to_apply, calls, body,
+// condition, branch_computations, ...).
+bool IsCalledComputationAttribute(absl::string_view name);
+
+// `{ {1}: (0, {}), ... }`: output shape index -> (operand, its shape index).
+absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
+    absl::string_view text);
+
+}  // namespace xla_layout
+
+#endif  // HLO_HLO_ATTRIBUTES_H_
