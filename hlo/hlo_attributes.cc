@@ -19,6 +19,68 @@ absl::Status Error(absl::string_view message) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<WindowDimension>> ParseWindow(absl::string_view text) {
+  absl::string_view body = absl::StripAsciiWhitespace(text);
+  auto refuse = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "window ", what, " (the form is {size=3x3 stride=2x2 pad=1_1x1_1 "
+        "lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x0})"));
+  };
+  if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
+    return refuse("needs braces");
+  }
+  std::vector<WindowDimension> dims;
+  bool saw_size = false;
+  for (absl::string_view field : absl::StrSplit(body, ' ', absl::SkipWhitespace())) {
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(field, absl::MaxSplits('=', 1));
+    std::vector<std::string> parts = absl::StrSplit(kv.second, 'x');
+    if (!dims.empty() && parts.size() != dims.size()) {
+      return refuse(absl::StrCat("field '", kv.first, "' has ", parts.size(),
+                                 " dims, not ", dims.size()));
+    }
+    if (dims.empty()) dims.resize(parts.size());
+    for (size_t d = 0; d < parts.size(); ++d) {
+      WindowDimension& w = dims[d];
+      auto number = [&](int64_t& out) {
+        return absl::SimpleAtoi(parts[d], &out);
+      };
+      bool ok = true;
+      if (kv.first == "size") {
+        ok = number(w.size);
+        saw_size = true;
+      } else if (kv.first == "stride") {
+        ok = number(w.stride);
+      } else if (kv.first == "pad") {
+        std::vector<std::string> lh = absl::StrSplit(parts[d], '_');
+        ok = lh.size() == 2 && absl::SimpleAtoi(lh[0], &w.padding_low) &&
+             absl::SimpleAtoi(lh[1], &w.padding_high);
+      } else if (kv.first == "lhs_dilate") {
+        ok = number(w.lhs_dilation);
+      } else if (kv.first == "rhs_dilate") {
+        ok = number(w.rhs_dilation);
+      } else if (kv.first == "rhs_reversal") {
+        int64_t r = 0;
+        ok = number(r) && (r == 0 || r == 1);
+        w.reversal = r == 1;
+      } else {
+        return refuse(absl::StrCat("has an unknown field '", kv.first, "'"));
+      }
+      if (!ok) {
+        return refuse(absl::StrCat("field '", kv.first, "' has a bad value '",
+                                   parts[d], "'"));
+      }
+    }
+  }
+  if (!dims.empty() && !saw_size) return refuse("needs size=");
+  for (const WindowDimension& w : dims) {
+    if (w.size < 0 || w.stride < 1 || w.lhs_dilation < 1 || w.rhs_dilation < 1) {
+      return refuse("needs size >= 0, and stride and dilations >= 1");
+    }
+  }
+  return dims;
+}
+
 bool IsCalledComputationAttribute(absl::string_view name) {
   return name == "to_apply" || name == "calls" || name == "condition" ||
          name == "body" || name == "true_computation" ||
@@ -124,10 +186,35 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
   if (n == "rhs_contracting_dims") return set_list(t.rhs_contracting_dims);
   if (n == "lhs_batch_dims") return set_list(t.lhs_batch_dims);
   if (n == "rhs_batch_dims") return set_list(t.rhs_batch_dims);
-  if (n == "index" || n == "iota_dimension") {
+  if (n == "dynamic_slice_sizes") return set_list(t.dynamic_slice_sizes);
+  if (n == "slice_sizes") return set_list(t.slice_sizes);
+  for (absl::string_view dn : {"offset_dims", "collapsed_slice_dims", "start_index_map",
+                               "operand_batching_dims", "start_indices_batching_dims",
+                               "update_window_dims", "inserted_window_dims",
+                               "scatter_dims_to_operand_dims", "input_batching_dims",
+                               "scatter_indices_batching_dims"}) {
+    if (n != dn) continue;
+    std::optional<std::vector<int64_t>> dims;
+    absl::Status st = set_list(dims);
+    if (!st.ok()) return st;
+    t.dimension_numbers.push_back({n, *std::move(dims)});
+    return absl::OkStatus();
+  }
+  if (n == "index" || n == "iota_dimension" || n == "feature_group_count" ||
+      n == "batch_group_count" || n == "index_vector_dim") {
     absl::StatusOr<int64_t> v = one_int(a.value);
     if (!v.ok()) return v.status();
-    (n == "index" ? t.index : t.iota_dimension) = *v;
+    if (n == "index") t.index = *v;
+    if (n == "iota_dimension") t.iota_dimension = *v;
+    if (n == "feature_group_count") t.feature_group_count = *v;
+    if (n == "batch_group_count") t.batch_group_count = *v;
+    if (n == "index_vector_dim") t.index_vector_dim = *v;
+    return absl::OkStatus();
+  }
+  if (n == "window") {
+    absl::StatusOr<std::vector<WindowDimension>> window = ParseWindow(a.value);
+    if (!window.ok()) return window.status();
+    t.window = *std::move(window);
     return absl::OkStatus();
   }
   if (n == "direction") {

@@ -24,6 +24,11 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attr
 // condition, branch_computations, ...).
 bool IsCalledComputationAttribute(absl::string_view name);
 
+// `{size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1
+// rhs_reversal=0x0}`, fields in any order, all but size optional. `{}` is a
+// window of no dims (a scalar reduce-window).
+absl::StatusOr<std::vector<WindowDimension>> ParseWindow(absl::string_view text);
+
 // `{ {1}: (0, {}), ... }`: output shape index -> (operand, its shape index).
 absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
     absl::string_view text);

@@ -48,6 +48,13 @@ void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
   }
 }
 
+std::vector<int64_t> HloInstruction::DimensionNumbers(absl::string_view name) const {
+  for (const auto& [n, dims] : attributes_.dimension_numbers) {
+    if (n == name) return dims;
+  }
+  return {};
+}
+
 HloComputation* HloInstruction::called_computation(
     absl::string_view attribute) const {
   for (const CalledComputation& c : called_) {

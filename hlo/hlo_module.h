@@ -37,6 +37,17 @@ struct ConvolutionDimLabels {
   std::string output;  // "b01f"
 };
 
+// One spatial dim of a `window={size=3x3 stride=2x2 pad=1_1x1_1 ...}`.
+struct WindowDimension {
+  int64_t size = 1;
+  int64_t stride = 1;
+  int64_t padding_low = 0;
+  int64_t padding_high = 0;
+  int64_t lhs_dilation = 1;  // `lhs_dilate`: the input's dilation
+  int64_t rhs_dilation = 1;  // `rhs_dilate`: the window's dilation
+  bool reversal = false;     // `rhs_reversal`
+};
+
 // One entry of custom-call's output_to_operand_aliasing={{0}: (1, {})}: the
 // result at `output_index` shares its buffer with operand `operand` at
 // `operand_index` (shape indices into tuples; empty for the whole value).
@@ -135,8 +146,24 @@ class HloInstruction {
     // operand (default layouts filled in where none is written).
     std::optional<std::vector<Shape>> operand_layout_constraints;
     std::optional<std::vector<OutputOperandAlias>> output_to_operand_aliasing;
+    // Convolution and reduce-window.
+    std::optional<std::vector<WindowDimension>> window;
+    std::optional<int64_t> feature_group_count;
+    std::optional<int64_t> batch_group_count;
+    // dynamic-slice, gather.
+    std::optional<std::vector<int64_t>> dynamic_slice_sizes;
+    std::optional<std::vector<int64_t>> slice_sizes;
+    // gather: offset_dims, collapsed_slice_dims, start_index_map,
+    // operand_batching_dims, start_indices_batching_dims; scatter:
+    // update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
+    // input_batching_dims, scatter_indices_batching_dims. By name, in the
+    // order written; index_vector_dim below.
+    std::vector<std::pair<std::string, std::vector<int64_t>>> dimension_numbers;
+    std::optional<int64_t> index_vector_dim;
   };
   const Attributes& attributes() const { return attributes_; }
+  // attributes().dimension_numbers[name], or empty when not written.
+  std::vector<int64_t> DimensionNumbers(absl::string_view name) const;
   Attributes& mutable_attributes() { return attributes_; }
 
   // Every attribute in written order. Typed ones print from the typed value;

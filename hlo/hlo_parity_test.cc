@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
@@ -285,6 +287,181 @@ TEST(ParityTest, SizesThatOverflowInt64AreRefused) {
               HasSubstr("element count of f32[9223372036854775807,2] overflows int64"));
   // The largest size that fits (2^63 - 8 bits) is fine: nothing is allocated.
   Accept("HloModule m\nENTRY e {\n  ROOT p = u8[1152921504606846975] parameter(0)\n}\n");
+}
+
+TEST(ParityTest, ShapesLeftOutAreInferred) {
+  std::string out = Accept(R"(HloModule m
+body {
+  t = (s32[], f32[4,8]) parameter(0)
+  i = get-tuple-element(t), index=0
+  one = s32[] constant(1)
+  j = add(i, one)
+  x = get-tuple-element(t), index=1
+  ROOT r = tuple(j, x)
+}
+cond {
+  t = (s32[], f32[4,8]) parameter(0)
+  i = get-tuple-element(t), index=0
+  n = s32[] constant(3)
+  ROOT c = compare(i, n), direction=LT
+}
+yes {
+  p = f32[8,4] parameter(0)
+  ROOT n = negate(p)
+}
+no {
+  p = f32[8,4] parameter(0)
+  ROOT a = abs(p)
+}
+ENTRY e {
+  a = f32[4,8] parameter(0)
+  b = f32[8,16] parameter(1)
+  flag = pred[] parameter(2)
+  d = dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = transpose(a), dimensions={1,0}
+  zero = s32[] constant(0)
+  init = tuple(zero, a)
+  w = while(init), body=body, condition=cond
+  k = conditional(flag, t, t), true_computation=yes, false_computation=no
+  ROOT out = tuple(d, w, k)
+})");
+  EXPECT_THAT(out, HasSubstr("%d = f32[4,16]{1,0} dot("));
+  EXPECT_THAT(out, HasSubstr("%t.2 = f32[8,4]{1,0} transpose("));  // renamed: t is taken
+  EXPECT_THAT(out, HasSubstr("%init = (s32[], f32[4,8]{1,0}) tuple("));
+  EXPECT_THAT(out, HasSubstr("%w = (s32[], f32[4,8]{1,0}) while("));
+  EXPECT_THAT(out, HasSubstr("%k = f32[8,4]{1,0} conditional("));
+  EXPECT_THAT(out, HasSubstr("%i = s32[] get-tuple-element("));
+  EXPECT_THAT(out, HasSubstr("%c = pred[] compare("));
+  EXPECT_THAT(out, HasSubstr("ROOT %out = (f32[4,16]{1,0}, (s32[], f32[4,8]{1,0}), "
+                             "f32[8,4]{1,0}) tuple("));
+  // Batched dot: batch dims first, then lhs and rhs free dims.
+  out = Accept(R"(HloModule m
+ENTRY e {
+  a = f32[2,3,5] parameter(0)
+  b = f32[2,5,7] parameter(1)
+  ROOT d = dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+})");
+  EXPECT_THAT(out, HasSubstr("ROOT %d = f32[2,3,7]{2,1,0} dot("));
+  // A written operand shape is checked once its definition is inferred.
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e {
+  a = f32[4,8] parameter(0)
+  t = transpose(a), dimensions={1,0}
+  ROOT n = f32[4,8] negate(f32[4,8] t)
+})"),
+              HasSubstr("t.hlo:5:37: error: operand 't' is written as f32[4,8] but its "
+                        "shape is f32[8,4]{1,0}"));
+}
+
+// Each op's written shape against what its operands make it.
+TEST(ParityTest, VerifierInfersShapes) {
+  struct Case {
+    const char* body;  // the entry's instructions after p (f32[4,8]) and q (f32[8,6])
+    const char* error;
+  };
+  const Case cases[] = {
+      {"ROOT r = f32[4,8] transpose(p), dimensions={1,0}",
+       "is written f32[4,8]{1,0} but its operands make it f32[8,4]"},
+      {"ROOT r = f32[5,7] reshape(p)", "reshape of 32 elements"},
+      {"ROOT r = f32[4,7] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+       "its operands make it f32[4,6]"},
+      {"ROOT r = f32[4,4] dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={1}",
+       ""},
+      {"ROOT r = f32[4,8] dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+       "dot contracts lhs dim 1 (8) with rhs dim 0 (4)"},
+      {"ROOT r = f32[2,9] slice(p), slice={[0:2], [0:9]}", "slice [0:9:1] is out of dim 1"},
+      {"ROOT r = f32[2,4] slice(p), slice={[0:4:2], [0:8:2]}", ""},
+      {"ROOT r = f32[4,8,3] broadcast(p), dimensions={0,2}",
+       "broadcast maps operand dim 1 (8) to result dim 2 (3)"},
+      {"z = f32[] constant(0)\n  ROOT r = f32[8] reduce(p, z), dimensions={0}, to_apply=add",
+       ""},
+      {"z = f32[] constant(0)\n  ROOT r = f32[4] reduce(p, z), dimensions={0}, to_apply=add",
+       "its operands make it f32[8]"},
+      {"ROOT r = f32[4,17] concatenate(p, p), dimensions={1}", "its operands make it f32[4,16]"},
+      {"ROOT r = f32[8,6] concatenate(p, q), dimensions={0}", "only dim 0 may differ"},
+      {"z = f32[] constant(0)\n  ROOT r = f32[7,18] pad(p, z), padding=1_2x1_2_1", ""},
+      {"z = f32[] constant(0)\n  ROOT r = f32[7,17] pad(p, z), padding=1_2x1_2_1",
+       "its operands make it f32[7,18]"},
+      {"ROOT r = f32[4,8] iota(), iota_dimension=2", "iota_dimension 2 is not a dim of"},
+      {"ROOT r = f32[16,2] bitcast(p)", ""},
+      {"ROOT r = f32[16,3] bitcast(p)", "bitcast of 128 bytes"},
+      {"i = s32[] constant(1)\n  ROOT r = f32[2,8] dynamic-slice(p, i, i), dynamic_slice_sizes={2,8}",
+       ""},
+      {"i = s32[] constant(1)\n  ROOT r = f32[2,9] dynamic-slice(p, i, i), dynamic_slice_sizes={2,9}",
+       "dynamic_slice_sizes [2,9] do not fit"},
+      {"c = pred[4,8] compare(p, p), direction=LT\n  ROOT r = f32[4,8] select(c, p, p)", ""},
+      {"ROOT r = f32[4,8] compare(p, p), direction=LT", "its operands make it pred[4,8]"},
+      {"ROOT r = s32[8,4] convert(p)", "convert has operand 0 of shape f32[4,8]{1,0} but result s32[8,4]"},
+      {"t = (f32[4,8], f32[8,6]) tuple(p, q)\n  ROOT r = f32[4,8] get-tuple-element(t), index=1",
+       "get-tuple-element of f32[8,6]{1,0} cannot be f32[4,8]{1,0}"},
+  };
+  for (const Case& c : cases) {
+    std::string text = absl::StrCat(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4,8] parameter(0)
+  q = f32[8,6] parameter(1)
+  )", c.body, "\n}\n");
+    SCOPED_TRACE(c.body);
+    if (*c.error == '\0') {
+      Accept(text);
+    } else {
+      EXPECT_THAT(Refuse(text), HasSubstr(c.error));
+    }
+  }
+}
+
+TEST(ParityTest, VerifierInfersConvolutionGatherAndScatter) {
+  const char* conv = R"(HloModule m
+ENTRY e {
+  x = f32[1,8,8,3] parameter(0)
+  k = f32[3,3,3,16] parameter(1)
+  ROOT c = f32[1,%d,%d,16] convolution(x, k), window={size=3x3 stride=%s pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})";
+  Accept(absl::StrFormat(conv, 8, 8, "1x1"));
+  Accept(absl::StrFormat(conv, 4, 4, "2x2"));
+  EXPECT_THAT(Refuse(absl::StrFormat(conv, 8, 8, "2x2")),
+              HasSubstr("its operands make it f32[1,4,4,16]"));
+  // Grouped (depthwise) convolution: input features = kernel's i x groups.
+  Accept(R"(HloModule m
+ENTRY e {
+  x = f32[2,32,10,10] parameter(0)
+  k = f32[32,1,3,3] parameter(1)
+  ROOT c = f32[2,32,8,8] convolution(x, k), window={size=3x3}, dim_labels=bf01_oi01->bf01, feature_group_count=32
+})");
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e {
+  x = f32[2,32,10,10] parameter(0)
+  k = f32[32,2,3,3] parameter(1)
+  ROOT c = f32[2,32,8,8] convolution(x, k), window={size=3x3}, dim_labels=bf01_oi01->bf01, feature_group_count=32
+})"),
+              HasSubstr("the input has 32 features; the kernel takes 2 x 32 groups"));
+  // Gather rows of a table by index.
+  const char* gather = R"(HloModule m
+ENTRY e {
+  t = f32[100,64] parameter(0)
+  i = s32[5,1] parameter(1)
+  ROOT g = f32[5,%d] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,64}
+})";
+  Accept(absl::StrFormat(gather, 64));
+  EXPECT_THAT(Refuse(absl::StrFormat(gather, 32)), HasSubstr("its operands make it f32[5,64]"));
+  EXPECT_THAT(Refuse(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  t = f32[100,64] parameter(0)
+  i = s32[5,1] parameter(1)
+  u = f32[5,64] parameter(2)
+  ROOT s = f32[100,32] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+})"),
+              HasSubstr("its operands make it f32[100,64]"));
 }
 
 }  // namespace

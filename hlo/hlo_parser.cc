@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hlo/hlo_attributes.h"
+#include "hlo/shape_inference.h"
 #include "hlo/source_text.h"
 #include "xla_layout/tiled_layout.h"
 #include "xla_layout/primitive_type.h"
@@ -106,6 +107,21 @@ class Parser {
     size_t offset;
   };
   std::vector<PendingShape> inferred_;  // instructions written without shape
+  // A written operand shape whose definition had none yet.
+  struct DeferredOperand {
+    HloInstruction* definition;
+    Shape written;
+    size_t offset;
+  };
+  std::vector<DeferredOperand> deferred_operands_;
+  struct PendingSignature {
+    HloComputation* computation;
+    size_t offset;
+  };
+  std::vector<PendingSignature> signatures_;
+  // Infers the shapes left out, checks what waited for them, and the
+  // written signatures: once every callee is known.
+  absl::Status FinishShapes();
   absl::flat_hash_set<std::string> names_;  // of the current computation
   std::vector<Shape> written_shapes_;
 };
@@ -189,6 +205,13 @@ absl::Status CheckSizes(const Shape& shape) {
         absl::StrCat("the byte size of ", shape.ToString(), " overflows int64"));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<Shape> SetDefaultLayoutsAndCheckSizes(Shape shape) {
+  SetDefaultLayouts(shape);
+  absl::Status sized = CheckSizes(shape);
+  if (!sized.ok()) return sized;
+  return shape;
 }
 
 absl::StatusOr<Shape> Parser::ParseShapeHere() {
@@ -529,6 +552,11 @@ absl::Status Parser::ParseComputation(HloModule& module) {
       const Shape& actual = it->second->shape();
       const Shape* written =
           op.written_shape >= 0 ? &written_shapes_[op.written_shape] : nullptr;
+      if (written != nullptr && actual.element_type() == PRIMITIVE_TYPE_INVALID) {
+        // The definition's shape is inferred once the module is read.
+        deferred_operands_.push_back({it->second, *written, op.offset});
+        written = nullptr;
+      }
       if (written != nullptr &&
           !Shape::Equal().IgnoreLayout()(*written, actual)) {
         return ErrorAt(op.offset, absl::StrCat(
@@ -546,28 +574,8 @@ absl::Status Parser::ParseComputation(HloModule& module) {
       instrs[k]->AppendOperand(it->second);
     }
   }
-  // Infer the shapes left out, in text order (operands come first in
-  // practice; an operand still without shape is an error).
-  for (const PendingShape& p : inferred_) {
-    HloInstruction* i = p.instruction;
-    if (i->parent() != c) continue;
-    const HloInstruction* first = i->operand_count() > 0 ? i->operand(0) : nullptr;
-    if (!IsElementwise(i->opcode()) || first == nullptr ||
-        !first->shape().IsArray() || i->opcode() == HloOpcode::kConvert) {
-      return ErrorAt(p.offset, absl::StrCat(
-          "the shape of '", i->name(), "' (", HloOpcodeString(i->opcode()),
-          ") cannot be inferred; write it before the opcode"));
-    }
-    // Like XLA: the operands' dims and type (pred for compare), default layout.
-    const HloInstruction* typed =
-        i->opcode() == HloOpcode::kSelect && i->operand_count() > 1 ? i->operand(1) : first;
-    Shape shape(i->opcode() == HloOpcode::kCompare ? PRED
-                                                   : typed->shape().element_type(),
-                typed->shape().dimensions());
-    SetDefaultLayouts(shape);
-    *i->mutable_shape() = shape;
-  }
-  return CheckSignature(*c, name_at);
+  signatures_.push_back({c, name_at});
+  return absl::OkStatus();
 }
 
 // A written `(a: s32[7]) -> pred[]` must be what the parameters and the root
@@ -636,8 +644,41 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
     }
     call.instruction->AddCalledComputation(call.attribute, callee);
   }
+  s = FinishShapes();
+  if (!s.ok()) return s;
   UniquifyNames(*module);
   return module;
+}
+
+absl::Status Parser::FinishShapes() {
+  // In text order: operands come first in practice; one still without a
+  // shape is an error that says so.
+  for (const PendingShape& p : inferred_) {
+    HloInstruction* i = p.instruction;
+    absl::StatusOr<Shape> shape = InferShape(*i);
+    if (shape.ok()) shape = SetDefaultLayoutsAndCheckSizes(*std::move(shape));
+    if (!shape.ok()) {
+      return ErrorAt(p.offset, absl::StrCat(
+          "the shape of '", i->name(), "' (", HloOpcodeString(i->opcode()),
+          ") cannot be inferred",
+          absl::IsNotFound(shape.status()) ? std::string()
+                                           : absl::StrCat(": ", shape.status().message()),
+          "; write it before the opcode"));
+    }
+    *i->mutable_shape() = *std::move(shape);
+  }
+  for (const DeferredOperand& d : deferred_operands_) {
+    if (!Shape::Equal().IgnoreLayout()(d.written, d.definition->shape())) {
+      return ErrorAt(d.offset, absl::StrCat(
+          "operand '", d.definition->name(), "' is written as ", d.written.ToString(),
+          " but its shape is ", d.definition->shape().ToString()));
+    }
+  }
+  for (const PendingSignature& p : signatures_) {
+    absl::Status s = CheckSignature(*p.computation, p.offset);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 void Parser::UniquifyNames(HloModule& module) {

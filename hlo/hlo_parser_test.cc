@@ -148,8 +148,15 @@ TEST(HloParserTest, ErrorsPointAtTheProblem) {
                         "'module' (a module starts with 'HloModule' or a "
                         "computation), found 'm'"));
   EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
-                         "  ROOT y = dot(x, x)\n}\n"),
-              HasSubstr("the shape of 'y' (dot) cannot be inferred"));
+                         "  ROOT y = reshape(x)\n}\n"),
+              HasSubstr("t.hlo:4:12: error: the shape of 'y' (reshape) cannot be "
+                        "inferred; write it before the opcode"));
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
+                         "  ROOT y = dot(x, x), lhs_contracting_dims={1}, "
+                         "rhs_contracting_dims={0}\n}\n"),
+              HasSubstr("the shape of 'y' (dot) cannot be inferred: dot's lhs "
+                        "contracting and batch dims [1] are not distinct dims of a "
+                        "rank-1 operand"));
 }
 
 TEST(HloVerifierTest, CatchesBrokenModules) {

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/shape_inference.h"
 
 namespace xla_layout {
 namespace {
@@ -361,6 +362,8 @@ absl::Status VerifyModule(const HloModule& module,
       if (!s.ok()) return s;
       s = VerifyCallees(ctx, *c, *i);
       if (!s.ok()) return s;
+      s = CheckShape(*i);
+      if (!s.ok()) return Fail(ctx, *c, i, s.message());
     }
     for (size_t n = 0; n < parameter_seen.size(); ++n) {
       if (parameter_seen[n] == 0) {

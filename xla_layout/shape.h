@@ -39,6 +39,10 @@ class Shape {
   static Shape MakeOpaque() { return Shape(OPAQUE_TYPE, {}); }
 
   PrimitiveType element_type() const { return element_type_; }
+  Shape& set_element_type(PrimitiveType type) {
+    element_type_ = type;
+    return *this;
+  }
   bool IsArray() const;
   bool IsTuple() const { return element_type_ == TUPLE; }
   bool IsToken() const { return element_type_ == TOKEN; }
