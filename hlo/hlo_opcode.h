@@ -37,6 +37,8 @@ enum : unsigned {
 
 #define XLA_LAYOUT_HLO_OPCODES(V)                                             \
   V(kAbs, "abs", E1, kPreservesLayout)                                        \
+  V(kAcos, "acos", E1, kPreservesLayout)                                      \
+  V(kAcosh, "acosh", E1, kPreservesLayout)                                    \
   V(kAdd, "add", E2, kPreservesLayout)                                        \
   V(kAddDependency, "add-dependency", X, kSideEffect)                         \
   V(kAfterAll, "after-all", X, kSideEffect)                                   \
@@ -48,10 +50,14 @@ enum : unsigned {
   V(kAllReduceStart, "all-reduce-start", X, kSideEffect)                      \
   V(kAllToAll, "all-to-all", X, 0)                                            \
   V(kAnd, "and", E2, kPreservesLayout)                                        \
+  V(kAsin, "asin", E1, kPreservesLayout)                                      \
+  V(kAsinh, "asinh", E1, kPreservesLayout)                                    \
   V(kAsyncDone, "async-done", X, 0)                                           \
   V(kAsyncStart, "async-start", X, 0)                                         \
   V(kAsyncUpdate, "async-update", X, 0)                                       \
+  V(kAtan, "atan", E1, kPreservesLayout)                                      \
   V(kAtan2, "atan2", E2, kPreservesLayout)                                    \
+  V(kAtanh, "atanh", E1, kPreservesLayout)                                    \
   V(kBatchNormGrad, "batch-norm-grad", X, 0)                                  \
   V(kBatchNormInference, "batch-norm-inference", X, 0)                        \
   V(kBatchNormTraining, "batch-norm-training", X, 0)                          \
@@ -68,6 +74,7 @@ enum : unsigned {
   V(kCollectivePermute, "collective-permute", X, kSideEffect)                 \
   V(kCollectivePermuteDone, "collective-permute-done", X, 0)                  \
   V(kCollectivePermuteStart, "collective-permute-start", X, kSideEffect)      \
+  V(kCollectiveReduce, "collective-reduce", X, kSideEffect)                   \
   V(kCompare, "compare", E2, kPreservesLayout)                                \
   V(kComplex, "complex", E2, kPreservesLayout)                                \
   V(kConcatenate, "concatenate", X, kDataMovement)                            \
@@ -79,6 +86,7 @@ enum : unsigned {
   V(kCopyDone, "copy-done", X, 0)                                             \
   V(kCopyStart, "copy-start", X, 0)                                           \
   V(kCos, "cosine", E1, kPreservesLayout)                                     \
+  V(kCosh, "cosh", E1, kPreservesLayout)                                      \
   V(kCustomCall, "custom-call", X, kSideEffect)                               \
   V(kDivide, "divide", E2, kPreservesLayout)                                  \
   V(kDomain, "domain", X, 0)                                                  \
@@ -105,6 +113,7 @@ enum : unsigned {
   V(kMap, "map", X, kPreservesLayout)                                         \
   V(kMaximum, "maximum", E2, kPreservesLayout)                                \
   V(kMinimum, "minimum", E2, kPreservesLayout)                                \
+  V(kMulhi, "mulhi", E2, kPreservesLayout)                                    \
   V(kMultiply, "multiply", E2, kPreservesLayout)                              \
   V(kNegate, "negate", E1, kPreservesLayout)                                  \
   V(kNot, "not", E1, kPreservesLayout)                                        \
@@ -117,6 +126,7 @@ enum : unsigned {
   V(kPopulationCount, "popcnt", E1, kPreservesLayout)                         \
   V(kPower, "power", E2, kPreservesLayout)                                    \
   V(kRaggedAllToAll, "ragged-all-to-all", X, 0)                               \
+  V(kRaggedDot, "ragged-dot", X, 0)                                           \
   V(kReal, "real", E1, kPreservesLayout)                                      \
   V(kRecv, "recv", X, kSideEffect|kDeliversLayout)                            \
   V(kRecvDone, "recv-done", X, kSideEffect|kDeliversLayout)                   \
@@ -134,6 +144,8 @@ enum : unsigned {
   V(kRoundNearestAfz, "round-nearest-afz", E1, kPreservesLayout)              \
   V(kRoundNearestEven, "round-nearest-even", E1, kPreservesLayout)            \
   V(kRsqrt, "rsqrt", E1, kPreservesLayout)                                    \
+  V(kScaledDot, "scaled-dot", X, 0)                                           \
+  V(kScan, "scan", X, 0)                                                      \
   V(kScatter, "scatter", X, 0)                                                \
   V(kSelect, "select", E3, kPreservesLayout)                                  \
   V(kSelectAndScatter, "select-and-scatter", X, 0)                            \
@@ -143,8 +155,10 @@ enum : unsigned {
   V(kShiftLeft, "shift-left", E2, kPreservesLayout)                           \
   V(kShiftRightArithmetic, "shift-right-arithmetic", E2, kPreservesLayout)    \
   V(kShiftRightLogical, "shift-right-logical", E2, kPreservesLayout)          \
+  V(kShuffle, "shuffle", X, 0)                                                \
   V(kSign, "sign", E1, kPreservesLayout)                                      \
   V(kSin, "sine", E1, kPreservesLayout)                                       \
+  V(kSinh, "sinh", E1, kPreservesLayout)                                      \
   V(kSlice, "slice", X, kDataMovement)                                        \
   V(kSort, "sort", X, 0)                                                      \
   V(kSqrt, "sqrt", E1, kPreservesLayout)                                      \

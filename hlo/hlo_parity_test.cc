@@ -121,6 +121,52 @@ ENTRY e {
                         "computation 'e'"));
 }
 
+TEST(ParityTest, NestedInlineOperands) {
+  std::string out = Accept(R"(HloModule m
+ENTRY e {
+  ROOT r = f32[4] add(f32[4] parameter(0), f32[4] multiply(f32[4] parameter(1), f32[4] parameter(2)))
+})");
+  EXPECT_THAT(out, HasSubstr("%parameter = f32[4]{0} parameter(0)"));
+  EXPECT_THAT(out, HasSubstr("%parameter.1 = f32[4]{0} parameter(1)"));
+  EXPECT_THAT(out, HasSubstr("%parameter.2 = f32[4]{0} parameter(2)"));
+  EXPECT_THAT(out, HasSubstr("%multiply = f32[4]{0} multiply(f32[4]{0} %parameter.1, "
+                             "f32[4]{0} %parameter.2)"));
+  EXPECT_THAT(out, HasSubstr("ROOT %r = f32[4]{0} add(f32[4]{0} %parameter, f32[4]{0} "
+                             "%multiply)"));
+  // Shapes of inline operands may be left out where XLA infers them, and a
+  // generated name steps around the names the text writes.
+  out = Accept(R"(HloModule m
+ENTRY e {
+  negate = f32[2] parameter(0)
+  ROOT r = f32[2] add(negate(negate), negate)
+})");
+  EXPECT_THAT(out, HasSubstr("%negate.1 = f32[2]{0} negate(f32[2]{0} %negate)"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT r = f32[2] add(f32[2] frob(), f32[2] "
+                     "parameter(0))\n}\n"),
+              HasSubstr("t.hlo:3:30: error: unknown opcode 'frob' in an inline operand"));
+}
+
+TEST(ParityTest, EveryOpcodeOfCurrentXla) {
+  Accept(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = s32[4] parameter(1)
+  c = f32[4] acos(a)
+  d = f32[4] atanh(c)
+  h = f32[4] sinh(d)
+  k = f32[4] cosh(h)
+  m = s32[4] mulhi(b, b)
+  ROOT t = (f32[4], s32[4]) tuple(k, m)
+})");
+  Accept(R"(HloModule m
+ENTRY e {
+  lhs = f32[8,16] parameter(0)
+  rhs = f32[2,16,4] parameter(1)
+  groups = s32[2] parameter(2)
+  ROOT r = f32[8,4] ragged-dot(lhs, rhs, groups), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+})");
+}
+
 TEST(ParityTest, VerifierErrorsArePositioned) {
   const char* text = "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
                      "  y = f32[3] parameter(1)\n  ROOT z = f32[2] add(x, y)\n}\n";

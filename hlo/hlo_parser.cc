@@ -1,5 +1,6 @@
 #include "hlo/hlo_parser.h"
 
+#include <deque>
 #include <optional>
 #include <utility>
 
@@ -54,6 +55,7 @@ class Parser {
     std::string name;
     int written_shape;
     size_t offset;
+    HloInstruction* nested = nullptr;  // an operand written inline
   };
   struct PendingCall {
     HloInstruction* instruction;
@@ -79,6 +81,14 @@ class Parser {
 
   absl::Status ParseHeader(HloModule& module);
   absl::Status ParseComputation(HloModule& module);
+  // The parenthesized part after an opcode: a literal, a parameter number,
+  // or operands (by name, or written inline).
+  absl::Status ParseArguments(HloComputation& computation, HloInstruction& instr,
+                              std::vector<PendingOperand>& operands,
+                              std::vector<std::vector<PendingOperand>>& pending);
+  absl::StatusOr<HloInstruction*> ParseNested(
+      HloComputation& computation, std::optional<Shape> shape, HloOpcode opcode,
+      size_t at, std::vector<std::vector<PendingOperand>>& pending);
   absl::Status ParseInstruction(HloComputation& computation,
                                 std::vector<std::vector<PendingOperand>>& ops,
                                 bool& saw_root);
@@ -100,6 +110,10 @@ class Parser {
   SourceText source_;
   std::vector<std::string>* warnings_;
   bool header_ = false;
+  // Inline operands of the current computation, named once it is read.
+  std::vector<HloInstruction*> nested_;
+  static constexpr int kMaxNesting = 256;
+  int nesting_ = 0;
   size_t pos_ = 0;
   std::vector<PendingCall> calls_;
   struct PendingShape {
@@ -330,6 +344,92 @@ absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
   return absl::OkStatus();
 }
 
+absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction& instr,
+                                    std::vector<PendingOperand>& operands,
+                                    std::vector<std::vector<PendingOperand>>& pending) {
+  absl::Status s;
+  if (instr.opcode() == HloOpcode::kConstant) {
+    absl::StatusOr<std::string> literal = ScanBalanced('(', ')');
+    if (!literal.ok()) return literal.status();
+    instr.set_literal(std::string(absl::StripAsciiWhitespace(*literal)));
+    return absl::OkStatus();
+  }
+  if (instr.opcode() == HloOpcode::kParameter) {
+    size_t at = (SkipSpace(), pos_);
+    std::string number = ScanValue();
+    int64_t n;
+    if (!absl::SimpleAtoi(number, &n) || n < 0) {
+      return ErrorAt(at, "parameter needs a parameter number: parameter(0)");
+    }
+    instr.set_parameter_number(n);
+    return Expect(")", "after the parameter number");
+  }
+  if (Consume(")")) return absl::OkStatus();
+  while (true) {
+    size_t at = (SkipSpace(), pos_);
+    int written = -1;
+    // An operand starts with its shape when a type name and '[' (or a
+    // tuple's '(') come first.
+    size_t p = pos_;
+    while (p < text_.size() && absl::ascii_isalnum(text_[p])) ++p;
+    bool typed = (pos_ < text_.size() && text_[pos_] == '(') ||
+                 (p < text_.size() && text_[p] == '[' &&
+                  ParsePrimitiveType(text_.substr(pos_, p - pos_)).ok());
+    std::optional<Shape> shape;
+    if (typed) {
+      absl::StatusOr<Shape> ws = ParseShapeHere();
+      if (!ws.ok()) return ws.status();
+      shape = *std::move(ws);
+      at = (SkipSpace(), pos_);
+    }
+    absl::StatusOr<std::string> op = ParseName("an operand name");
+    if (!op.ok()) return op.status();
+    // `opcode(...)` in place of a name: an instruction written inline, as
+    // XLA allows (without attributes).
+    if (pos_ < text_.size() && text_[pos_] == '(') {
+      if (!StringToHloOpcode(*op).ok()) {
+        return ErrorAt(at, absl::StrCat("unknown opcode '", *op, "' in an inline operand"));
+      }
+      absl::StatusOr<HloInstruction*> nested =
+          ParseNested(computation, std::move(shape), *StringToHloOpcode(*op), at, pending);
+      if (!nested.ok()) return nested.status();
+      operands.push_back({"", -1, at, *nested});
+    } else {
+      if (shape) {
+        written = static_cast<int>(written_shapes_.size());
+        written_shapes_.push_back(*std::move(shape));
+      }
+      operands.push_back({*op, written, at});
+    }
+    if (Consume(")")) return absl::OkStatus();
+    s = Expect(",", "or ')' between operands");
+    if (!s.ok()) return s;
+  }
+}
+
+absl::StatusOr<HloInstruction*> Parser::ParseNested(
+    HloComputation& computation, std::optional<Shape> shape, HloOpcode opcode,
+    size_t at, std::vector<std::vector<PendingOperand>>& pending) {
+  if (++nesting_ > kMaxNesting) {
+    return ErrorAt(at, absl::StrCat("operands nested deeper than ", kMaxNesting));
+  }
+  const bool infer = !shape.has_value();
+  if (shape) SetDefaultLayouts(*shape);
+  auto instr = std::make_unique<HloInstruction>("", opcode, infer ? Shape() : *shape);
+  instr->set_location(source_.LocationOf(at));
+  absl::Status s = Expect("(", "after the opcode of an inline operand");
+  if (!s.ok()) return s;
+  std::vector<PendingOperand> operands;
+  s = ParseArguments(computation, *instr, operands, pending);
+  if (!s.ok()) return s;
+  --nesting_;
+  HloInstruction* raw = computation.AddInstruction(std::move(instr));
+  if (infer) inferred_.push_back({raw, at});
+  pending.push_back(std::move(operands));
+  nested_.push_back(raw);
+  return raw;
+}
+
 absl::Status Parser::ParseInstruction(
     HloComputation& computation,
     std::vector<std::vector<PendingOperand>>& pending, bool& saw_root) {
@@ -356,7 +456,7 @@ absl::Status Parser::ParseInstruction(
   absl::StatusOr<Shape> shape = inferred ? absl::StatusOr<Shape>(Shape())
                                          : ParseShapeHere();
   if (!shape.ok()) return shape.status();
-  if (inferred) inferred_.push_back({nullptr, shape_at});
+  // (queued for inference once added, after any inline operands)
   size_t op_at = (SkipSpace(), pos_);
   while (pos_ < text_.size() &&
          (absl::ascii_isalnum(text_[pos_]) || text_[pos_] == '-')) {
@@ -374,48 +474,10 @@ absl::Status Parser::ParseInstruction(
   s = Expect("(", absl::StrCat("after opcode '", op_text, "'"));
   if (!s.ok()) return s;
   std::vector<PendingOperand> operands;
-  if (*opcode == HloOpcode::kConstant) {
-    absl::StatusOr<std::string> literal = ScanBalanced('(', ')');
-    if (!literal.ok()) return literal.status();
-    instr->set_literal(std::string(absl::StripAsciiWhitespace(*literal)));
-  } else if (*opcode == HloOpcode::kParameter) {
-    size_t at = (SkipSpace(), pos_);
-    std::string number = ScanValue();
-    int64_t n;
-    if (!absl::SimpleAtoi(number, &n) || n < 0) {
-      return ErrorAt(at, "parameter needs a parameter number: parameter(0)");
-    }
-    instr->set_parameter_number(n);
-    s = Expect(")", "after the parameter number");
-    if (!s.ok()) return s;
-  } else if (!Consume(")")) {
-    while (true) {
-      size_t at = (SkipSpace(), pos_);
-      int written = -1;
-      // An operand starts with its shape when a type name and '[' (or a
-      // tuple's '(') come first.
-      size_t p = pos_;
-      while (p < text_.size() && absl::ascii_isalnum(text_[p])) ++p;
-      bool typed = (pos_ < text_.size() && text_[pos_] == '(') ||
-                   (p < text_.size() && text_[p] == '[' &&
-                    ParsePrimitiveType(text_.substr(pos_, p - pos_)).ok());
-      if (typed) {
-        absl::StatusOr<Shape> ws = ParseShapeHere();
-        if (!ws.ok()) return ws.status();
-        written = static_cast<int>(written_shapes_.size());
-        written_shapes_.push_back(*std::move(ws));
-        at = (SkipSpace(), pos_);
-      }
-      absl::StatusOr<std::string> op = ParseName("an operand name");
-      if (!op.ok()) return op.status();
-      operands.push_back({*op, written, at});
-      if (Consume(")")) break;
-      s = Expect(",", "or ')' between operands");
-      if (!s.ok()) return s;
-    }
-  }
+  s = ParseArguments(computation, *instr, operands, pending);
+  if (!s.ok()) return s;
   HloInstruction* raw = computation.AddInstruction(std::move(instr));
-  if (inferred) inferred_.back().instruction = raw;
+  if (inferred) inferred_.push_back({raw, shape_at});
   while (true) {
     // Attributes continue the line: `, name=value`.
     size_t save = pos_;
@@ -540,10 +602,24 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   std::vector<HloInstruction*> instrs = c->instructions();
   if (instrs.empty()) return ErrorAt(start, absl::StrCat("computation '", *name, "' is empty"));
   if (c->root() == nullptr) c->set_root(instrs.back());  // XLA's rule
+  // Inline operands are named after their opcode, clear of every name the
+  // computation writes (the module-wide uniquer runs later).
+  for (HloInstruction* i : nested_) {
+    std::string base(HloOpcodeString(i->opcode()));
+    std::string name = base;
+    for (int64_t n = 1; names_.contains(name); ++n) name = absl::StrCat(base, ".", n);
+    names_.insert(name);
+    i->set_name(std::move(name));
+  }
+  nested_.clear();
   absl::flat_hash_map<std::string, HloInstruction*> by_name;
   for (HloInstruction* i : instrs) by_name[i->name()] = i;
   for (size_t k = 0; k < instrs.size(); ++k) {
     for (const PendingOperand& op : pending[k]) {
+      if (op.nested != nullptr) {
+        instrs[k]->AppendOperand(op.nested);
+        continue;
+      }
       auto it = by_name.find(op.name);
       if (it == by_name.end()) {
         return ErrorAt(op.offset, absl::StrCat("use of undefined instruction '",
@@ -682,24 +758,25 @@ absl::Status Parser::FinishShapes() {
 }
 
 void Parser::UniquifyNames(HloModule& module) {
-  absl::flat_hash_set<std::string> all;  // every name written anywhere
-  for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instructions()) all.insert(i->name());
-  }
-  absl::flat_hash_set<std::string> taken;
-  absl::flat_hash_map<std::string, int64_t> next;  // per base name
+  // Views of the names that stay; a repeated name is never inserted, so no
+  // view dangles when it is renamed.
+  absl::flat_hash_set<absl::string_view> taken;
+  std::vector<HloInstruction*> repeated;
   for (HloComputation* c : module.computations()) {
     for (HloInstruction* i : c->instructions()) {
-      if (taken.insert(i->name()).second) continue;
-      const std::string base = i->name();
-      int64_t& n = next[base];
-      std::string name;
-      do {
-        name = absl::StrCat(base, ".", ++n);
-      } while (all.contains(name) || taken.contains(name));
-      taken.insert(name);
-      i->set_name(std::move(name));
+      if (!taken.insert(i->name()).second) repeated.push_back(i);
     }
+  }
+  std::deque<std::string> new_names;
+  absl::flat_hash_map<std::string, int64_t> next;  // per base name
+  for (HloInstruction* i : repeated) {
+    int64_t& n = next[i->name()];
+    std::string name;
+    do {
+      name = absl::StrCat(i->name(), ".", ++n);
+    } while (taken.contains(name));
+    taken.insert(new_names.emplace_back(name));
+    i->set_name(std::move(name));
   }
 }
 

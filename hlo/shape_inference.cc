@@ -71,6 +71,30 @@ absl::Status NeedDims(absl::string_view what, absl::Span<const int64_t> dims, in
   return absl::OkStatus();
 }
 
+// The operand whose shape an elementwise result has: select's predicate and
+// clamp's bounds may be scalars, so their value operand.
+const Shape& ElementwiseReference(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  return i.operand(op == HloOpcode::kSelect || op == HloOpcode::kClamp ? 1 : 0)->shape();
+}
+
+absl::StatusOr<PrimitiveType> ElementwiseType(HloOpcode op, PrimitiveType t) {
+  switch (op) {
+    case HloOpcode::kCompare:
+    case HloOpcode::kIsFinite:
+      return PRED;
+    case HloOpcode::kReal:
+    case HloOpcode::kImag:
+    case HloOpcode::kAbs:
+      return IsComplex(t) ? ComponentOf(t) : t;
+    case HloOpcode::kComplex:
+      if (t != F32 && t != F64) return Bad("complex needs f32 or f64 parts");
+      return t == F32 ? C64 : C128;
+    default:
+      return t;
+  }
+}
+
 absl::StatusOr<Shape> InferElementwise(const HloInstruction& i) {
   const HloOpcode op = i.opcode();
   if (op == HloOpcode::kConvert || op == HloOpcode::kStochasticConvert) {
@@ -84,22 +108,10 @@ absl::StatusOr<Shape> InferElementwise(const HloInstruction& i) {
   if (!arrays.ok()) return arrays;
   // select's predicate and clamp's bounds may be scalars: the value operand
   // gives the shape.
-  const Shape& ref = i.operand(op == HloOpcode::kSelect || op == HloOpcode::kClamp ? 1 : 0)->shape();
-  const PrimitiveType t = ref.element_type();
-  switch (op) {
-    case HloOpcode::kCompare:
-    case HloOpcode::kIsFinite:
-      return Like(ref, PRED);
-    case HloOpcode::kReal:
-    case HloOpcode::kImag:
-    case HloOpcode::kAbs:
-      return Like(ref, IsComplex(t) ? ComponentOf(t) : t);
-    case HloOpcode::kComplex:
-      if (t != F32 && t != F64) return Bad("complex needs f32 or f64 parts");
-      return Like(ref, t == F32 ? C64 : C128);
-    default:
-      return Like(ref, t);
-  }
+  const Shape& ref = ElementwiseReference(i);
+  absl::StatusOr<PrimitiveType> type = ElementwiseType(op, ref.element_type());
+  if (!type.ok()) return type.status();
+  return Like(ref, *type);
 }
 
 absl::StatusOr<Shape> InferDot(const HloInstruction& i) {
@@ -653,10 +665,24 @@ absl::Status CheckWritten(const HloInstruction& i) {
 }  // namespace
 
 absl::Status CheckShape(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  // The common case, without building a shape: an elementwise op of arrays
+  // has its reference operand's dims and a type that follows from its own.
+  if (IsElementwise(op) && op != HloOpcode::kConvert &&
+      op != HloOpcode::kStochasticConvert && i.operand_count() == ElementwiseArity(op) &&
+      i.shape().IsArray()) {
+    const Shape& ref = ElementwiseReference(i);
+    if (ref.IsArray()) {
+      absl::StatusOr<PrimitiveType> type = ElementwiseType(op, ref.element_type());
+      if (type.ok() && *type == i.shape().element_type() &&
+          ref.dimensions() == i.shape().dimensions()) {
+        return absl::OkStatus();
+      }
+    }
+  }
   absl::StatusOr<Shape> inferred = InferShape(i);
   if (absl::IsNotFound(inferred.status())) return CheckWritten(i);
   if (!inferred.ok()) return inferred.status();
-  const HloOpcode op = i.opcode();
   Shape::Equal equal = Shape::Equal().IgnoreLayout().IgnoreDynamicDimensions();
   if (op == HloOpcode::kDot || op == HloOpcode::kConvolution) equal.IgnoreElementType();
   if (!equal(*inferred, i.shape())) {
