@@ -186,8 +186,8 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
   if (n == "rhs_contracting_dims") return set_list(t.rhs_contracting_dims);
   if (n == "lhs_batch_dims") return set_list(t.lhs_batch_dims);
   if (n == "rhs_batch_dims") return set_list(t.rhs_batch_dims);
-  if (n == "dynamic_slice_sizes") return set_list(t.dynamic_slice_sizes);
-  if (n == "slice_sizes") return set_list(t.slice_sizes);
+  if (n == "dynamic_slice_sizes") return set_list(t.mutable_rare().dynamic_slice_sizes);
+  if (n == "slice_sizes") return set_list(t.mutable_rare().slice_sizes);
   for (absl::string_view dn : {"offset_dims", "collapsed_slice_dims", "start_index_map",
                                "operand_batching_dims", "start_indices_batching_dims",
                                "update_window_dims", "inserted_window_dims",
@@ -197,7 +197,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     std::optional<std::vector<int64_t>> dims;
     absl::Status st = set_list(dims);
     if (!st.ok()) return st;
-    t.dimension_numbers.push_back({n, *std::move(dims)});
+    t.mutable_rare().dimension_numbers.push_back({n, *std::move(dims)});
     return absl::OkStatus();
   }
   if (n == "index" || n == "iota_dimension" || n == "feature_group_count" ||
@@ -206,15 +206,15 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     if (!v.ok()) return v.status();
     if (n == "index") t.index = *v;
     if (n == "iota_dimension") t.iota_dimension = *v;
-    if (n == "feature_group_count") t.feature_group_count = *v;
-    if (n == "batch_group_count") t.batch_group_count = *v;
-    if (n == "index_vector_dim") t.index_vector_dim = *v;
+    if (n == "feature_group_count") t.mutable_rare().feature_group_count = *v;
+    if (n == "batch_group_count") t.mutable_rare().batch_group_count = *v;
+    if (n == "index_vector_dim") t.mutable_rare().index_vector_dim = *v;
     return absl::OkStatus();
   }
   if (n == "window") {
     absl::StatusOr<std::vector<WindowDimension>> window = ParseWindow(a.value);
     if (!window.ok()) return window.status();
-    t.window = *std::move(window);
+    t.mutable_rare().window = *std::move(window);
     return absl::OkStatus();
   }
   if (n == "direction") {
@@ -234,7 +234,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                                           "like b01f_01io->b01f, not '",
                                           a.value, "'"));
     }
-    t.dim_labels = ConvolutionDimLabels{in[0], in[1], io[1]};
+    t.mutable_rare().dim_labels = ConvolutionDimLabels{in[0], in[1], io[1]};
     return absl::OkStatus();
   }
   if (n == "output_to_operand_aliasing") {
@@ -244,7 +244,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
       return Error(absl::StrCat("output_to_operand_aliasing: ",
                                 aliases.status().message()));
     }
-    t.output_to_operand_aliasing = *std::move(aliases);
+    t.mutable_rare().output_to_operand_aliasing = *std::move(aliases);
     return absl::OkStatus();
   }
   if (n == "slice") {

@@ -48,8 +48,26 @@ void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
   }
 }
 
+HloInstruction::Attributes& HloInstruction::Attributes::operator=(
+    const Attributes& other) {
+  if (this == &other) return *this;
+  dimensions = other.dimensions;
+  index = other.index;
+  lhs_contracting_dims = other.lhs_contracting_dims;
+  rhs_contracting_dims = other.rhs_contracting_dims;
+  lhs_batch_dims = other.lhs_batch_dims;
+  rhs_batch_dims = other.rhs_batch_dims;
+  iota_dimension = other.iota_dimension;
+  slice = other.slice;
+  padding = other.padding;
+  direction = other.direction;
+  kind = other.kind;
+  rare_ = other.rare_ != nullptr ? std::make_unique<Rare>(*other.rare_) : nullptr;
+  return *this;
+}
+
 std::vector<int64_t> HloInstruction::DimensionNumbers(absl::string_view name) const {
-  for (const auto& [n, dims] : attributes_.dimension_numbers) {
+  for (const auto& [n, dims] : attributes_.rare().dimension_numbers) {
     if (n == name) return dims;
   }
   return {};

@@ -139,27 +139,48 @@ class HloInstruction {
     std::optional<std::vector<std::array<int64_t, 3>>> padding;
     std::optional<std::string> direction;  // compare: EQ, LT, ...
     std::optional<std::string> kind;       // fusion: kLoop, ...
-    // The three below print as written (their raw text), so that a module
-    // round-trips byte for byte; no pass edits them.
-    std::optional<ConvolutionDimLabels> dim_labels;
-    // custom-call: the layouts its operands must have, one shape per
-    // operand (default layouts filled in where none is written).
-    std::optional<std::vector<Shape>> operand_layout_constraints;
-    std::optional<std::vector<OutputOperandAlias>> output_to_operand_aliasing;
-    // Convolution and reduce-window.
-    std::optional<std::vector<WindowDimension>> window;
-    std::optional<int64_t> feature_group_count;
-    std::optional<int64_t> batch_group_count;
-    // dynamic-slice, gather.
-    std::optional<std::vector<int64_t>> dynamic_slice_sizes;
-    std::optional<std::vector<int64_t>> slice_sizes;
-    // gather: offset_dims, collapsed_slice_dims, start_index_map,
-    // operand_batching_dims, start_indices_batching_dims; scatter:
-    // update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
-    // input_batching_dims, scatter_indices_batching_dims. By name, in the
-    // order written; index_vector_dim below.
-    std::vector<std::pair<std::string, std::vector<int64_t>>> dimension_numbers;
-    std::optional<int64_t> index_vector_dim;
+    // Attributes of few opcodes (convolution, gather, scatter, custom
+    // calls), out of line so that other instructions do not pay for them.
+    struct Rare {
+      // The three below print as written (their raw text), so that a module
+      // round-trips byte for byte; no pass edits them.
+      std::optional<ConvolutionDimLabels> dim_labels;
+      // custom-call: the layouts its operands must have, one shape per
+      // operand (default layouts filled in where none is written).
+      std::optional<std::vector<Shape>> operand_layout_constraints;
+      std::optional<std::vector<OutputOperandAlias>> output_to_operand_aliasing;
+      // Convolution and reduce-window.
+      std::optional<std::vector<WindowDimension>> window;
+      std::optional<int64_t> feature_group_count;
+      std::optional<int64_t> batch_group_count;
+      // dynamic-slice, gather.
+      std::optional<std::vector<int64_t>> dynamic_slice_sizes;
+      std::optional<std::vector<int64_t>> slice_sizes;
+      // gather: offset_dims, collapsed_slice_dims, start_index_map,
+      // operand_batching_dims, start_indices_batching_dims; scatter:
+      // update_window_dims, inserted_window_dims,
+      // scatter_dims_to_operand_dims, input_batching_dims,
+      // scatter_indices_batching_dims. By name, in the order written.
+      std::vector<std::pair<std::string, std::vector<int64_t>>> dimension_numbers;
+      std::optional<int64_t> index_vector_dim;
+    };
+    const Rare& rare() const {
+      static const Rare* const kNone = new Rare();
+      return rare_ != nullptr ? *rare_ : *kNone;
+    }
+    Rare& mutable_rare() {
+      if (rare_ == nullptr) rare_ = std::make_unique<Rare>();
+      return *rare_;
+    }
+
+    Attributes() = default;
+    Attributes(const Attributes& other) { *this = other; }
+    Attributes& operator=(const Attributes& other);
+    Attributes(Attributes&&) = default;
+    Attributes& operator=(Attributes&&) = default;
+
+   private:
+    std::unique_ptr<Rare> rare_;
   };
   const Attributes& attributes() const { return attributes_; }
   // attributes().dimension_numbers[name], or empty when not written.

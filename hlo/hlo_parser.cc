@@ -499,7 +499,7 @@ absl::Status Parser::ParseInstruction(
       size_t value_at = (SkipSpace(), pos_);
       absl::StatusOr<std::vector<Shape>> shapes = ParseShapeList();
       if (!shapes.ok()) return shapes.status();
-      raw->mutable_attributes().operand_layout_constraints = *std::move(shapes);
+      raw->mutable_attributes().mutable_rare().operand_layout_constraints = *std::move(shapes);
       a.value = std::string(text_.substr(value_at, pos_ - value_at));
     } else {
       a.value = ScanValue();

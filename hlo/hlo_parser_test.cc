@@ -234,17 +234,17 @@ ENTRY e {
 })");
   ASSERT_NE(m, nullptr);
   const HloInstruction* c = m->entry()->FindInstruction("c");
-  ASSERT_TRUE(c->attributes().dim_labels.has_value());
-  EXPECT_EQ(c->attributes().dim_labels->input, "b01f");
-  EXPECT_EQ(c->attributes().dim_labels->kernel, "01io");
-  EXPECT_EQ(c->attributes().dim_labels->output, "b01f");
+  ASSERT_TRUE(c->attributes().rare().dim_labels.has_value());
+  EXPECT_EQ(c->attributes().rare().dim_labels->input, "b01f");
+  EXPECT_EQ(c->attributes().rare().dim_labels->kernel, "01io");
+  EXPECT_EQ(c->attributes().rare().dim_labels->output, "b01f");
   const HloInstruction* q = m->entry()->FindInstruction("q");
-  const auto& shapes = q->attributes().operand_layout_constraints;
+  const auto& shapes = q->attributes().rare().operand_layout_constraints;
   ASSERT_TRUE(shapes.has_value());
   ASSERT_EQ(shapes->size(), 2u);
   EXPECT_EQ((*shapes)[0].ToString(), "f32[4,4]{0,1}");
   EXPECT_EQ((*shapes)[1].ToString(), "f32[4,4]{1,0}");  // the default filled in
-  const auto& aliases = q->attributes().output_to_operand_aliasing;
+  const auto& aliases = q->attributes().rare().output_to_operand_aliasing;
   ASSERT_TRUE(aliases.has_value());
   ASSERT_EQ(aliases->size(), 2u);
   EXPECT_EQ((*aliases)[0].output_index, std::vector<int64_t>{0});

@@ -298,7 +298,7 @@ absl::StatusOr<Shape> InferDynamicSlice(const HloInstruction& i) {
   absl::Status st = NeedArrays(i);
   if (!st.ok()) return st;
   const Shape& in = i.operand(0)->shape();
-  const auto& sizes = i.attributes().dynamic_slice_sizes;
+  const auto& sizes = i.attributes().rare().dynamic_slice_sizes;
   if (!sizes || static_cast<int>(sizes->size()) != in.rank()) {
     return Bad(absl::StrCat("dynamic-slice needs dynamic_slice_sizes for each of the ",
                             in.rank(), " dims"));
@@ -346,10 +346,10 @@ absl::StatusOr<Shape> InferConvolution(const HloInstruction& i) {
   absl::Status st = NeedOperands(i, 2);
   if (!st.ok()) return st;
   const auto& a = i.attributes();
-  if (!a.dim_labels) return Bad("convolution needs dim_labels");
+  if (!a.rare().dim_labels) return Bad("convolution needs dim_labels");
   const Shape& in = i.operand(0)->shape();
   const Shape& ker = i.operand(1)->shape();
-  const ConvolutionDimLabels& l = *a.dim_labels;
+  const ConvolutionDimLabels& l = *a.rare().dim_labels;
   if (static_cast<int>(l.input.size()) != in.rank() ||
       static_cast<int>(l.kernel.size()) != ker.rank() ||
       l.output.size() != l.input.size()) {
@@ -368,13 +368,13 @@ absl::StatusOr<Shape> InferConvolution(const HloInstruction& i) {
     return Bad("dim_labels need b and f on the input and output, i and o on the kernel");
   }
   std::vector<WindowDimension> window =
-      a.window.value_or(std::vector<WindowDimension>(spatial));
+      a.rare().window.value_or(std::vector<WindowDimension>(spatial));
   if (static_cast<int>(window.size()) != spatial) {
     return Bad(absl::StrCat("the window has ", window.size(), " dims for ", spatial,
                             " spatial dims"));
   }
-  const int64_t groups = a.feature_group_count.value_or(1);
-  const int64_t batch_groups = a.batch_group_count.value_or(1);
+  const int64_t groups = a.rare().feature_group_count.value_or(1);
+  const int64_t batch_groups = a.rare().batch_group_count.value_or(1);
   if (groups < 1 || batch_groups < 1) return Bad("group counts must be positive");
   if (in.dimensions(ifeat) != ker.dimensions(ki) * groups) {
     return Bad(absl::StrCat("the input has ", in.dimensions(ifeat),
@@ -411,7 +411,7 @@ absl::StatusOr<Shape> InferReduceWindow(const HloInstruction& i) {
   const int n = i.operand_count() / 2;
   const Shape& first = i.operand(0)->shape();
   std::vector<WindowDimension> window =
-      i.attributes().window.value_or(std::vector<WindowDimension>(first.rank()));
+      i.attributes().rare().window.value_or(std::vector<WindowDimension>(first.rank()));
   if (static_cast<int>(window.size()) != first.rank()) {
     return Bad(absl::StrCat("the window has ", window.size(), " dims for a rank-",
                             first.rank(), " input"));
@@ -436,8 +436,8 @@ absl::StatusOr<Shape> InferGather(const HloInstruction& i) {
   const std::vector<int64_t> offset_dims = i.DimensionNumbers("offset_dims");
   const std::vector<int64_t> collapsed = i.DimensionNumbers("collapsed_slice_dims");
   const std::vector<int64_t> batching = i.DimensionNumbers("operand_batching_dims");
-  const std::vector<int64_t> sizes = a.slice_sizes.value_or(std::vector<int64_t>{});
-  int64_t index_vector_dim = a.index_vector_dim.value_or(indices.rank());
+  const std::vector<int64_t> sizes = a.rare().slice_sizes.value_or(std::vector<int64_t>{});
+  int64_t index_vector_dim = a.rare().index_vector_dim.value_or(indices.rank());
   if (static_cast<int>(sizes.size()) != in.rank()) {
     return Bad(absl::StrCat("gather needs slice_sizes for each of the ", in.rank(), " dims"));
   }

@@ -217,7 +217,7 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
   //   counts.
   const HloOpcode op = i->opcode();
   const bool delivered = DeliversLayout(op) || op == HloOpcode::kBitcast;
-  const bool constrained = i->attributes().operand_layout_constraints.has_value();
+  const bool constrained = i->attributes().rare().operand_layout_constraints.has_value();
   for (int k = 0; k < leaves; ++k) {
     const Shape& leaf = *c_.slots_[SlotOf(i, k)].shape;
     if (delivered || HasAttributesBeyondTiles(leaf.layout()) ||
@@ -405,7 +405,7 @@ void ConstraintBuilder::AddDot(HloInstruction* dot) {
 // with the target's tiles where the padding rule allows. dim_labels that do
 // not describe the shapes leave the convolution free.
 void ConstraintBuilder::AddConvolution(HloInstruction* conv) {
-  const auto& labels = conv->attributes().dim_labels;
+  const auto& labels = conv->attributes().rare().dim_labels;
   if (!cost_.target().proto().conv_channels_last() || conv->operand_count() != 2 ||
       !labels) {
     return;
@@ -428,7 +428,7 @@ void ConstraintBuilder::AddConvolution(HloInstruction* conv) {
 // operand_layout_constraints: each operand is needed in exactly the written
 // layouts, as XLA's custom calls with constrained layouts.
 absl::Status ConstraintBuilder::AddCustomCall(HloInstruction* call) {
-  const auto& written = call->attributes().operand_layout_constraints;
+  const auto& written = call->attributes().rare().operand_layout_constraints;
   if (!written) return absl::OkStatus();
   std::vector<Shape> shapes = *written;
   auto refuse = [&](const std::string& what) {
