@@ -4,7 +4,10 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -18,6 +21,155 @@ absl::Status Error(absl::string_view message) {
 }
 
 }  // namespace
+
+
+namespace {
+
+// The attributes each opcode takes beyond those every instruction takes, as
+// XLA's parser declares them. Opcodes missing here take any attribute.
+const absl::flat_hash_map<HloOpcode, std::vector<absl::string_view>>& AttributeTable() {
+  using O = HloOpcode;
+  static const auto* table = [] {
+    auto* t = new absl::flat_hash_map<HloOpcode, std::vector<absl::string_view>>();
+    const std::vector<absl::string_view> none;
+    const std::vector<absl::string_view> accuracy = {"result_accuracy"};
+    for (O op : {O::kExp, O::kExpm1, O::kLog, O::kLog1p, O::kLogistic, O::kSqrt, O::kCbrt,
+                 O::kRsqrt, O::kTanh, O::kErf, O::kSin, O::kCos, O::kTan}) {
+      (*t)[op] = accuracy;
+    }
+    for (O op : {O::kAbs, O::kAllGatherDone, O::kAllReduceDone, O::kRoundNearestAfz,
+                 O::kRoundNearestEven, O::kBitcast, O::kCeil, O::kClz,
+                 O::kCollectivePermuteDone, O::kCopy, O::kCopyDone, O::kOptimizationBarrier,
+                 O::kImag, O::kIsFinite, O::kFloor, O::kNot, O::kNegate, O::kPopulationCount,
+                 O::kReal, O::kSign, O::kAdd, O::kDivide, O::kMultiply, O::kSubtract,
+                 O::kAtan2, O::kComplex, O::kMaximum, O::kMinimum, O::kPower, O::kRemainder,
+                 O::kAnd, O::kOr, O::kXor, O::kShiftLeft, O::kShiftRightArithmetic,
+                 O::kShiftRightLogical, O::kStochasticConvert, O::kClamp, O::kSelect,
+                 O::kConvert, O::kBitcastConvert, O::kReplicaId, O::kPartitionId,
+                 O::kDynamicReshape, O::kAfterAll, O::kAddDependency, O::kTuple,
+                 O::kDynamicUpdateSlice, O::kParameter, O::kConstant, O::kAcos, O::kAcosh,
+                 O::kAsin, O::kAsinh, O::kAtan, O::kAtanh, O::kCosh, O::kSinh, O::kMulhi}) {
+      (*t)[op] = none;
+    }
+    (*t)[O::kIota] = {"iota_dimension"};
+    (*t)[O::kTopK] = {"k", "largest"};
+    for (O op : {O::kAllGather, O::kAllGatherStart}) {
+      (*t)[op] = {"replica_groups", "channel_id", "dimensions", "constrain_layout",
+                  "use_global_device_ids"};
+    }
+    for (O op : {O::kAllReduce, O::kAllReduceStart, O::kReduceScatter}) {
+      (*t)[op] = {"to_apply", "replica_groups", "channel_id", "constrain_layout",
+                  "use_global_device_ids", "dimensions"};
+    }
+    (*t)[O::kAllToAll] = {"replica_groups", "channel_id", "dimensions", "constrain_layout"};
+    (*t)[O::kRaggedAllToAll] = {"replica_groups", "channel_id", "dimensions"};
+    (*t)[O::kCollectiveBroadcast] = {"replica_groups", "channel_id"};
+    for (O op : {O::kCollectivePermute, O::kCollectivePermuteStart}) {
+      (*t)[op] = {"source_target_pairs", "channel_id", "slice_sizes"};
+    }
+    for (O op : {O::kAsyncStart, O::kAsyncUpdate, O::kAsyncDone}) {
+      (*t)[op] = {"async_execution_thread", "calls"};
+    }
+    (*t)[O::kCopyStart] = {"cross_program_prefetch_index"};
+    (*t)[O::kReshape] = {"inferred_dimension"};
+    (*t)[O::kSort] = {"dimensions", "is_stable", "to_apply"};
+    (*t)[O::kWhile] = {"condition", "body"};
+    for (O op : {O::kRecv, O::kRecvDone, O::kSend, O::kSendDone}) {
+      (*t)[op] = {"channel_id", "is_host_transfer"};
+    }
+    (*t)[O::kGetTupleElement] = {"index"};
+    (*t)[O::kCall] = {"to_apply", "is_composite"};
+    (*t)[O::kReduceWindow] = {"window", "to_apply"};
+    (*t)[O::kConvolution] = {"window", "dim_labels", "feature_group_count",
+                             "batch_group_count", "operand_precision"};
+    (*t)[O::kFft] = {"fft_type", "fft_length"};
+    (*t)[O::kTriangularSolve] = {"left_side", "lower", "unit_diagonal", "transpose_a"};
+    (*t)[O::kCompare] = {"direction", "type"};
+    (*t)[O::kCholesky] = {"lower"};
+    (*t)[O::kBroadcast] = {"dimensions"};
+    (*t)[O::kConcatenate] = {"dimensions"};
+    (*t)[O::kMap] = {"to_apply", "dimensions"};
+    (*t)[O::kReduce] = {"to_apply", "dimensions"};
+    (*t)[O::kReverse] = {"dimensions"};
+    (*t)[O::kSelectAndScatter] = {"select", "scatter", "window"};
+    (*t)[O::kSlice] = {"slice"};
+    (*t)[O::kDynamicSlice] = {"dynamic_slice_sizes"};
+    (*t)[O::kTranspose] = {"dimensions"};
+    for (O op : {O::kBatchNormTraining, O::kBatchNormInference, O::kBatchNormGrad}) {
+      (*t)[op] = {"epsilon", "feature_index"};
+    }
+    (*t)[O::kPad] = {"padding"};
+    (*t)[O::kFusion] = {"calls", "kind", "output_to_operand_aliasing"};
+    (*t)[O::kInfeed] = {"infeed_config"};
+    (*t)[O::kOutfeed] = {"outfeed_config", "outfeed_shape"};
+    (*t)[O::kRng] = {"distribution"};
+    (*t)[O::kRngGetAndUpdateState] = {"delta"};
+    (*t)[O::kRngBitGenerator] = {"algorithm"};
+    (*t)[O::kReducePrecision] = {"exponent_bits", "mantissa_bits"};
+    (*t)[O::kConditional] = {"true_computation", "false_computation", "branch_computations"};
+    (*t)[O::kCustomCall] = {"custom_call_target", "window", "dim_labels",
+                            "feature_group_count", "batch_group_count",
+                            "operand_layout_constraints", "custom_call_has_side_effect",
+                            "to_apply", "called_computations", "output_to_operand_aliasing",
+                            "padding_type", "literal", "operand_precision", "schedule",
+                            "api_version"};
+    (*t)[O::kDot] = {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
+                     "rhs_batch_dims", "operand_precision", "sparsity", "algorithm"};
+    (*t)[O::kRaggedDot] = {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
+                           "rhs_batch_dims", "lhs_ragged_dims", "rhs_group_dims",
+                           "operand_precision"};
+    (*t)[O::kGather] = {"offset_dims", "collapsed_slice_dims", "start_index_map",
+                        "index_vector_dim", "slice_sizes", "indices_are_sorted",
+                        "operand_batching_dims", "start_indices_batching_dims"};
+    (*t)[O::kScatter] = {"update_window_dims", "inserted_window_dims",
+                         "scatter_dims_to_operand_dims", "index_vector_dim", "to_apply",
+                         "indices_are_sorted", "unique_indices", "input_batching_dims",
+                         "scatter_indices_batching_dims"};
+    (*t)[O::kDomain] = {"domain"};
+    (*t)[O::kGetDimensionSize] = {"dimensions"};
+    (*t)[O::kSetDimensionSize] = {"dimensions"};
+    return t;
+  }();
+  return *table;
+}
+
+constexpr absl::string_view kEveryInstruction[] = {
+    "sharding", "frontend_attributes", "statistics", "parameter_replication",
+    "control-predecessors", "origin", "metadata", "backend_config"};
+
+}  // namespace
+
+absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name) {
+  for (absl::string_view common : kEveryInstruction) {
+    if (name == common) return absl::OkStatus();
+  }
+  const auto& table = AttributeTable();
+  auto it = table.find(opcode);
+  if (it == table.end()) return absl::OkStatus();
+  for (absl::string_view known : it->second) {
+    if (name == known) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown attribute '", name, "' for ", HloOpcodeString(opcode),
+      it->second.empty() ? std::string(" (it takes only the attributes every instruction takes)")
+                         : absl::StrCat(" (it takes ", absl::StrJoin(it->second, ", "),
+                                        ", and those every instruction takes)")));
+}
+
+absl::StatusOr<std::vector<std::string>> ParseNameList(absl::string_view text) {
+  absl::string_view body = absl::StripAsciiWhitespace(text);
+  if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
+    return absl::InvalidArgumentError("needs a list of names like {a, b}");
+  }
+  std::vector<std::string> names;
+  for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
+    part = absl::StripAsciiWhitespace(part);
+    absl::ConsumePrefix(&part, "%");
+    if (part.empty()) return absl::InvalidArgumentError("has an empty name");
+    names.push_back(std::string(part));
+  }
+  return names;
+}
 
 absl::StatusOr<std::vector<WindowDimension>> ParseWindow(absl::string_view text) {
   absl::string_view body = absl::StripAsciiWhitespace(text);
@@ -209,6 +361,27 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     if (n == "feature_group_count") t.mutable_rare().feature_group_count = *v;
     if (n == "batch_group_count") t.mutable_rare().batch_group_count = *v;
     if (n == "index_vector_dim") t.mutable_rare().index_vector_dim = *v;
+    return absl::OkStatus();
+  }
+  if (n == "api_version") {
+    for (absl::string_view v : {"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
+                                "API_VERSION_STATUS_RETURNING_UNIFIED",
+                                "API_VERSION_TYPED_FFI"}) {
+      if (a.value == v) return absl::OkStatus();
+    }
+    return Error(absl::StrCat("api_version '", a.value,
+                              "' is not one of API_VERSION_ORIGINAL, "
+                              "API_VERSION_STATUS_RETURNING, "
+                              "API_VERSION_STATUS_RETURNING_UNIFIED, API_VERSION_TYPED_FFI"));
+  }
+  if (n == "result_accuracy") {
+    absl::string_view v = absl::StripAsciiWhitespace(a.value);
+    bool ok = (absl::StartsWith(v, "{mode=") || absl::StartsWith(v, "{tolerance={")) &&
+              absl::EndsWith(v, "}");
+    if (!ok) {
+      return Error(absl::StrCat("result_accuracy needs {mode=...} or "
+                                "{tolerance={atol=...,rtol=...,ulps=...}}, not '", a.value, "'"));
+    }
     return absl::OkStatus();
   }
   if (n == "window") {

@@ -20,6 +20,17 @@ namespace xla_layout {
 absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attribute,
                                  std::vector<std::string>& callees);
 
+// OK when instructions of `opcode` take an attribute called `name`: those of
+// its opcode in XLA's parser, or one that every instruction takes
+// (metadata, sharding, frontend_attributes, backend_config, statistics,
+// parameter_replication, control-predecessors, origin). Opcodes without a
+// table entry (the newest: scaled-dot, scan, shuffle, collective-reduce)
+// take any name.
+absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name);
+
+// `{a, %b}` as names.
+absl::StatusOr<std::vector<std::string>> ParseNameList(absl::string_view text);
+
 // Attributes whose value names called computations (to_apply, calls, body,
 // condition, branch_computations, ...).
 bool IsCalledComputationAttribute(absl::string_view name);

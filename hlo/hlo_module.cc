@@ -1,6 +1,7 @@
 #include "hlo/hlo_module.h"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 
 #include "absl/container/flat_hash_map.h"
@@ -396,6 +397,29 @@ std::string HloModule::ToString(const PrintOptions& options) const {
   out += "\n";
   for (const auto& c : computations_) absl::StrAppend(&out, "\n", c->ToString(options));
   return out;
+}
+
+void HloModule::UniquifyInstructionNames() {
+  // Views of the names that stay; a repeated name is never inserted, so no
+  // view dangles when it is renamed.
+  absl::flat_hash_set<absl::string_view> taken;
+  std::vector<HloInstruction*> repeated;
+  for (HloComputation* c : computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      if (!taken.insert(i->name()).second) repeated.push_back(i);
+    }
+  }
+  std::deque<std::string> new_names;
+  absl::flat_hash_map<std::string, int64_t> next;  // per base name
+  for (HloInstruction* i : repeated) {
+    int64_t& n = next[i->name()];
+    std::string name;
+    do {
+      name = absl::StrCat(i->name(), ".", ++n);
+    } while (taken.contains(name));
+    taken.insert(new_names.emplace_back(name));
+    i->set_name(std::move(name));
+  }
 }
 
 }  // namespace xla_layout

@@ -319,6 +319,10 @@ class HloModule {
   std::vector<HloAttribute>& mutable_header_attributes() { return header_; }
 
   int64_t instruction_count() const;
+  // Gives every instruction a module-wide unique name: a name an earlier
+  // instruction holds gets the first free `.N` suffix (XLA's name uniquer),
+  // clear of every name in the module.
+  void UniquifyInstructionNames();
   std::string ToString(const PrintOptions& options = {}) const;
 
  private:

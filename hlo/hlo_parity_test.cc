@@ -167,6 +167,63 @@ ENTRY e {
 })");
 }
 
+TEST(ParityTest, AttributesAreTypedPerOpcode) {
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n"
+                     "  ROOT n = f32[2] negate(a), frobnicate={1,2}\n}\n"),
+              HasSubstr("t.hlo:4:30: error: unknown attribute 'frobnicate' for negate (it "
+                        "takes only the attributes every instruction takes)"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  a = f32[2,3] parameter(0)\n"
+                     "  ROOT t = f32[3,2] transpose(a), dimensions={1,0}, slice={[0:1]}\n}\n"),
+              HasSubstr("unknown attribute 'slice' for transpose (it takes dimensions, and "
+                        "those every instruction takes)"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n"
+                     "  ROOT n = f32[2] negate(a), metadata={op_name=\"x\"}, "
+                     "metadata={op_name=\"y\"}\n}\n"),
+              HasSubstr("attribute 'metadata' is given twice"));
+  // Harmless XLA attributes stay verbatim.
+  std::string out = Accept(R"(HloModule m
+ENTRY e {
+  a = f32[2] parameter(0)
+  ROOT n = f32[2] exponential(a), metadata={op_type="Exp" op_name="e"}, frontend_attributes={_xla="1"}, backend_config={"k":1}, sharding={replicated}, result_accuracy={mode=highest}
+})");
+  EXPECT_THAT(out, HasSubstr("metadata={op_type=\"Exp\" op_name=\"e\"}, "
+                             "frontend_attributes={_xla=\"1\"}, backend_config={\"k\":1}, "
+                             "sharding={replicated}, result_accuracy={mode=highest}"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n"
+                     "  ROOT n = f32[2] exponential(a), result_accuracy=high\n}\n"),
+              HasSubstr("result_accuracy needs {mode=...}"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n"
+                     "  ROOT c = f32[2] custom-call(a), custom_call_target=\"f\", "
+                     "api_version=API_VERSION_UNSPECIFIED\n}\n"),
+              HasSubstr("api_version 'API_VERSION_UNSPECIFIED' is not one of"));
+  // control-predecessors name instructions of the same computation.
+  Accept(R"(HloModule m
+ENTRY e {
+  a = f32[2] parameter(0)
+  b = f32[2] negate(a)
+  ROOT c = f32[2] abs(a), control-predecessors={b}
+})");
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e {
+  a = f32[2] parameter(0)
+  ROOT c = f32[2] abs(a), control-predecessors={nope}
+})"),
+              HasSubstr("t.hlo:4:27: error: control-predecessors of 'c' names 'nope', "
+                        "which is not in 'e'"));
+  // Conditional branch lists follow the selector's type.
+  EXPECT_THAT(Refuse(R"(HloModule m
+b0 {
+  p = f32[] parameter(0)
+  ROOT n = f32[] negate(p)
+}
+ENTRY e {
+  i = s32[] parameter(0)
+  a = f32[] parameter(1)
+  ROOT r = f32[] conditional(i, a), true_computation=b0, false_computation=b0
+})"),
+              HasSubstr("conditional needs one operand per branch after the selector"));
+}
+
 TEST(ParityTest, VerifierErrorsArePositioned) {
   const char* text = "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
                      "  y = f32[3] parameter(1)\n  ROOT z = f32[2] add(x, y)\n}\n";

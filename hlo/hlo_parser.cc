@@ -101,9 +101,6 @@ class Parser {
           source_.Diagnostic(source_.LocationOf(offset), "warning", message));
     }
   }
-  // Gives every instruction a module-wide unique name: a name used in an
-  // earlier computation gets the first free `.N` suffix (XLA's uniquer).
-  static void UniquifyNames(HloModule& module);
   absl::Status CheckSignature(const HloComputation& c, size_t at) const;
 
   absl::string_view text_;
@@ -133,6 +130,13 @@ class Parser {
     size_t offset;
   };
   std::vector<PendingSignature> signatures_;
+  // control-predecessors of the current computation, checked once it is read.
+  struct PendingPredecessor {
+    HloInstruction* instruction;
+    std::string name;
+    size_t offset;
+  };
+  std::vector<PendingPredecessor> predecessors_;
   // Infers the shapes left out, checks what waited for them, and the
   // written signatures: once every callee is known.
   absl::Status FinishShapes();
@@ -189,41 +193,9 @@ absl::StatusOr<std::string> Parser::ParseName(absl::string_view what) {
   return std::string(text_.substr(name_start, pos_ - name_start));
 }
 
-// Refuses arrays whose element count or size in bits overflows int64, as the
-// index math does (TiledLayout::Create, which tiled layouts go through).
-absl::Status CheckSizes(const Shape& shape) {
-  if (shape.IsTuple()) {
-    for (const Shape& s : shape.tuple_shapes()) {
-      absl::Status st = CheckSizes(s);
-      if (!st.ok()) return st;
-    }
-    return absl::OkStatus();
-  }
-  if (!shape.IsArray()) return absl::OkStatus();
-  for (int d = 0; d < shape.rank(); ++d) {
-    if (shape.is_unbounded_dynamic_dimension(d)) return absl::OkStatus();
-  }
-  if (shape.has_layout() && !shape.layout().tiles().empty()) {
-    return TiledLayout::Create(shape).status();
-  }
-  absl::StatusOr<int64_t> count = shape.ElementCount();
-  if (!count.ok()) return count.status();
-  // Sized in bits, as the index math sizes buffers.
-  const int64_t element_bits =
-      shape.has_layout() && shape.layout().element_size_in_bits() != 0
-          ? shape.layout().element_size_in_bits()
-          : PrimitiveByteSize(shape.element_type()) * 8;
-  int64_t bits;
-  if (__builtin_mul_overflow(*count, element_bits, &bits)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the byte size of ", shape.ToString(), " overflows int64"));
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<Shape> SetDefaultLayoutsAndCheckSizes(Shape shape) {
   SetDefaultLayouts(shape);
-  absl::Status sized = CheckSizes(shape);
+  absl::Status sized = CheckShapeSizes(shape);
   if (!sized.ok()) return sized;
   return shape;
 }
@@ -233,7 +205,7 @@ absl::StatusOr<Shape> Parser::ParseShapeHere() {
   ShapeParser parser(text_, pos_);
   absl::StatusOr<Shape> shape = parser.ParseShape();
   if (!shape.ok()) return ErrorAt(parser.error_offset(), shape.status().message());
-  absl::Status sized = CheckSizes(*shape);
+  absl::Status sized = CheckShapeSizes(*shape);
   if (!sized.ok()) return ErrorAt(pos_, sized.message());
   pos_ = parser.pos();
   return shape;
@@ -490,6 +462,13 @@ absl::Status Parser::ParseInstruction(
     size_t at = (SkipSpace(), pos_);
     absl::StatusOr<std::string> attr = ParseName("an attribute name");
     if (!attr.ok()) return attr.status();
+    s = CheckAttributeName(raw->opcode(), *attr);
+    if (!s.ok()) return ErrorAt(at, s.message());
+    for (const HloAttribute& seen : raw->raw_attributes()) {
+      if (seen.name == *attr) {
+        return ErrorAt(at, absl::StrCat("attribute '", *attr, "' is given twice"));
+      }
+    }
     s = Expect("=", absl::StrCat("after attribute '", *attr, "'"));
     if (!s.ok()) return s;
     HloAttribute a{*attr, ""};
@@ -505,6 +484,15 @@ absl::Status Parser::ParseInstruction(
       a.value = ScanValue();
       s = SetTypedAttribute(*raw, a, at);
       if (!s.ok()) return s;
+    }
+    if (*attr == "control-predecessors") {
+      absl::StatusOr<std::vector<std::string>> names = ParseNameList(a.value);
+      if (!names.ok()) {
+        return ErrorAt(at, absl::StrCat("control-predecessors ", names.status().message()));
+      }
+      for (std::string& name : *names) {
+        predecessors_.push_back({raw, std::move(name), at});
+      }
     }
     raw->mutable_raw_attributes().push_back(std::move(a));
   }
@@ -650,6 +638,18 @@ absl::Status Parser::ParseComputation(HloModule& module) {
       instrs[k]->AppendOperand(it->second);
     }
   }
+  for (const PendingPredecessor& p : predecessors_) {
+    auto it = by_name.find(p.name);
+    if (it == by_name.end()) {
+      return ErrorAt(p.offset, absl::StrCat("control-predecessors of '",
+                                            p.instruction->name(), "' names '", p.name,
+                                            "', which is not in '", *name, "'"));
+    }
+    if (it->second == p.instruction) {
+      return ErrorAt(p.offset, absl::StrCat("'", p.name, "' is its own control predecessor"));
+    }
+  }
+  predecessors_.clear();
   signatures_.push_back({c, name_at});
   return absl::OkStatus();
 }
@@ -722,7 +722,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
   }
   s = FinishShapes();
   if (!s.ok()) return s;
-  UniquifyNames(*module);
+  module->UniquifyInstructionNames();
   return module;
 }
 
@@ -755,29 +755,6 @@ absl::Status Parser::FinishShapes() {
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
-}
-
-void Parser::UniquifyNames(HloModule& module) {
-  // Views of the names that stay; a repeated name is never inserted, so no
-  // view dangles when it is renamed.
-  absl::flat_hash_set<absl::string_view> taken;
-  std::vector<HloInstruction*> repeated;
-  for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instructions()) {
-      if (!taken.insert(i->name()).second) repeated.push_back(i);
-    }
-  }
-  std::deque<std::string> new_names;
-  absl::flat_hash_map<std::string, int64_t> next;  // per base name
-  for (HloInstruction* i : repeated) {
-    int64_t& n = next[i->name()];
-    std::string name;
-    do {
-      name = absl::StrCat(i->name(), ".", ++n);
-    } while (taken.contains(name));
-    taken.insert(new_names.emplace_back(name));
-    i->set_name(std::move(name));
-  }
 }
 
 }  // namespace

@@ -291,4 +291,34 @@ void TiledLayout::ComputeDigits() {
   digits_ = std::move(digits);
 }
 
+absl::Status CheckShapeSizes(const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) {
+      absl::Status st = CheckShapeSizes(s);
+      if (!st.ok()) return st;
+    }
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray()) return absl::OkStatus();
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (shape.is_unbounded_dynamic_dimension(d)) return absl::OkStatus();
+  }
+  if (shape.has_layout() && !shape.layout().tiles().empty()) {
+    return TiledLayout::Create(shape).status();
+  }
+  absl::StatusOr<int64_t> count = shape.ElementCount();
+  if (!count.ok()) return count.status();
+  // Sized in bits, as the index math sizes buffers.
+  const int64_t element_bits =
+      shape.has_layout() && shape.layout().element_size_in_bits() != 0
+          ? shape.layout().element_size_in_bits()
+          : PrimitiveByteSize(shape.element_type()) * 8;
+  int64_t bits;
+  if (MulOverflows(*count, element_bits, &bits)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the byte size of ", shape.ToString(), " overflows int64"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace xla_layout

@@ -112,6 +112,12 @@ class TiledLayout {
   std::optional<std::vector<Digit>> digits_;
 };
 
+// OK when the index math can size every array in `shape` (tuples
+// recursively): element counts and sizes in bits fit int64, tiled and
+// padded sizes too. Arrays with an unbounded dim have no size and pass.
+// Cheap for untiled arrays: nothing is built.
+absl::Status CheckShapeSizes(const Shape& shape);
+
 }  // namespace xla_layout
 
 #endif  // XLA_LAYOUT_TILED_LAYOUT_H_
