@@ -219,6 +219,7 @@ std::unique_ptr<HloComputation> HloComputation::Clone(
     copy->parameter_number_ = i->parameter_number_;
     copy->layout_written_ = i->layout_written_;
     copy->literal_ = i->literal_;
+    copy->literal_value_ = i->literal_value_;
     copy->attributes_ = i->attributes_;
     copy->raw_ = i->raw_;
     copy->location_ = i->location_;

@@ -28,6 +28,7 @@
 namespace xla_layout {
 
 class HloComputation;
+class HloLiteral;
 class HloModule;
 
 // convolution's dim_labels=b01f_01io->b01f, split into its three parts.
@@ -120,9 +121,14 @@ class HloInstruction {
   // parameter(N).
   int64_t parameter_number() const { return parameter_number_; }
   void set_parameter_number(int64_t n) { parameter_number_ = n; }
-  // The literal of a constant, as written between its parentheses.
+  // The literal of a constant, as written between its parentheses (it
+  // prints back so), and its value, parsed against the constant's shape.
   const std::string& literal() const { return literal_; }
   void set_literal(std::string text) { literal_ = std::move(text); }
+  const HloLiteral* literal_value() const { return literal_value_.get(); }
+  void set_literal_value(std::shared_ptr<const HloLiteral> value) {
+    literal_value_ = std::move(value);
+  }
 
   // Typed attributes; std::nullopt when absent.
   struct Attributes {
@@ -208,6 +214,7 @@ class HloInstruction {
   bool layout_written_ = false;
   SourceLocation location_;
   std::string literal_;
+  std::shared_ptr<const HloLiteral> literal_value_;  // immutable, shared by clones
   Attributes attributes_;
   std::vector<HloAttribute> raw_;
 };

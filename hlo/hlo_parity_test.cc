@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo/hlo_literal.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_test_util.h"
 #include "hlo/hlo_verifier.h"
@@ -222,6 +223,32 @@ ENTRY e {
   ROOT r = f32[] conditional(i, a), true_computation=b0, false_computation=b0
 })"),
               HasSubstr("conditional needs one operand per branch after the selector"));
+}
+
+TEST(ParityTest, ConstantsAreParsed) {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(R"(HloModule m
+ENTRY e {
+  a = f32[2,2] constant({ { 1, 2 }, { 3, 4 } })
+  b = bf16[] constant(-0.5)
+  c = pred[3] constant({true, false, true})
+  ROOT t = (f32[2,2], bf16[], pred[3]) tuple(a, b, c)
+})", "t.hlo");
+  ASSERT_TRUE(m.ok()) << m.status();
+  const HloLiteral* a = (*m)->entry()->FindInstruction("a")->literal_value();
+  ASSERT_NE(a, nullptr);
+  EXPECT_THAT(a->floats(), ::testing::ElementsAre(1, 2, 3, 4));
+  EXPECT_THAT((*m)->entry()->FindInstruction("c")->literal_value()->ints(),
+              ::testing::ElementsAre(1, 0, 1));
+  // The text prints back as written.
+  EXPECT_THAT((*m)->ToString(), HasSubstr("constant({ { 1, 2 }, { 3, 4 } })"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT c = f16[] constant(-65520)\n}\n"),
+              HasSubstr("t.hlo:3:27: error: in the literal of f16[]: value -65520 is out of "
+                        "range for f16 (largest finite: 65504)"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT c = f32[3] constant({1,2})\n}\n"),
+              HasSubstr("t.hlo:3:32: error: in the literal of f32[3]{0}: dim 0 needs 3 "
+                        "entries, the literal has 2"));
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(nan(0x800000))\n}\n"),
+              HasSubstr("NaN payload 0x800000 does not fit the 23 mantissa bits of f32"));
 }
 
 TEST(ParityTest, VerifierErrorsArePositioned) {

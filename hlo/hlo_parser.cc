@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hlo/hlo_attributes.h"
+#include "hlo/hlo_literal.h"
 #include "hlo/shape_inference.h"
 #include "hlo/source_text.h"
 #include "xla_layout/tiled_layout.h"
@@ -321,8 +322,21 @@ absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction&
                                     std::vector<std::vector<PendingOperand>>& pending) {
   absl::Status s;
   if (instr.opcode() == HloOpcode::kConstant) {
+    const size_t literal_at = pos_;
     absl::StatusOr<std::string> literal = ScanBalanced('(', ')');
     if (!literal.ok()) return literal.status();
+    // A constant's shape is always written; one left out fails inference.
+    if (instr.shape().element_type() != PRIMITIVE_TYPE_INVALID) {
+      size_t error_offset = 0;
+      absl::StatusOr<HloLiteral> value =
+          HloLiteral::Parse(*literal, instr.shape(), &error_offset);
+      if (!value.ok()) {
+        return ErrorAt(literal_at + error_offset,
+                       absl::StrCat("in the literal of ", instr.shape().ToString(), ": ",
+                                    value.status().message()));
+      }
+      instr.set_literal_value(std::make_shared<const HloLiteral>(*std::move(value)));
+    }
     instr.set_literal(std::string(absl::StripAsciiWhitespace(*literal)));
     return absl::OkStatus();
   }
