@@ -242,59 +242,143 @@ bool IsCalledComputationAttribute(absl::string_view name) {
 }
 
 // `{ {1}: (0, {}), ... }`: output shape index -> (operand, its shape index).
-absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
-    absl::string_view text) {
-  size_t pos = 0;
-  auto skip = [&] {
-    while (pos < text.size() && absl::ascii_isspace(text[pos])) ++pos;
-  };
-  auto consume = [&](char c) {
-    skip();
-    if (pos < text.size() && text[pos] == c) {
-      ++pos;
+namespace {
+
+// A cursor over a small bracketed value: `{...}`, `(...)`, integers, words.
+class Cursor {
+ public:
+  explicit Cursor(absl::string_view text) : text_(text) {}
+  void Skip() {
+    while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
+  }
+  bool Consume(char c) {
+    Skip();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
       return true;
     }
     return false;
-  };
-  auto error = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected ", what, " at offset ", pos, " of '", text,
-                     "' (the form is {{output index}: (operand, {operand index}), ...})"));
-  };
-  auto integer = [&](int64_t& out) {
-    skip();
-    size_t start = pos;
-    while (pos < text.size() && absl::ascii_isdigit(text[pos])) ++pos;
-    return pos > start && absl::SimpleAtoi(text.substr(start, pos - start), &out);
-  };
-  auto index = [&](std::vector<int64_t>& out) {
-    if (!consume('{')) return false;
-    if (consume('}')) return true;
+  }
+  bool Integer(int64_t& out) {
+    Skip();
+    size_t start = pos_;
+    while (pos_ < text_.size() && absl::ascii_isdigit(text_[pos_])) ++pos_;
+    return pos_ > start && absl::SimpleAtoi(text_.substr(start, pos_ - start), &out);
+  }
+  // `{}` or `{1,2}`.
+  bool Index(std::vector<int64_t>& out) {
+    if (!Consume('{')) return false;
+    if (Consume('}')) return true;
     do {
       int64_t k;
-      if (!integer(k)) return false;
+      if (!Integer(k)) return false;
       out.push_back(k);
-    } while (consume(','));
-    return consume('}');
-  };
-  std::vector<OutputOperandAlias> aliases;
-  if (!consume('{')) return error("'{'");
-  if (consume('}')) return aliases;
+    } while (Consume(','));
+    return Consume('}');
+  }
+  absl::string_view Word() {
+    Skip();
+    size_t start = pos_;
+    while (pos_ < text_.size() && (absl::ascii_isalnum(text_[pos_]) || text_[pos_] == '-')) ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  bool AtEnd() {
+    Skip();
+    return pos_ == text_.size();
+  }
+  absl::Status Error(absl::string_view what, absl::string_view form) const {
+    return absl::InvalidArgumentError(absl::StrCat("expected ", what, " at offset ", pos_,
+                                                   " of '", text_, "' (the form is ", form,
+                                                   ")"));
+  }
+
+ private:
+  absl::string_view text_;
+  size_t pos_ = 0;
+};
+
+// `{ item, item, ... }`, each read by `item`.
+template <typename T, typename ReadItem>
+absl::StatusOr<std::vector<T>> ParseBracedList(absl::string_view text, absl::string_view form,
+                                               ReadItem item) {
+  Cursor c(text);
+  std::vector<T> out;
+  if (!c.Consume('{')) return c.Error("'{'", form);
+  if (c.Consume('}')) return out;
   do {
-    OutputOperandAlias alias;
-    if (!index(alias.output_index)) return error("an output shape index like {0}");
-    if (!consume(':')) return error("':'");
-    if (!consume('(')) return error("'('");
-    if (!integer(alias.operand)) return error("an operand number");
-    if (!consume(',')) return error("','");
-    if (!index(alias.operand_index)) return error("an operand shape index like {}");
-    if (!consume(')')) return error("')'");
-    aliases.push_back(std::move(alias));
-  } while (consume(','));
-  if (!consume('}')) return error("',' or '}'");
-  skip();
-  if (pos != text.size()) return error("the end");
-  return aliases;
+    T value;
+    absl::Status s = item(c, value);
+    if (!s.ok()) return s;
+    out.push_back(std::move(value));
+  } while (c.Consume(','));
+  if (!c.Consume('}')) return c.Error("',' or '}'", form);
+  if (!c.AtEnd()) return c.Error("the end", form);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
+    absl::string_view text) {
+  constexpr absl::string_view kForm = "{{output index}: (operand, {operand index}), ...}";
+  return ParseBracedList<OutputOperandAlias>(
+      text, kForm, [&](Cursor& c, OutputOperandAlias& alias) -> absl::Status {
+        if (!c.Index(alias.output_index)) return c.Error("an output shape index like {0}", kForm);
+        if (!c.Consume(':')) return c.Error("':'", kForm);
+        if (!c.Consume('(')) return c.Error("'('", kForm);
+        if (!c.Integer(alias.operand)) return c.Error("an operand number", kForm);
+        if (!c.Consume(',')) return c.Error("','", kForm);
+        if (!c.Index(alias.operand_index)) return c.Error("an operand shape index like {}", kForm);
+        if (!c.Consume(')')) return c.Error("')'", kForm);
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::vector<InputOutputAlias>> ParseInputOutputAlias(absl::string_view text) {
+  constexpr absl::string_view kForm =
+      "{ {output index}: (parameter, {parameter index}, may-alias|must-alias), ... }";
+  return ParseBracedList<InputOutputAlias>(
+      text, kForm, [&](Cursor& c, InputOutputAlias& alias) -> absl::Status {
+        if (!c.Index(alias.output_index)) return c.Error("an output shape index like {0}", kForm);
+        if (!c.Consume(':')) return c.Error("':'", kForm);
+        if (!c.Consume('(')) return c.Error("'('", kForm);
+        if (!c.Integer(alias.parameter)) return c.Error("a parameter number", kForm);
+        if (!c.Consume(',')) return c.Error("','", kForm);
+        if (!c.Index(alias.parameter_index)) return c.Error("a parameter shape index", kForm);
+        if (c.Consume(',')) {
+          absl::string_view kind = c.Word();
+          if (kind != "may-alias" && kind != "must-alias") {
+            return c.Error("may-alias or must-alias", kForm);
+          }
+          alias.must_alias = kind == "must-alias";
+        }
+        if (!c.Consume(')')) return c.Error("')'", kForm);
+        return absl::OkStatus();
+      });
+}
+
+absl::StatusOr<std::vector<BufferDonor>> ParseBufferDonor(absl::string_view text) {
+  constexpr absl::string_view kForm = "{ (parameter, {parameter index}), ... }";
+  return ParseBracedList<BufferDonor>(
+      text, kForm, [&](Cursor& c, BufferDonor& donor) -> absl::Status {
+        if (!c.Consume('(')) return c.Error("'('", kForm);
+        if (!c.Integer(donor.parameter)) return c.Error("a parameter number", kForm);
+        if (!c.Consume(',')) return c.Error("','", kForm);
+        if (!c.Index(donor.parameter_index)) return c.Error("a parameter shape index", kForm);
+        if (!c.Consume(')')) return c.Error("')'", kForm);
+        return absl::OkStatus();
+      });
+}
+
+const Shape* ShapeAtIndex(const Shape& shape, absl::Span<const int64_t> index) {
+  const Shape* s = &shape;
+  for (int64_t k : index) {
+    if (!s->IsTuple() || k < 0 || k >= static_cast<int64_t>(s->tuple_shapes().size())) {
+      return nullptr;
+    }
+    s = &s->tuple_shapes()[k];
+  }
+  return s;
 }
 
 absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,

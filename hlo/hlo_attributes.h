@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "hlo/hlo_module.h"
 
 namespace xla_layout {
@@ -43,6 +44,15 @@ absl::StatusOr<std::vector<WindowDimension>> ParseWindow(absl::string_view text)
 // `{ {1}: (0, {}), ... }`: output shape index -> (operand, its shape index).
 absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
     absl::string_view text);
+
+// The module header's `input_output_alias={ {0}: (1, {}, may-alias), ... }`
+// (the kind is optional; may-alias by default) and
+// `buffer_donor={ (0, {}), ... }`.
+absl::StatusOr<std::vector<InputOutputAlias>> ParseInputOutputAlias(absl::string_view text);
+absl::StatusOr<std::vector<BufferDonor>> ParseBufferDonor(absl::string_view text);
+
+// The subshape of `shape` at tuple index `index`, or null when there is none.
+const Shape* ShapeAtIndex(const Shape& shape, absl::Span<const int64_t> index);
 
 }  // namespace xla_layout
 

@@ -289,6 +289,23 @@ class HloComputation {
   std::string execution_thread_;
 };
 
+// One entry of the module's input_output_alias={ {0}: (1, {}, may-alias) }:
+// the result at `output_index` may (or must) share the buffer of parameter
+// `parameter` at `parameter_index`.
+struct InputOutputAlias {
+  std::vector<int64_t> output_index;
+  int64_t parameter = 0;
+  std::vector<int64_t> parameter_index;
+  bool must_alias = false;
+};
+
+// One entry of the module's buffer_donor={ (0, {}) }: a parameter buffer the
+// program may reuse for any output.
+struct BufferDonor {
+  int64_t parameter = 0;
+  std::vector<int64_t> parameter_index;
+};
+
 // The layouts of the entry computation's parameters and result.
 struct ComputationLayout {
   std::vector<Shape> parameters;
@@ -321,6 +338,12 @@ class HloModule {
   void set_entry_computation_layout(std::optional<ComputationLayout> l) {
     entry_layout_ = std::move(l);
   }
+  // From the header's input_output_alias and buffer_donor (which also stay
+  // in header_attributes(), verbatim).
+  const std::vector<InputOutputAlias>& input_output_aliases() const { return aliases_; }
+  void set_input_output_aliases(std::vector<InputOutputAlias> a) { aliases_ = std::move(a); }
+  const std::vector<BufferDonor>& buffer_donors() const { return donors_; }
+  void set_buffer_donors(std::vector<BufferDonor> d) { donors_ = std::move(d); }
   // Other header attributes (replica_count=..., ...), verbatim and in order.
   const std::vector<HloAttribute>& header_attributes() const { return header_; }
   std::vector<HloAttribute>& mutable_header_attributes() { return header_; }
@@ -338,6 +361,8 @@ class HloModule {
   HloComputation* entry_ = nullptr;
   std::optional<ComputationLayout> entry_layout_;
   std::vector<HloAttribute> header_;
+  std::vector<InputOutputAlias> aliases_;
+  std::vector<BufferDonor> donors_;
   std::string source_name_;
 };
 

@@ -251,6 +251,45 @@ ENTRY e {
               HasSubstr("NaN payload 0x800000 does not fit the 23 mantissa bits of f32"));
 }
 
+TEST(ParityTest, InputOutputAliasAndBufferDonorAreChecked) {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(R"(HloModule m, input_output_alias={ {0}: (1, {}, must-alias), {1}: (0, {1}) }, buffer_donor={ (0, {0}) }
+ENTRY e {
+  p0 = (f32[2], s32[3]) parameter(0)
+  p1 = f32[4] parameter(1)
+  a = s32[3] get-tuple-element(p0), index=1
+  ROOT t = (f32[4], s32[3]) tuple(p1, a)
+})", "t.hlo");
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ((*m)->input_output_aliases().size(), 2u);
+  EXPECT_TRUE((*m)->input_output_aliases()[0].must_alias);
+  EXPECT_EQ((*m)->input_output_aliases()[1].parameter_index, std::vector<int64_t>{1});
+  ASSERT_EQ((*m)->buffer_donors().size(), 1u);
+  EXPECT_TRUE(VerifyModule(**m).ok());
+  // The header prints back as written.
+  EXPECT_THAT((*m)->ToString(), HasSubstr("buffer_donor={ (0, {0}) }"));
+  const char* module = R"(HloModule m, %s
+ENTRY e {
+  p0 = f32[2] parameter(0)
+  p1 = f32[4] parameter(1)
+  ROOT t = (f32[4], f32[2]) tuple(p1, p0)
+})";
+  EXPECT_THAT(Refuse(absl::StrFormat(module, "input_output_alias={ {0}: (2, {}) }")),
+              HasSubstr("t.hlo:1:14: error: input_output_alias names parameter 2; the entry "
+                        "has 2"));
+  EXPECT_THAT(Refuse(absl::StrFormat(module, "input_output_alias={ {0}: (0, {}) }")),
+              HasSubstr("input_output_alias makes output {0} (f32[4]{0}) share parameter 0 {} "
+                        "(f32[2]{0})"));
+  EXPECT_THAT(Refuse(absl::StrFormat(module, "input_output_alias={ {5}: (0, {}) }")),
+              HasSubstr("input_output_alias names output {5} of the result"));
+  EXPECT_THAT(Refuse(absl::StrFormat(module, "input_output_alias={ {0}: (1, {0}) }")),
+              HasSubstr("names index {0} of parameter 1, which is f32[4]{0}"));
+  EXPECT_THAT(Refuse(absl::StrFormat(module, "buffer_donor={ (0, {}), (0, {}) }")),
+              HasSubstr("buffer_donor names parameter 0 {}, which is already aliased or "
+                        "donated"));
+  EXPECT_THAT(Refuse(absl::StrFormat(module, "input_output_alias={ {0}: (1, {}, maybe) }")),
+              HasSubstr("input_output_alias: expected may-alias or must-alias"));
+}
+
 TEST(ParityTest, VerifierErrorsArePositioned) {
   const char* text = "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
                      "  y = f32[3] parameter(1)\n  ROOT z = f32[2] add(x, y)\n}\n";

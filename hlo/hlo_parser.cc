@@ -7,12 +7,15 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "hlo/hlo_attributes.h"
 #include "hlo/hlo_literal.h"
+#include "hlo/hlo_verifier.h"
 #include "hlo/shape_inference.h"
 #include "hlo/source_text.h"
 #include "xla_layout/tiled_layout.h"
@@ -102,7 +105,7 @@ class Parser {
           source_.Diagnostic(source_.LocationOf(offset), "warning", message));
     }
   }
-  absl::Status CheckSignature(const HloComputation& c, size_t at) const;
+  size_t aliasing_at_ = 0, donors_at_ = 0;
 
   absl::string_view text_;
   SourceText source_;
@@ -301,10 +304,27 @@ absl::Status Parser::ParseHeader(HloModule& module) {
           ComputationLayout{params->tuple_shapes(), *result});
       continue;
     }
-    module.mutable_header_attributes().push_back({*name, ScanValue()});
+    std::string value = ScanValue();
+    if (*name == "input_output_alias") {
+      absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAlias(value);
+      if (!aliases.ok()) {
+        return ErrorAt(at, absl::StrCat("input_output_alias: ", aliases.status().message()));
+      }
+      module.set_input_output_aliases(*std::move(aliases));
+      aliasing_at_ = at;
+    } else if (*name == "buffer_donor") {
+      absl::StatusOr<std::vector<BufferDonor>> donors = ParseBufferDonor(value);
+      if (!donors.ok()) {
+        return ErrorAt(at, absl::StrCat("buffer_donor: ", donors.status().message()));
+      }
+      module.set_buffer_donors(*std::move(donors));
+      donors_at_ = at;
+    }
+    module.mutable_header_attributes().push_back({*name, std::move(value)});
   }
   return absl::OkStatus();
 }
+
 
 absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
                                        const HloAttribute& a, size_t offset) {
@@ -668,37 +688,6 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   return absl::OkStatus();
 }
 
-// A written `(a: s32[7]) -> pred[]` must be what the parameters and the root
-// are (layouts aside: a pass may change those).
-absl::Status Parser::CheckSignature(const HloComputation& c, size_t at) const {
-  if (!c.has_signature()) return absl::OkStatus();
-  const HloComputation::Signature& sig = *c.signature();
-  const Shape::Equal same = Shape::Equal().IgnoreLayout();
-  std::vector<HloInstruction*> params = c.parameters();
-  auto refuse = [&](const std::string& what) {
-    return ErrorAt(at, absl::StrCat("the signature of computation '", c.name(),
-                                    "' does not match its body: ", what));
-  };
-  if (sig.parameters.size() != params.size()) {
-    return refuse(absl::StrCat("it lists ", sig.parameters.size(),
-                               " parameters, the body has ", params.size()));
-  }
-  for (size_t k = 0; k < params.size(); ++k) {
-    if (params[k] == nullptr) continue;  // the verifier names the gap
-    if (!same(sig.parameters[k].second, params[k]->shape())) {
-      return refuse(absl::StrCat("parameter ", k, " is written ",
-                                 sig.parameters[k].second.ToString(), ", but '",
-                                 params[k]->name(), "' is ",
-                                 params[k]->shape().ToString()));
-    }
-  }
-  if (!same(sig.result, c.root()->shape())) {
-    return refuse(absl::StrCat("the result is written ", sig.result.ToString(),
-                               ", but the root '", c.root()->name(), "' is ",
-                               c.root()->shape().ToString()));
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
   // Without an `HloModule` line the text is a list of computations, and the
@@ -736,6 +725,11 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
   }
   s = FinishShapes();
   if (!s.ok()) return s;
+  s = VerifyAliasing(*module);
+  if (!s.ok()) {
+    return ErrorAt(absl::StartsWith(s.message(), "buffer_donor") ? donors_at_ : aliasing_at_,
+                   s.message());
+  }
   module->UniquifyInstructionNames();
   return module;
 }
@@ -765,8 +759,8 @@ absl::Status Parser::FinishShapes() {
     }
   }
   for (const PendingSignature& p : signatures_) {
-    absl::Status s = CheckSignature(*p.computation, p.offset);
-    if (!s.ok()) return s;
+    absl::Status s = VerifySignature(*p.computation);
+    if (!s.ok()) return ErrorAt(p.offset, s.message());
   }
   return absl::OkStatus();
 }

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/hlo_attributes.h"
 #include "hlo/shape_inference.h"
 
 namespace xla_layout {
@@ -405,6 +406,10 @@ absl::Status VerifyModule(const HloModule& module,
       if (!s.ok()) return s;
     }
   }
+  absl::Status aliasing = VerifyAliasing(module);
+  if (!aliasing.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("verifier: ", aliasing.message()));
+  }
   if (const auto& layout = module.entry_computation_layout()) {
     std::vector<HloInstruction*> params = module.entry()->parameters();
     if (layout->parameters.size() != params.size()) {
@@ -421,6 +426,107 @@ absl::Status VerifyModule(const HloModule& module,
     if (!Shape::Equal().IgnoreLayout()(layout->result, module.entry()->root()->shape())) {
       return Fail(ctx, *module.entry(), module.entry()->root(), absl::StrCat(
           "entry_computation_layout gives the result ", layout->result.ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+absl::Status Invalid(const std::string& message) {
+  return absl::InvalidArgumentError(message);
+}
+}  // namespace
+
+// A written `(a: s32[7]) -> pred[]` must be what the parameters and the root
+// are (layouts aside: a pass may change those).
+absl::Status VerifySignature(const HloComputation& c) {
+  if (!c.has_signature()) return absl::OkStatus();
+  const HloComputation::Signature& sig = *c.signature();
+  const Shape::Equal same = Shape::Equal().IgnoreLayout();
+  std::vector<HloInstruction*> params = c.parameters();
+  auto refuse = [&](const std::string& what) {
+    return Invalid(absl::StrCat("the signature of computation '", c.name(),
+                                    "' does not match its body: ", what));
+  };
+  if (sig.parameters.size() != params.size()) {
+    return refuse(absl::StrCat("it lists ", sig.parameters.size(),
+                               " parameters, the body has ", params.size()));
+  }
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (params[k] == nullptr) continue;  // the verifier names the gap
+    if (!same(sig.parameters[k].second, params[k]->shape())) {
+      return refuse(absl::StrCat("parameter ", k, " is written ",
+                                 sig.parameters[k].second.ToString(), ", but '",
+                                 params[k]->name(), "' is ",
+                                 params[k]->shape().ToString()));
+    }
+  }
+  if (!same(sig.result, c.root()->shape())) {
+    return refuse(absl::StrCat("the result is written ", sig.result.ToString(),
+                               ", but the root '", c.root()->name(), "' is ",
+                               c.root()->shape().ToString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VerifyAliasing(const HloModule& module) {
+  std::vector<HloInstruction*> params = module.entry()->parameters();
+  const Shape& result = module.entry()->root()->shape();
+  // The parameter buffer at (number, index), or an error naming `what`.
+  auto parameter_buffer = [&](int64_t n, const std::vector<int64_t>& index,
+                              absl::string_view what) -> absl::StatusOr<const Shape*> {
+    if (n < 0 || n >= static_cast<int64_t>(params.size()) || params[n] == nullptr) {
+      return Invalid(absl::StrCat(what, " names parameter ", n, "; the entry has ",
+                                      params.size()));
+    }
+    const Shape* s = ShapeAtIndex(params[n]->shape(), index);
+    if (s == nullptr) {
+      return Invalid(absl::StrCat(what, " names index {", absl::StrJoin(index, ","),
+                                      "} of parameter ", n, ", which is ",
+                                      params[n]->shape().ToString()));
+    }
+    return s;
+  };
+  absl::flat_hash_set<std::string> outputs, buffers;
+  for (const InputOutputAlias& a : module.input_output_aliases()) {
+    absl::StatusOr<const Shape*> in =
+        parameter_buffer(a.parameter, a.parameter_index, "input_output_alias");
+    if (!in.ok()) return in.status();
+    const Shape* out = ShapeAtIndex(result, a.output_index);
+    if (out == nullptr) {
+      return Invalid(absl::StrCat("input_output_alias names output {",
+                                                absl::StrJoin(a.output_index, ","),
+                                                "} of the result ", result.ToString()));
+    }
+    if (!Shape::Equal().IgnoreLayout()(**in, *out)) {
+      return Invalid(absl::StrCat(
+          "input_output_alias makes output {", absl::StrJoin(a.output_index, ","), "} (",
+          out->ToString(), ") share parameter ", a.parameter, " {",
+          absl::StrJoin(a.parameter_index, ","), "} (", (*in)->ToString(), ")"));
+    }
+    if (!outputs.insert(absl::StrJoin(a.output_index, ",")).second) {
+      return Invalid(absl::StrCat("input_output_alias names output {",
+                                                absl::StrJoin(a.output_index, ","),
+                                                "} twice"));
+    }
+    if (!buffers.insert(absl::StrCat(a.parameter, ":", absl::StrJoin(a.parameter_index, ",")))
+             .second) {
+      return Invalid(absl::StrCat("input_output_alias gives parameter ",
+                                                a.parameter, " {",
+                                                absl::StrJoin(a.parameter_index, ","),
+                                                "} to two outputs"));
+    }
+  }
+  absl::flat_hash_set<std::string> donated;
+  for (const BufferDonor& d : module.buffer_donors()) {
+    absl::StatusOr<const Shape*> in =
+        parameter_buffer(d.parameter, d.parameter_index, "buffer_donor");
+    if (!in.ok()) return in.status();
+    std::string key = absl::StrCat(d.parameter, ":", absl::StrJoin(d.parameter_index, ","));
+    if (buffers.contains(key) || !donated.insert(key).second) {
+      return Invalid(absl::StrCat("buffer_donor names parameter ", d.parameter, " {",
+                                              absl::StrJoin(d.parameter_index, ","),
+                                              "}, which is already aliased or donated"));
     }
   }
   return absl::OkStatus();

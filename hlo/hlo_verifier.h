@@ -41,6 +41,16 @@ struct VerifierOptions {
 absl::Status VerifyModule(const HloModule& module,
                           const VerifierOptions& options = {});
 
+// A signature written in the text (`(a: s32[7]) -> pred[]`) is what the
+// parameters and the root are, layouts aside. The parser calls it and
+// places the error at the computation.
+absl::Status VerifySignature(const HloComputation& computation);
+
+// The module's input_output_alias and buffer_donor name entry parameters and
+// outputs that exist, alias buffers of equal shapes, and use each output
+// and each parameter buffer once (a donated buffer is not also aliased).
+absl::Status VerifyAliasing(const HloModule& module);
+
 }  // namespace xla_layout
 
 #endif  // HLO_HLO_VERIFIER_H_
