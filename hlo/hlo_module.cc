@@ -105,6 +105,8 @@ std::string HloInstruction::ToString(const PrintOptions& options) const {
   } else {
     for (int i = 0; i < operand_count(); ++i) {
       if (i > 0) out += ", ";
+      // As XLA prints operands: every fifth one with its index.
+      if (i > 0 && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
       absl::StrAppend(&out, PrintShape(operands_[i]->shape(), options), " %",
                       operands_[i]->name());
     }
@@ -138,10 +140,13 @@ std::string HloInstruction::ToString(const PrintOptions& options) const {
       }
       absl::StrAppend(&out, "{", absl::StrJoin(parts, ", "), "}");
     } else if (n == "padding" && a.padding) {
+      // XLA writes the interior part of every dim once any dim has one.
+      bool interior = false;
+      for (const auto& p : *a.padding) interior |= p[2] != 0;
       std::vector<std::string> parts;
       for (const auto& p : *a.padding) {
-        parts.push_back(p[2] == 0 ? absl::StrCat(p[0], "_", p[1])
-                                  : absl::StrCat(p[0], "_", p[1], "_", p[2]));
+        parts.push_back(interior ? absl::StrCat(p[0], "_", p[1], "_", p[2])
+                                 : absl::StrCat(p[0], "_", p[1]));
       }
       out += absl::StrJoin(parts, "x");
     } else if (n == "direction" && a.direction) {
@@ -388,8 +393,10 @@ std::string HloModule::ToString(const PrintOptions& options) const {
     for (const Shape& s : entry_layout_->parameters) {
       params.push_back(PrintShape(s, options));
     }
+    // XLA joins the parameters without spaces (and without index comments,
+    // which only tuple shapes carry).
     absl::StrAppend(&out, ", entry_computation_layout={(",
-                    absl::StrJoin(params, ", "), ")->",
+                    absl::StrJoin(params, ","), ")->",
                     PrintShape(entry_layout_->result, options), "}");
   }
   for (const HloAttribute& a : header_) {

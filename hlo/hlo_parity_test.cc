@@ -127,21 +127,21 @@ TEST(ParityTest, NestedInlineOperands) {
 ENTRY e {
   ROOT r = f32[4] add(f32[4] parameter(0), f32[4] multiply(f32[4] parameter(1), f32[4] parameter(2)))
 })");
-  EXPECT_THAT(out, HasSubstr("%parameter = f32[4]{0} parameter(0)"));
-  EXPECT_THAT(out, HasSubstr("%parameter.1 = f32[4]{0} parameter(1)"));
-  EXPECT_THAT(out, HasSubstr("%parameter.2 = f32[4]{0} parameter(2)"));
-  EXPECT_THAT(out, HasSubstr("%multiply = f32[4]{0} multiply(f32[4]{0} %parameter.1, "
-                             "f32[4]{0} %parameter.2)"));
-  EXPECT_THAT(out, HasSubstr("ROOT %r = f32[4]{0} add(f32[4]{0} %parameter, f32[4]{0} "
-                             "%multiply)"));
+  EXPECT_THAT(out, HasSubstr("%parameter.anon = f32[4]{0} parameter(0)"));
+  EXPECT_THAT(out, HasSubstr("%parameter.anon.1 = f32[4]{0} parameter(1)"));
+  EXPECT_THAT(out, HasSubstr("%parameter.anon.2 = f32[4]{0} parameter(2)"));
+  EXPECT_THAT(out, HasSubstr("%multiply.anon = f32[4]{0} multiply(f32[4]{0} "
+                             "%parameter.anon.1, f32[4]{0} %parameter.anon.2)"));
+  EXPECT_THAT(out, HasSubstr("ROOT %r = f32[4]{0} add(f32[4]{0} %parameter.anon, "
+                             "f32[4]{0} %multiply.anon)"));
   // Shapes of inline operands may be left out where XLA infers them, and a
   // generated name steps around the names the text writes.
   out = Accept(R"(HloModule m
 ENTRY e {
-  negate = f32[2] parameter(0)
-  ROOT r = f32[2] add(negate(negate), negate)
+  negate.anon = f32[2] parameter(0)
+  ROOT r = f32[2] add(negate(negate.anon), negate.anon)
 })");
-  EXPECT_THAT(out, HasSubstr("%negate.1 = f32[2]{0} negate(f32[2]{0} %negate)"));
+  EXPECT_THAT(out, HasSubstr("%negate.anon.1 = f32[2]{0} negate(f32[2]{0} %negate.anon)"));
   EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT r = f32[2] add(f32[2] frob(), f32[2] "
                      "parameter(0))\n}\n"),
               HasSubstr("t.hlo:3:30: error: unknown opcode 'frob' in an inline operand"));

@@ -624,10 +624,10 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   std::vector<HloInstruction*> instrs = c->instructions();
   if (instrs.empty()) return ErrorAt(start, absl::StrCat("computation '", *name, "' is empty"));
   if (c->root() == nullptr) c->set_root(instrs.back());  // XLA's rule
-  // Inline operands are named after their opcode, clear of every name the
-  // computation writes (the module-wide uniquer runs later).
+  // Inline operands are named `<opcode>.anon` as XLA names them, clear of
+  // every name the computation writes (the module-wide uniquer runs later).
   for (HloInstruction* i : nested_) {
-    std::string base(HloOpcodeString(i->opcode()));
+    std::string base = absl::StrCat(HloOpcodeString(i->opcode()), ".anon");
     std::string name = base;
     for (int64_t n = 1; names_.contains(name); ++n) name = absl::StrCat(base, ".", n);
     names_.insert(name);

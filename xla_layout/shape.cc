@@ -180,6 +180,8 @@ void Shape::Print(std::string* out, const PrintOptions& options) const {
     *out += '(';
     for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
       if (i > 0) *out += ", ";
+      // XLA marks every fifth element of a long tuple with its index.
+      if (i > 0 && i % 5 == 0) absl::StrAppend(out, "/*index=", i, "*/");
       tuple_shapes_[i].Print(out, options);
     }
     *out += ')';
