@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_join.h"
 #include "tools/cli_util.h"
 
 namespace xla_layout::cli {
@@ -129,8 +131,83 @@ std::string JsonIntList(absl::Span<const int64_t> v) {
 
 }  // namespace
 
+namespace {
+
+// The leaves of a tuple with their indices, in order.
+void CollectLeaves(const Shape& shape, std::vector<int64_t>& index,
+                   std::vector<std::pair<std::vector<int64_t>, const Shape*>>& out) {
+  if (!shape.IsTuple()) {
+    out.push_back({index, &shape});
+    return;
+  }
+  for (size_t k = 0; k < shape.tuple_shapes().size(); ++k) {
+    index.push_back(static_cast<int64_t>(k));
+    CollectLeaves(shape.tuple_shapes()[k], index, out);
+    index.pop_back();
+  }
+}
+
+absl::StatusOr<std::string> TupleReport(const Shape& shape, const ShapeReportOptions& options) {
+  if (options.grid) return absl::InvalidArgumentError("--grid draws one array, not a tuple");
+  std::vector<std::pair<std::vector<int64_t>, const Shape*>> leaves;
+  std::vector<int64_t> index;
+  CollectLeaves(shape, index, leaves);
+  Shape laid_out = shape;
+  SetDefaultLayouts(laid_out);
+  std::string canonical = PrintShape(laid_out, options.print);
+  std::vector<std::string> parts;
+  for (const auto& [leaf_index, leaf] : leaves) {
+    absl::StatusOr<std::string> r = ShapeReport(*leaf, options);
+    if (!r.ok()) {
+      return absl::Status(r.status().code(),
+                          absl::StrCat("leaf {", absl::StrJoin(leaf_index, ","), "}: ",
+                                       r.status().message()));
+    }
+    if (options.json) {
+      std::string body(absl::StripSuffix(*r, "}\n"));
+      parts.push_back(absl::StrCat("{\"index\":", JsonIntList(leaf_index), ",",
+                                   absl::StripPrefix(body, "{"), "}"));
+    } else {
+      parts.push_back(absl::StrCat("leaf {", absl::StrJoin(leaf_index, ","), "}: ", *r));
+    }
+  }
+  if (options.json) {
+    return absl::StrCat("{\"canonical\":", JsonString(canonical), ",\"leaves\":[",
+                        absl::StrJoin(parts, ","), "]}\n");
+  }
+  return absl::StrCat(canonical, "\n", "tuple of ", shape.tuple_shapes().size(),
+                      " elements, ", leaves.size(), " leaves\n\n",
+                      absl::StrJoin(parts, "\n"));
+}
+
+// A shape with unbounded dims ('?') has a layout but no size.
+absl::StatusOr<std::string> UnboundedReport(const Shape& shape, const std::vector<int64_t>& dims,
+                                            const ShapeReportOptions& options) {
+  if (options.grid) {
+    return absl::InvalidArgumentError("--grid needs a size; an unbounded dim has none");
+  }
+  Shape laid_out = shape;
+  SetDefaultLayouts(laid_out);
+  std::string canonical = PrintShape(laid_out, options.print);
+  if (options.json) {
+    return absl::StrCat("{\"canonical\":", JsonString(canonical),
+                        ",\"size_known\":false,\"unbounded_dims\":", JsonIntList(dims), "}\n");
+  }
+  return absl::StrCat(canonical, "\n", "size:            unknown: dim",
+                      dims.size() > 1 ? "s " : " ", absl::StrJoin(dims, ","),
+                      dims.size() > 1 ? " are" : " is", " unbounded ('?')\n");
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> ShapeReport(const Shape& shape,
                                         const ShapeReportOptions& options) {
+  if (shape.IsTuple()) return TupleReport(shape, options);
+  std::vector<int64_t> unbounded;
+  for (int d = 0; shape.IsArray() && d < shape.rank(); ++d) {
+    if (shape.is_unbounded_dynamic_dimension(d)) unbounded.push_back(d);
+  }
+  if (!unbounded.empty()) return UnboundedReport(shape, unbounded, options);
   absl::StatusOr<TiledLayout> t = TiledLayout::Create(shape);
   if (!t.ok()) return t.status();
   std::string canonical = PrintShape(t->shape(), options.print);
