@@ -356,6 +356,16 @@ HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c,
   return raw;
 }
 
+HloComputation* HloModule::AddComputationBefore(std::unique_ptr<HloComputation> c,
+                                                const HloComputation* before) {
+  c->parent_ = this;
+  HloComputation* raw = c.get();
+  auto pos = std::find_if(computations_.begin(), computations_.end(),
+                          [before](const auto& x) { return x.get() == before; });
+  computations_.insert(pos, std::move(c));
+  return raw;
+}
+
 HloComputation* HloModule::FindComputation(absl::string_view name) const {
   for (const auto& c : computations_) {
     if (c->name() == name) return c.get();

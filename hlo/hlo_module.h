@@ -328,6 +328,9 @@ class HloModule {
   // Adds at the end, or just after `after` (a clone beside its original).
   HloComputation* AddComputation(std::unique_ptr<HloComputation> c,
                                  const HloComputation* after = nullptr);
+  // Adds just before `before` (a callee ahead of its caller).
+  HloComputation* AddComputationBefore(std::unique_ptr<HloComputation> c,
+                                       const HloComputation* before);
   HloComputation* FindComputation(absl::string_view name) const;
   // Callees before callers, the entry last.
   std::vector<HloComputation*> MakeComputationPostOrder() const;

@@ -290,6 +290,58 @@ ENTRY e {
               HasSubstr("input_output_alias: expected may-alias or must-alias"));
 }
 
+TEST(ParityTest, AsyncShorthandWrapsTheOp) {
+  std::string out = Accept(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  s = ((f32[4], f32[4]), f32[4]) add-start(a, b)
+  u = ((f32[4], f32[4]), f32[4]) add-update(s)
+  ROOT d = f32[4] add-done(u)
+})");
+  EXPECT_THAT(out, HasSubstr("%async_wrapped (async_param: f32[4]{0}, async_param.1: "
+                             "f32[4]{0}) -> f32[4]{0} {"));
+  EXPECT_THAT(out, HasSubstr("ROOT %async_op = f32[4]{0} add(f32[4]{0} %async_param, "
+                             "f32[4]{0} %async_param.1)"));
+  EXPECT_THAT(out, HasSubstr("%s = ((f32[4]{0}, f32[4]{0}), f32[4]{0}) async-start(f32[4]{0} "
+                             "%a, f32[4]{0} %b), calls=%async_wrapped"));
+  EXPECT_THAT(out, HasSubstr("ROOT %d = f32[4]{0} async-done(((f32[4]{0}, f32[4]{0}), "
+                             "f32[4]{0}) %u)"));
+  // A custom call keeps its attributes, on the wrapped op.
+  out = Accept(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) custom-call-start(a), custom_call_target="foo", async_execution_thread="host"
+  ROOT d = f32[4] custom-call-done(s)
+})");
+  EXPECT_THAT(out, HasSubstr("ROOT %async_op = f32[4]{0} custom-call(f32[4]{0} "
+                             "%async_param), custom_call_target=\"foo\""));
+  EXPECT_THAT(out, HasSubstr("calls=%async_wrapped, async_execution_thread=\"host\""));
+  // A done must continue a start of the same op, and the state has its form.
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = ((f32[4], f32[4]), f32[4]) add-start(a, a)
+  ROOT d = f32[4] multiply-done(s)
+})"),
+              HasSubstr("t.hlo:5:19: error: async-done of multiply needs one operand: the "
+                        "multiply-start or -update it continues"));
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = f32[4] add-start(a, a)
+  ROOT d = f32[4] add-done(s)
+})"),
+              HasSubstr("add-start needs the shape ((operands...), results, context...)"));
+  EXPECT_THAT(Refuse(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = ((f32[4], f32[4]), f32[4]) add-start(a, a)
+  ROOT d = f32[2] add-done(s)
+})"),
+              HasSubstr("is written f32[2]{0} but its operands make it f32[4]"));
+}
+
 TEST(ParityTest, VerifierErrorsArePositioned) {
   const char* text = "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n"
                      "  y = f32[3] parameter(1)\n  ROOT z = f32[2] add(x, y)\n}\n";

@@ -1,4 +1,5 @@
 #include "hlo/hlo_parser.h"
+#include "hlo/hlo_parser_internal.h"
 
 #include <deque>
 #include <optional>
@@ -23,7 +24,7 @@
 #include "xla_layout/shape_text.h"
 
 namespace xla_layout {
-namespace {
+namespace hlo_parser_internal {
 
 // True when every non-scalar array in `shape` has a layout and there is one.
 bool AllLayoutsWritten(const Shape& shape) {
@@ -43,110 +44,6 @@ bool AllLayoutsWritten(const Shape& shape) {
 bool IsNameChar(char c) {
   return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
 }
-
-class Parser {
- public:
-  Parser(absl::string_view text, absl::string_view filename,
-         std::vector<std::string>* warnings)
-      : text_(text), source_(text, filename), warnings_(warnings) {}
-
-  absl::StatusOr<std::unique_ptr<HloModule>> Parse();
-
- private:
-  // Operands are resolved after their computation is read. Written shapes
-  // are rare and large, so they live in written_shapes_ (index or -1).
-  struct PendingOperand {
-    std::string name;
-    int written_shape;
-    size_t offset;
-    HloInstruction* nested = nullptr;  // an operand written inline
-  };
-  struct PendingCall {
-    HloInstruction* instruction;
-    std::string attribute;
-    std::string name;
-    size_t offset;
-  };
-
-  absl::Status ErrorAt(size_t offset, absl::string_view message) const;
-  void SkipSpace();
-  bool Consume(absl::string_view s);
-  bool AtEnd() { return SkipSpace(), pos_ >= text_.size(); }
-  char Peek() { return SkipSpace(), pos_ < text_.size() ? text_[pos_] : '\0'; }
-  absl::Status Expect(absl::string_view s, absl::string_view context);
-  absl::StatusOr<std::string> ParseName(absl::string_view what);
-  // Consumes `word` when it stands alone (not the start of a longer name).
-  bool ConsumeKeyword(absl::string_view word);
-  absl::StatusOr<Shape> ParseShapeHere();
-  // `{shape, shape, ...}` at the cursor, default layouts filled in.
-  absl::StatusOr<std::vector<Shape>> ParseShapeList();
-  std::string ScanValue();
-  absl::StatusOr<std::string> ScanBalanced(char open, char close);
-
-  absl::Status ParseHeader(HloModule& module);
-  absl::Status ParseComputation(HloModule& module);
-  // The parenthesized part after an opcode: a literal, a parameter number,
-  // or operands (by name, or written inline).
-  absl::Status ParseArguments(HloComputation& computation, HloInstruction& instr,
-                              std::vector<PendingOperand>& operands,
-                              std::vector<std::vector<PendingOperand>>& pending);
-  absl::StatusOr<HloInstruction*> ParseNested(
-      HloComputation& computation, std::optional<Shape> shape, HloOpcode opcode,
-      size_t at, std::vector<std::vector<PendingOperand>>& pending);
-  absl::Status ParseInstruction(HloComputation& computation,
-                                std::vector<std::vector<PendingOperand>>& ops,
-                                bool& saw_root);
-  absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
-                                 size_t offset);
-
-  void Warn(size_t offset, absl::string_view message) {
-    if (warnings_ != nullptr) {
-      warnings_->push_back(
-          source_.Diagnostic(source_.LocationOf(offset), "warning", message));
-    }
-  }
-  size_t aliasing_at_ = 0, donors_at_ = 0;
-
-  absl::string_view text_;
-  SourceText source_;
-  std::vector<std::string>* warnings_;
-  bool header_ = false;
-  // Inline operands of the current computation, named once it is read.
-  std::vector<HloInstruction*> nested_;
-  static constexpr int kMaxNesting = 256;
-  int nesting_ = 0;
-  size_t pos_ = 0;
-  std::vector<PendingCall> calls_;
-  struct PendingShape {
-    HloInstruction* instruction;
-    size_t offset;
-  };
-  std::vector<PendingShape> inferred_;  // instructions written without shape
-  // A written operand shape whose definition had none yet.
-  struct DeferredOperand {
-    HloInstruction* definition;
-    Shape written;
-    size_t offset;
-  };
-  std::vector<DeferredOperand> deferred_operands_;
-  struct PendingSignature {
-    HloComputation* computation;
-    size_t offset;
-  };
-  std::vector<PendingSignature> signatures_;
-  // control-predecessors of the current computation, checked once it is read.
-  struct PendingPredecessor {
-    HloInstruction* instruction;
-    std::string name;
-    size_t offset;
-  };
-  std::vector<PendingPredecessor> predecessors_;
-  // Infers the shapes left out, checks what waited for them, and the
-  // written signatures: once every callee is known.
-  absl::Status FinishShapes();
-  absl::flat_hash_set<std::string> names_;  // of the current computation
-  std::vector<Shape> written_shapes_;
-};
 
 absl::Status Parser::ErrorAt(size_t offset, absl::string_view message) const {
   return absl::InvalidArgumentError(
@@ -471,6 +368,23 @@ absl::Status Parser::ParseInstruction(
   absl::string_view op_text = text_.substr(op_at, pos_ - op_at);
   if (op_text.empty()) return ErrorAt(op_at, "expected an opcode");
   absl::StatusOr<HloOpcode> opcode = StringToHloOpcode(op_text);
+  // XLA's async shorthand: `add-start`, `add-update`, `add-done` wrap `add`.
+  std::optional<HloOpcode> wrapped;
+  if (!opcode.ok()) {
+    const std::pair<absl::string_view, HloOpcode> kAsync[] = {
+        {"-start", HloOpcode::kAsyncStart},
+        {"-update", HloOpcode::kAsyncUpdate},
+        {"-done", HloOpcode::kAsyncDone}};
+    for (const auto& [suffix, async_op] : kAsync) {
+      if (!absl::EndsWith(op_text, suffix)) continue;
+      absl::StatusOr<HloOpcode> base =
+          StringToHloOpcode(op_text.substr(0, op_text.size() - suffix.size()));
+      if (base.ok()) {
+        opcode = async_op;
+        wrapped = *base;
+      }
+    }
+  }
   if (!opcode.ok()) return ErrorAt(op_at, opcode.status().message());
   const bool written = !inferred && AllLayoutsWritten(*shape);
   if (!inferred) SetDefaultLayouts(*shape);
@@ -484,6 +398,7 @@ absl::Status Parser::ParseInstruction(
   if (!s.ok()) return s;
   HloInstruction* raw = computation.AddInstruction(std::move(instr));
   if (inferred) inferred_.push_back({raw, shape_at});
+  if (wrapped) async_.push_back({raw, *wrapped, op_at});
   while (true) {
     // Attributes continue the line: `, name=value`.
     size_t save = pos_;
@@ -496,7 +411,10 @@ absl::Status Parser::ParseInstruction(
     size_t at = (SkipSpace(), pos_);
     absl::StatusOr<std::string> attr = ParseName("an attribute name");
     if (!attr.ok()) return attr.status();
-    s = CheckAttributeName(raw->opcode(), *attr);
+    // The attributes of an async shorthand belong to the wrapped op.
+    s = wrapped && *attr != "async_execution_thread"
+            ? CheckAttributeName(*wrapped, *attr)
+            : CheckAttributeName(raw->opcode(), *attr);
     if (!s.ok()) return ErrorAt(at, s.message());
     for (const HloAttribute& seen : raw->raw_attributes()) {
       if (seen.name == *attr) {
@@ -714,6 +632,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
   }
   if (module->entry() == nullptr) module->set_entry(module->computations().back());
   if (!header) module->set_name(absl::StrCat("module_", module->entry()->name()));
+  s = WrapAsyncOps(*module);
+  if (!s.ok()) return s;
   for (const PendingCall& call : calls_) {
     HloComputation* callee = module->FindComputation(call.name);
     if (callee == nullptr) {
@@ -733,44 +653,12 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
   module->UniquifyInstructionNames();
   return module;
 }
-
-absl::Status Parser::FinishShapes() {
-  // In text order: operands come first in practice; one still without a
-  // shape is an error that says so.
-  for (const PendingShape& p : inferred_) {
-    HloInstruction* i = p.instruction;
-    absl::StatusOr<Shape> shape = InferShape(*i);
-    if (shape.ok()) shape = SetDefaultLayoutsAndCheckSizes(*std::move(shape));
-    if (!shape.ok()) {
-      return ErrorAt(p.offset, absl::StrCat(
-          "the shape of '", i->name(), "' (", HloOpcodeString(i->opcode()),
-          ") cannot be inferred",
-          absl::IsNotFound(shape.status()) ? std::string()
-                                           : absl::StrCat(": ", shape.status().message()),
-          "; write it before the opcode"));
-    }
-    *i->mutable_shape() = *std::move(shape);
-  }
-  for (const DeferredOperand& d : deferred_operands_) {
-    if (!Shape::Equal().IgnoreLayout()(d.written, d.definition->shape())) {
-      return ErrorAt(d.offset, absl::StrCat(
-          "operand '", d.definition->name(), "' is written as ", d.written.ToString(),
-          " but its shape is ", d.definition->shape().ToString()));
-    }
-  }
-  for (const PendingSignature& p : signatures_) {
-    absl::Status s = VerifySignature(*p.computation);
-    if (!s.ok()) return ErrorAt(p.offset, s.message());
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
+}  // namespace hlo_parser_internal
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
     absl::string_view text, absl::string_view filename,
     std::vector<std::string>* warnings) {
-  Parser parser(text, filename, warnings);
+  hlo_parser_internal::Parser parser(text, filename, warnings);
   return parser.Parse();
 }
 

@@ -182,6 +182,17 @@ absl::Status VerifyCallees(const Context& ctx, const HloComputation& c,
       if (!st.ok()) return st;
       return returns(called[0].computation, i.shape());
     }
+    case HloOpcode::kAsyncStart: {
+      HloComputation* callee = i.called_computation("calls");
+      if (callee == nullptr) return fail("async-start calls nothing (calls=)");
+      const Shape& state = i.shape();
+      if (!state.IsTuple() || state.tuple_shapes().size() < 2) {
+        return fail("async-start needs the shape ((operands...), results, context...)");
+      }
+      absl::Status st = takes(callee, operand_shapes(0, i.operand_count()));
+      if (!st.ok()) return st;
+      return returns(callee, state.tuple_shapes()[1]);
+    }
     case HloOpcode::kWhile: {
       HloComputation* body = i.called_computation("body");
       HloComputation* cond = i.called_computation("condition");

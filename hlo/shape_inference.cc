@@ -544,6 +544,17 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
       if (results.empty()) return Bad("sort needs an operand");
       return results.size() == 1 ? results[0] : Shape::MakeTuple(results);
     }
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone: {
+      // ((operands...), results, context...): update passes it on, done
+      // returns the results.
+      const Shape& state = i.operand_count() == 1 ? i.operand(0)->shape() : Shape();
+      if (!state.IsTuple() || state.tuple_shapes().size() < 2) {
+        return Bad(absl::StrCat(HloOpcodeString(op), " needs the async state "
+                                "((operands...), results, context...) as its operand"));
+      }
+      return NoLayout(op == HloOpcode::kAsyncDone ? state.tuple_shapes()[1] : state);
+    }
     case HloOpcode::kAfterAll:
       return Shape::MakeToken();
     case HloOpcode::kReplicaId:

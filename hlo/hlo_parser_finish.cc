@@ -1,0 +1,111 @@
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "hlo/hlo_parser_internal.h"
+#include "hlo/hlo_verifier.h"
+#include "hlo/shape_inference.h"
+
+namespace xla_layout::hlo_parser_internal {
+
+// As XLA's parser: an `op-start` gets a computation `async_wrapped` whose
+// parameters take its operands and whose root is the op, with the op's
+// attributes; `op-update` and `op-done` must follow a start of the same op.
+absl::Status Parser::WrapAsyncOps(HloModule& module) {
+  absl::flat_hash_map<const HloInstruction*, HloOpcode> wrapped_by;
+  absl::flat_hash_set<std::string> names;
+  for (HloComputation* c : module.computations()) names.insert(c->name());
+  for (const PendingAsync& p : async_) {
+    HloInstruction* i = p.instruction;
+    wrapped_by[i] = p.wrapped;
+    const std::string op = std::string(HloOpcodeString(p.wrapped));
+    if (i->opcode() != HloOpcode::kAsyncStart) {
+      const HloInstruction* prev = i->operand_count() == 1 ? i->operand(0) : nullptr;
+      auto it = prev != nullptr ? wrapped_by.find(prev) : wrapped_by.end();
+      if (it == wrapped_by.end() || it->second != p.wrapped) {
+        return ErrorAt(p.offset, absl::StrCat(HloOpcodeString(i->opcode()), " of ", op,
+                                              " needs one operand: the ", op,
+                                              "-start or -update it continues"));
+      }
+      continue;
+    }
+    const Shape& shape = i->shape();
+    if (!shape.IsTuple() || shape.tuple_shapes().size() < 2 ||
+        !shape.tuple_shapes()[0].IsTuple()) {
+      return ErrorAt(p.offset, absl::StrCat(op, "-start needs the shape ((operands...), "
+                                            "results, context...), not ", shape.ToString()));
+    }
+    std::string name = "async_wrapped";
+    for (int64_t n = 1; names.contains(name); ++n) name = absl::StrCat("async_wrapped.", n);
+    names.insert(name);
+    auto c = std::make_unique<HloComputation>(name);
+    c->set_location(i->location());
+    std::vector<HloInstruction*> params;
+    for (int k = 0; k < i->operand_count(); ++k) {
+      auto param = std::make_unique<HloInstruction>("async_param", HloOpcode::kParameter,
+                                                    i->operand(k)->shape());
+      param->set_parameter_number(k);
+      param->set_layout_written(i->operand(k)->layout_written());
+      param->set_location(i->location());
+      params.push_back(c->AddInstruction(std::move(param)));
+    }
+    auto root = std::make_unique<HloInstruction>("async_op", p.wrapped, shape.tuple_shapes()[1]);
+    root->set_location(i->location());
+    root->set_layout_written(i->layout_written());
+    for (HloInstruction* param : params) root->AppendOperand(param);
+    // The op's own attributes go with it; the start keeps its thread.
+    root->mutable_attributes() = std::move(i->mutable_attributes());
+    i->mutable_attributes() = HloInstruction::Attributes();
+    std::vector<HloAttribute> kept;
+    for (HloAttribute& a : i->mutable_raw_attributes()) {
+      (a.name == "async_execution_thread" ? kept : root->mutable_raw_attributes())
+          .push_back(std::move(a));
+    }
+    for (PendingCall& call : calls_) {
+      if (call.instruction == i) call.instruction = root.get();
+    }
+    c->set_root(c->AddInstruction(std::move(root)));
+    HloComputation* added = module.AddComputationBefore(std::move(c), i->parent());
+    i->AddCalledComputation("calls", added);
+    kept.insert(kept.begin(), HloAttribute{"calls", name});
+    i->mutable_raw_attributes() = std::move(kept);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::FinishShapes() {
+  // In text order: operands come first in practice; one still without a
+  // shape is an error that says so.
+  for (const PendingShape& p : inferred_) {
+    HloInstruction* i = p.instruction;
+    absl::StatusOr<Shape> shape = InferShape(*i);
+    if (shape.ok()) shape = SetDefaultLayoutsAndCheckSizes(*std::move(shape));
+    if (!shape.ok()) {
+      return ErrorAt(p.offset, absl::StrCat(
+          "the shape of '", i->name(), "' (", HloOpcodeString(i->opcode()),
+          ") cannot be inferred",
+          absl::IsNotFound(shape.status()) ? std::string()
+                                           : absl::StrCat(": ", shape.status().message()),
+          "; write it before the opcode"));
+    }
+    *i->mutable_shape() = *std::move(shape);
+  }
+  for (const DeferredOperand& d : deferred_operands_) {
+    if (!Shape::Equal().IgnoreLayout()(d.written, d.definition->shape())) {
+      return ErrorAt(d.offset, absl::StrCat(
+          "operand '", d.definition->name(), "' is written as ", d.written.ToString(),
+          " but its shape is ", d.definition->shape().ToString()));
+    }
+  }
+  for (const PendingSignature& p : signatures_) {
+    absl::Status s = VerifySignature(*p.computation);
+    if (!s.ok()) return ErrorAt(p.offset, s.message());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace xla_layout::hlo_parser_internal

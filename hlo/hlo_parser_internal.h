@@ -1,0 +1,142 @@
+// The HLO text parser's class, shared by its two files: hlo_parser.cc reads
+// the grammar (header, computations, instructions, attributes);
+// hlo_parser_finish.cc completes the module once it is read (async
+// wrapping, shapes left out, checks that wait for them). Not a public API:
+// use ParseHloModule (hlo_parser.h).
+#ifndef HLO_HLO_PARSER_INTERNAL_H_
+#define HLO_HLO_PARSER_INTERNAL_H_
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hlo/hlo_module.h"
+#include "hlo/source_text.h"
+
+namespace xla_layout::hlo_parser_internal {
+
+// `shape` with default layouts where none is written, if the index math can
+// size it.
+absl::StatusOr<Shape> SetDefaultLayoutsAndCheckSizes(Shape shape);
+
+class Parser {
+ public:
+  Parser(absl::string_view text, absl::string_view filename,
+         std::vector<std::string>* warnings)
+      : text_(text), source_(text, filename), warnings_(warnings) {}
+
+  absl::StatusOr<std::unique_ptr<HloModule>> Parse();
+
+ private:
+  // Operands are resolved after their computation is read. Written shapes
+  // are rare and large, so they live in written_shapes_ (index or -1).
+  struct PendingOperand {
+    std::string name;
+    int written_shape;
+    size_t offset;
+    HloInstruction* nested = nullptr;  // an operand written inline
+  };
+  struct PendingCall {
+    HloInstruction* instruction;
+    std::string attribute;
+    std::string name;
+    size_t offset;
+  };
+
+  absl::Status ErrorAt(size_t offset, absl::string_view message) const;
+  void SkipSpace();
+  bool Consume(absl::string_view s);
+  bool AtEnd() { return SkipSpace(), pos_ >= text_.size(); }
+  char Peek() { return SkipSpace(), pos_ < text_.size() ? text_[pos_] : '\0'; }
+  absl::Status Expect(absl::string_view s, absl::string_view context);
+  absl::StatusOr<std::string> ParseName(absl::string_view what);
+  // Consumes `word` when it stands alone (not the start of a longer name).
+  bool ConsumeKeyword(absl::string_view word);
+  absl::StatusOr<Shape> ParseShapeHere();
+  // `{shape, shape, ...}` at the cursor, default layouts filled in.
+  absl::StatusOr<std::vector<Shape>> ParseShapeList();
+  std::string ScanValue();
+  absl::StatusOr<std::string> ScanBalanced(char open, char close);
+
+  absl::Status ParseHeader(HloModule& module);
+  absl::Status ParseComputation(HloModule& module);
+  // The parenthesized part after an opcode: a literal, a parameter number,
+  // or operands (by name, or written inline).
+  absl::Status ParseArguments(HloComputation& computation, HloInstruction& instr,
+                              std::vector<PendingOperand>& operands,
+                              std::vector<std::vector<PendingOperand>>& pending);
+  absl::StatusOr<HloInstruction*> ParseNested(
+      HloComputation& computation, std::optional<Shape> shape, HloOpcode opcode,
+      size_t at, std::vector<std::vector<PendingOperand>>& pending);
+  absl::Status ParseInstruction(HloComputation& computation,
+                                std::vector<std::vector<PendingOperand>>& ops,
+                                bool& saw_root);
+  absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
+                                 size_t offset);
+
+  void Warn(size_t offset, absl::string_view message) {
+    if (warnings_ != nullptr) {
+      warnings_->push_back(
+          source_.Diagnostic(source_.LocationOf(offset), "warning", message));
+    }
+  }
+  size_t aliasing_at_ = 0, donors_at_ = 0;
+
+  absl::string_view text_;
+  SourceText source_;
+  std::vector<std::string>* warnings_;
+  bool header_ = false;
+  // Inline operands of the current computation, named once it is read.
+  std::vector<HloInstruction*> nested_;
+  static constexpr int kMaxNesting = 256;
+  int nesting_ = 0;
+  size_t pos_ = 0;
+  std::vector<PendingCall> calls_;
+  struct PendingShape {
+    HloInstruction* instruction;
+    size_t offset;
+  };
+  std::vector<PendingShape> inferred_;  // instructions written without shape
+  // A written operand shape whose definition had none yet.
+  struct DeferredOperand {
+    HloInstruction* definition;
+    Shape written;
+    size_t offset;
+  };
+  std::vector<DeferredOperand> deferred_operands_;
+  struct PendingSignature {
+    HloComputation* computation;
+    size_t offset;
+  };
+  std::vector<PendingSignature> signatures_;
+  // Async shorthand instructions; the starts get their wrapped computation
+  // once the module is read.
+  struct PendingAsync {
+    HloInstruction* instruction;
+    HloOpcode wrapped;
+    size_t offset;
+  };
+  std::vector<PendingAsync> async_;
+  absl::Status WrapAsyncOps(HloModule& module);
+  // control-predecessors of the current computation, checked once it is read.
+  struct PendingPredecessor {
+    HloInstruction* instruction;
+    std::string name;
+    size_t offset;
+  };
+  std::vector<PendingPredecessor> predecessors_;
+  // Infers the shapes left out, checks what waited for them, and the
+  // written signatures: once every callee is known.
+  absl::Status FinishShapes();
+  absl::flat_hash_set<std::string> names_;  // of the current computation
+  std::vector<Shape> written_shapes_;
+};
+
+}  // namespace xla_layout::hlo_parser_internal
+
+#endif  // HLO_HLO_PARSER_INTERNAL_H_
