@@ -346,24 +346,25 @@ std::vector<HloComputation*> HloModule::computations() const {
   return out;
 }
 
-HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c,
-                                          const HloComputation* after) {
+HloComputation* HloModule::InsertComputation(
+    std::unique_ptr<HloComputation> c, const HloComputation* anchor, bool after) {
   c->parent_ = this;
   HloComputation* raw = c.get();
   auto pos = std::find_if(computations_.begin(), computations_.end(),
-                          [after](const auto& x) { return x.get() == after; });
-  computations_.insert(pos == computations_.end() ? pos : pos + 1, std::move(c));
+                          [anchor](const auto& x) { return x.get() == anchor; });
+  if (after && pos != computations_.end()) ++pos;
+  computations_.insert(pos, std::move(c));
   return raw;
+}
+
+HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c,
+                                          const HloComputation* after) {
+  return InsertComputation(std::move(c), after, /*after=*/true);
 }
 
 HloComputation* HloModule::AddComputationBefore(std::unique_ptr<HloComputation> c,
                                                 const HloComputation* before) {
-  c->parent_ = this;
-  HloComputation* raw = c.get();
-  auto pos = std::find_if(computations_.begin(), computations_.end(),
-                          [before](const auto& x) { return x.get() == before; });
-  computations_.insert(pos, std::move(c));
-  return raw;
+  return InsertComputation(std::move(c), before, /*after=*/false);
 }
 
 HloComputation* HloModule::FindComputation(absl::string_view name) const {

@@ -359,6 +359,10 @@ class HloModule {
   std::string ToString(const PrintOptions& options = {}) const;
 
  private:
+  // Before or after `anchor`; at the end when `anchor` is not in the module.
+  HloComputation* InsertComputation(std::unique_ptr<HloComputation> c,
+                                    const HloComputation* anchor, bool after);
+
   std::string name_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
   HloComputation* entry_ = nullptr;
