@@ -52,6 +52,10 @@ absl::Status Parser::WrapAsyncOps(HloModule& module) {
       param->set_layout_written(i->operand(k)->layout_written());
       param->set_location(i->location());
       params.push_back(c->AddInstruction(std::move(param)));
+      // An operand whose shape is left out has it only after inference.
+      if (i->operand(k)->shape().element_type() == PRIMITIVE_TYPE_INVALID) {
+        async_params_.push_back({params.back(), i->operand(k)});
+      }
     }
     auto root = std::make_unique<HloInstruction>("async_op", p.wrapped, shape.tuple_shapes()[1]);
     root->set_location(i->location());
@@ -93,6 +97,9 @@ absl::Status Parser::FinishShapes() {
           "; write it before the opcode"));
     }
     *i->mutable_shape() = *std::move(shape);
+  }
+  for (const auto& [param, operand] : async_params_) {
+    *param->mutable_shape() = operand->shape();
   }
   for (const DeferredOperand& d : deferred_operands_) {
     if (!Shape::Equal().IgnoreLayout()(d.written, d.definition->shape())) {

@@ -122,6 +122,8 @@ class Parser {
     size_t offset;
   };
   std::vector<PendingAsync> async_;
+  // Wrapped-computation parameters whose operand's shape is inferred.
+  std::vector<std::pair<HloInstruction*, const HloInstruction*>> async_params_;
   absl::Status WrapAsyncOps(HloModule& module);
   // control-predecessors of the current computation, checked once it is read.
   struct PendingPredecessor {

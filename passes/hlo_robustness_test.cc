@@ -37,6 +37,28 @@ ENTRY %main (p: f32[4,8], i: s32[]) -> (f32[8,4], s32[]) {
 }
 )";
 
+// The forms the parity issue added: no header line, inline operands, async
+// shorthand, shapes left out, literals of several kinds, aliasing, threads.
+constexpr char kSeedNewForms[] = R"(host {
+  a = f32[] parameter(0)
+  ROOT n = negate(a)
+}, execution_thread="host"
+
+ENTRY e {
+  p = f32[4,8] parameter(0)
+  q = f32[8,2] parameter(1)
+  d = dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = transpose(d), dimensions={1,0}
+  k = f32[2,2] constant({ {1, 2.5}, {-inf, nan(0x1)} })
+  w = bf16[3] constant({1, -2, 0.5})
+  s = ((f32[4,2], f32[4,2]), f32[4,2]) add-start(d, f32[4,2] multiply(d, d))
+  r = f32[4,2] add-done(s)
+  one = f32[] constant(1)
+  c = f32[] call(one), to_apply=host, control-predecessors={k}
+  ROOT out = tuple(r, t, c, w)
+}
+)";
+
 std::string Mutate(std::string text, std::mt19937_64& rng) {
   static const std::string kAlphabet =
       "{}()[]<>,:=%*-_.0123456789 \nfsuT(8,128)ROOTENTRYabcdez\"/";
@@ -67,11 +89,15 @@ std::string Mutate(std::string text, std::mt19937_64& rng) {
 }
 
 TEST(HloRobustnessTest, MutatedModulesNeverCrash) {
-  ASSERT_TRUE(ParseHloModule(kSeed).ok()) << ParseHloModule(kSeed).status();
+  for (const char* seed : {kSeed, kSeedNewForms}) {
+    absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(seed);
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_TRUE(VerifyModule(**m).ok()) << VerifyModule(**m);
+  }
   std::mt19937_64 rng(42);
   int parsed = 0, verified = 0, assigned = 0;
   for (int i = 0; i < 20000; ++i) {
-    std::string text = Mutate(kSeed, rng);
+    std::string text = Mutate(i % 2 ? kSeed : kSeedNewForms, rng);
     absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "fuzz");
     if (!m.ok()) {
       ASSERT_FALSE(m.status().message().empty());
@@ -82,6 +108,10 @@ TEST(HloRobustnessTest, MutatedModulesNeverCrash) {
     ASSERT_FALSE(printed.empty());
     if (!VerifyModule(**m).ok()) continue;
     ++verified;
+    // What verifies prints a canonical form that reads back as itself.
+    absl::StatusOr<std::unique_ptr<HloModule>> again = ParseHloModule(printed, "printed");
+    ASSERT_TRUE(again.ok()) << again.status() << "\nfrom:\n" << text;
+    ASSERT_EQ((*again)->ToString(), printed) << "from:\n" << text;
     LayoutAssignment pass(*TargetConfig::Builtin(i % 2 ? "tpu" : "cpu-avx2"));
     absl::StatusOr<bool> ran = pass.Run(**m);
     if (!ran.ok()) {
