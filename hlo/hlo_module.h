@@ -4,9 +4,10 @@
 // and parsed once by the parser; every other attribute is kept verbatim, in
 // order, and printed back unchanged.
 //
-// Not modelled yet: the values of constants (kept as their literal text),
-// the module's input_output_alias and buffer_donor (kept as header text),
-// and async wrapping; the verifier (hlo_verifier.h) says what it checks.
+// A constant keeps its literal text (printed back as written) and its parsed
+// value (hlo_literal.h); the module keeps input_output_alias and buffer_donor
+// typed beside their header text. The verifier (hlo_verifier.h) says what
+// it checks.
 #ifndef HLO_HLO_MODULE_H_
 #define HLO_HLO_MODULE_H_
 

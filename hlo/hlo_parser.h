@@ -1,27 +1,31 @@
-// Parser for XLA's HLO text: the module header with its attributes,
-// computations with or without a signature, ENTRY, ROOT, `%` prefixes or
-// none, operands with or without their shapes, nested attribute values,
-// constants and /*index=N*/ comments. Arrays without a layout get the default
-// descending layout, as in XLA. Shapes are read with the shape parser's own
-// cursor (xla_layout/shape_text.h), so both report the same errors.
+// Parser for XLA's HLO text, as XLA's own parser reads it: the module header
+// (or none: a module named module_<entry>), computations with or without a
+// signature, ENTRY, ROOT, `%` prefixes or none, operands with or without
+// their shapes or written inline (`add(f32[4] parameter(0), ...)`, named
+// `<opcode>.anon`), shapes left out where XLA infers them, the async
+// shorthand (`add-start`/`-update`/`-done`, wrapped in an `async_wrapped`
+// computation), `execution_thread` after a computation, constants parsed to
+// values (hlo_literal.h), comments. Arrays without a layout get the default
+// descending layout; a name an earlier computation used is renamed `.N`, as
+// XLA's uniquer does. Shapes are read with the shape parser's own cursor.
 //
 // Typed when parsed (HloInstruction::Attributes): dimensions, index,
-// iota_dimension, lhs/rhs contracting and batch dims, slice, pad's padding,
-// compare's direction, fusion's kind, convolution's dim_labels,
-// operand_layout_constraints, output_to_operand_aliasing, and the attributes
-// that name called computations. A malformed typed attribute is an error.
+// iota_dimension, dot dims, slice, padding, direction, fusion kind,
+// dim_labels, window, group counts, slice sizes, gather/scatter dims,
+// operand_layout_constraints, output_to_operand_aliasing, the called
+// computations; the header's entry_computation_layout, input_output_alias,
+// buffer_donor. Kept as raw text and printed back verbatim: metadata,
+// backend_config, sharding, frontend_attributes and every other attribute
+// an opcode takes (hlo_attributes.h has the table per opcode).
 //
-// Kept as raw text, printed back verbatim, never checked: every other
-// instruction attribute (window, metadata, backend_config, sharding,
-// custom_call_target, ...), including unknown ones; constant literals; and
-// every module header attribute except entry_computation_layout.
-//
-// Refused: an unknown opcode, a duplicate name within a computation or a
-// duplicate computation, an undefined operand or callee, an operand written
-// with a shape other than its definition's, a second ROOT or ENTRY, an
-// empty computation, and a shape left out where it cannot be inferred (only
-// elementwise ops other than convert infer theirs). Names must be unique
-// within a computation, not across the module.
+// Refused, with file:line:col: unknown opcodes and attributes, repeated
+// attributes, duplicate names within a computation, undefined operands and
+// callees, control-predecessors that are not in the computation, operand
+// shapes other than their definition's (a layout that differs is only a
+// warning), constants out of their type's range or of the wrong element
+// count, sizes whose bits overflow int64, a signature other than the body,
+// aliasing that does not fit the entry, a second ROOT or ENTRY, an empty
+// computation, a shape left out where it cannot be inferred.
 #ifndef HLO_HLO_PARSER_H_
 #define HLO_HLO_PARSER_H_
 

@@ -2,23 +2,21 @@
 // computation and instruction, and starting with its `file:line:col`.
 //
 // Checked: the module has an entry; operands resolve within their own
-// computation; instruction and computation names are unique; every
-// computation has a root it owns; called computations belong to the module
-// and calls form a DAG (no computation calls itself, directly or not);
-// shapes and layouts are valid and, with require_layouts, every array has
-// one; parameters are numbered 0..n-1 once each; elementwise ops have their
-// arity and agree on dims (select's predicate and clamp's bounds may be
-// scalars); tuple and get-tuple-element agree with their operands (layouts
-// aside); an entry_computation_layout has the entry's parameter and result
-// shapes.
+// computation and form no cycle; instruction and computation names are
+// unique; every computation has a root it owns; called computations belong
+// to the module and calls form a DAG; shapes and layouts are valid and, with
+// require_layouts, every array has one; parameters are numbered 0..n-1 once
+// each; every written shape equals what shape inference gives
+// (shape_inference.h: elementwise ops, dot, convolution, reduce, gather,
+// scatter, slices, pads, ...; reshape keeps the element count, bitcast the
+// byte size); callers and callees agree (call, fusion, while, conditional,
+// map, reduce, reduce-window, sort, all-reduce, async-start); the entry
+// layout, input_output_alias and buffer_donor fit the entry.
 //
-// Not checked yet (accepted when wrong): the result shape of any other op
-// (transpose, reshape, dot, slice, broadcast, reduce, convolution, ...);
-// that callers and callees agree on parameter and result shapes (fusion,
-// call, map, reduce, sort, while, conditional); a written computation
-// signature against its parameters and root; constant literals against
-// their shapes; input_output_alias and buffer_donor; cycles among
-// instructions of one computation.
+// Not checked: layouts against layout-sensitive rules (the layout pass's
+// invariants), the semantics of collectives and channels, sharding, and
+// the ops shape inference does not cover (custom-call, fft, triangular
+// solve, batch-norm, rng, ...: taken as written).
 #ifndef HLO_HLO_VERIFIER_H_
 #define HLO_HLO_VERIFIER_H_
 
