@@ -437,7 +437,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     return absl::OkStatus();
   }
   if (n == "index" || n == "iota_dimension" || n == "feature_group_count" ||
-      n == "batch_group_count" || n == "index_vector_dim") {
+      n == "batch_group_count" || n == "index_vector_dim" || n == "channel_id") {
     absl::StatusOr<int64_t> v = one_int(a.value);
     if (!v.ok()) return v.status();
     if (n == "index") t.index = *v;
@@ -445,6 +445,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     if (n == "feature_group_count") t.mutable_rare().feature_group_count = *v;
     if (n == "batch_group_count") t.mutable_rare().batch_group_count = *v;
     if (n == "index_vector_dim") t.mutable_rare().index_vector_dim = *v;
+    if (n == "channel_id") t.mutable_rare().channel_id = *v;
     return absl::OkStatus();
   }
   if (n == "api_version") {

@@ -170,6 +170,8 @@ class HloInstruction {
       // scatter_indices_batching_dims. By name, in the order written.
       std::vector<std::pair<std::string, std::vector<int64_t>>> dimension_numbers;
       std::optional<int64_t> index_vector_dim;
+      // send, recv, collectives: ops with one channel_id communicate.
+      std::optional<int64_t> channel_id;
     };
     const Rare& rare() const {
       static const Rare* const kNone = new Rare();

@@ -12,6 +12,7 @@ constexpr unsigned kSideEffect = opcode_class::kSideEffect;
 constexpr unsigned kDataMovement = opcode_class::kDataMovement;
 constexpr unsigned kDeliversLayout = opcode_class::kDeliversLayout;
 constexpr unsigned kControlFlow = opcode_class::kControlFlow;
+constexpr unsigned kForwardsLayout = opcode_class::kForwardsLayout;
 constexpr int kX = 0, kE1 = 1, kE2 = 2, kE3 = 3;
 #define X kX
 #define E1 kE1
@@ -82,6 +83,9 @@ bool DeliversLayout(HloOpcode opcode) {
 }
 bool IsControlFlow(HloOpcode opcode) {
   return HasClass(opcode, opcode_class::kControlFlow);
+}
+bool ForwardsLayout(HloOpcode opcode) {
+  return HasClass(opcode, opcode_class::kForwardsLayout);
 }
 
 }  // namespace xla_layout

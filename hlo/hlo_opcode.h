@@ -32,6 +32,10 @@ enum : unsigned {
   // Called computations run as part of the caller and see its values:
   // while, conditional, call, fusion (not to_apply users like reduce or map).
   kControlFlow = 1u << 4,
+  // Each result leaf is its operand's data moved without a layout change:
+  // all-reduce, all-to-all, collective-permute, sort, all-gather,
+  // reduce-scatter (the last two change one dim's size, not the order).
+  kForwardsLayout = 1u << 5,
 };
 }  // namespace opcode_class
 
@@ -42,13 +46,13 @@ enum : unsigned {
   V(kAdd, "add", E2, kPreservesLayout)                                        \
   V(kAddDependency, "add-dependency", X, kSideEffect)                         \
   V(kAfterAll, "after-all", X, kSideEffect)                                   \
-  V(kAllGather, "all-gather", X, kSideEffect)                                 \
+  V(kAllGather, "all-gather", X, kSideEffect|kForwardsLayout)                 \
   V(kAllGatherDone, "all-gather-done", X, 0)                                  \
   V(kAllGatherStart, "all-gather-start", X, kSideEffect)                      \
-  V(kAllReduce, "all-reduce", X, kSideEffect)                                 \
+  V(kAllReduce, "all-reduce", X, kSideEffect|kForwardsLayout)                 \
   V(kAllReduceDone, "all-reduce-done", X, 0)                                  \
   V(kAllReduceStart, "all-reduce-start", X, kSideEffect)                      \
-  V(kAllToAll, "all-to-all", X, 0)                                            \
+  V(kAllToAll, "all-to-all", X, kForwardsLayout)                              \
   V(kAnd, "and", E2, kPreservesLayout)                                        \
   V(kAsin, "asin", E1, kPreservesLayout)                                      \
   V(kAsinh, "asinh", E1, kPreservesLayout)                                    \
@@ -71,7 +75,7 @@ enum : unsigned {
   V(kClamp, "clamp", E3, kPreservesLayout)                                    \
   V(kClz, "count-leading-zeros", E1, kPreservesLayout)                        \
   V(kCollectiveBroadcast, "collective-broadcast", X, 0)                       \
-  V(kCollectivePermute, "collective-permute", X, kSideEffect)                 \
+  V(kCollectivePermute, "collective-permute", X, kSideEffect|kForwardsLayout) \
   V(kCollectivePermuteDone, "collective-permute-done", X, 0)                  \
   V(kCollectivePermuteStart, "collective-permute-start", X, kSideEffect)      \
   V(kCollectiveReduce, "collective-reduce", X, kSideEffect)                   \
@@ -132,7 +136,7 @@ enum : unsigned {
   V(kRecvDone, "recv-done", X, kSideEffect|kDeliversLayout)                   \
   V(kReduce, "reduce", X, 0)                                                  \
   V(kReducePrecision, "reduce-precision", E1, kPreservesLayout)               \
-  V(kReduceScatter, "reduce-scatter", X, 0)                                   \
+  V(kReduceScatter, "reduce-scatter", X, kForwardsLayout)                     \
   V(kReduceWindow, "reduce-window", X, 0)                                     \
   V(kRemainder, "remainder", E2, kPreservesLayout)                            \
   V(kReplicaId, "replica-id", X, 0)                                           \
@@ -160,7 +164,7 @@ enum : unsigned {
   V(kSin, "sine", E1, kPreservesLayout)                                       \
   V(kSinh, "sinh", E1, kPreservesLayout)                                      \
   V(kSlice, "slice", X, kDataMovement)                                        \
-  V(kSort, "sort", X, 0)                                                      \
+  V(kSort, "sort", X, kForwardsLayout)                                        \
   V(kSqrt, "sqrt", E1, kPreservesLayout)                                      \
   V(kStochasticConvert, "stochastic-convert", E2, kPreservesLayout)           \
   V(kSubtract, "subtract", E2, kPreservesLayout)                              \
@@ -192,6 +196,7 @@ bool HasSideEffect(HloOpcode opcode);
 bool IsDataMovement(HloOpcode opcode);
 bool DeliversLayout(HloOpcode opcode);
 bool IsControlFlow(HloOpcode opcode);
+bool ForwardsLayout(HloOpcode opcode);
 
 }  // namespace xla_layout
 

@@ -44,6 +44,14 @@ TEST(HloOpcodeTest, ClassesComeFromOneTable) {
     EXPECT_TRUE(IsControlFlow(op)) << HloOpcodeString(op);
   }
   EXPECT_FALSE(IsControlFlow(HloOpcode::kReduce));
+
+  for (HloOpcode op : {HloOpcode::kAllReduce, HloOpcode::kAllToAll, HloOpcode::kSort,
+                       HloOpcode::kCollectivePermute, HloOpcode::kAllGather,
+                       HloOpcode::kReduceScatter}) {
+    EXPECT_TRUE(ForwardsLayout(op)) << HloOpcodeString(op);
+  }
+  EXPECT_TRUE(HasSideEffect(HloOpcode::kAllReduce));  // both classes
+  EXPECT_FALSE(ForwardsLayout(HloOpcode::kReduce));
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include "absl/strings/str_join.h"
 #include "hlo/hlo_attributes.h"
 #include "hlo/shape_inference.h"
+#include "xla_layout/layout_util.h"
+#include "xla_layout/tiled_layout.h"
 
 namespace xla_layout {
 namespace {
@@ -538,6 +540,134 @@ absl::Status VerifyAliasing(const HloModule& module) {
       return Invalid(absl::StrCat("buffer_donor names parameter ", d.parameter, " {",
                                               absl::StrJoin(d.parameter_index, ","),
                                               "}, which is already aliased or donated"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The array leaves of `shape`, in order.
+void ArrayLeaves(const Shape& shape, std::vector<const Shape*>& out) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) ArrayLeaves(s, out);
+  } else if (shape.IsArray()) {
+    out.push_back(&shape);
+  }
+}
+
+// Equal layouts where both are laid out (rank > 0, with layouts).
+bool SameLayouts(const Shape& a, const Shape& b) {
+  if (!a.IsArray() || !b.IsArray() || a.rank() == 0 || !a.has_layout() || !b.has_layout()) {
+    return true;
+  }
+  if (a.dimensions() != b.dimensions()) {
+    // Same order and tiles for ops that change sizes (all-gather, ...).
+    return a.layout().minor_to_major() == b.layout().minor_to_major() &&
+           a.layout().tiles() == b.layout().tiles();
+  }
+  return SamePhysicalLayout(a, a.layout(), b.layout());
+}
+
+absl::Status LayoutRule(const HloInstruction& i, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "layout invariant: computation '", i.parent()->name(), "', instruction '", i.name(),
+      "': ", what));
+}
+
+}  // namespace
+
+absl::Status VerifyLayoutInvariants(const HloModule& module) {
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      const HloOpcode op = i->opcode();
+      if (ForwardsLayout(op)) {
+        std::vector<const Shape*> results;
+        ArrayLeaves(i->shape(), results);
+        for (int k = 0; k < i->operand_count() && k < static_cast<int>(results.size()); ++k) {
+          if (!SameLayouts(*results[k], i->operand(k)->shape())) {
+            return LayoutRule(*i, absl::StrCat(HloOpcodeString(op), " result ", k, " is ",
+                                               results[k]->ToString(), " but operand ", k,
+                                               " is ", i->operand(k)->shape().ToString()));
+          }
+        }
+      }
+      switch (op) {
+        case HloOpcode::kBitcast: {
+          if (i->operand_count() != 1) break;
+          const Shape& in = i->operand(0)->shape();
+          if (!in.IsArray() || !i->shape().IsArray()) break;
+          absl::StatusOr<TiledLayout> a = TiledLayout::Create(in);
+          absl::StatusOr<TiledLayout> b = TiledLayout::Create(i->shape());
+          if (a.ok() && b.ok() && a->byte_size() != b->byte_size()) {
+            return LayoutRule(*i, absl::StrCat("bitcast of ", in.ToString(), " is not the same ",
+                                               "bytes as ", i->shape().ToString()));
+          }
+          break;
+        }
+        case HloOpcode::kTuple: {
+          for (int k = 0; k < i->operand_count() &&
+                          k < static_cast<int>(i->shape().tuple_shapes().size());
+               ++k) {
+            std::vector<const Shape*> want, have;
+            ArrayLeaves(i->shape().tuple_shapes()[k], want);
+            ArrayLeaves(i->operand(k)->shape(), have);
+            for (size_t l = 0; l < want.size() && l < have.size(); ++l) {
+              if (!SameLayouts(*want[l], *have[l])) {
+                return LayoutRule(*i, absl::StrCat("tuple element ", k, " is ",
+                                                   want[l]->ToString(), " but its operand is ",
+                                                   have[l]->ToString()));
+              }
+            }
+          }
+          break;
+        }
+        case HloOpcode::kSend:
+          if (i->operand_count() >= 1 && i->shape().IsTuple() &&
+              !i->shape().tuple_shapes().empty() &&
+              !SameLayouts(i->shape().tuple_shapes()[0], i->operand(0)->shape())) {
+            return LayoutRule(*i, "a send's data layout differs from its operand's");
+          }
+          break;
+        case HloOpcode::kRecvDone:
+          if (i->operand_count() == 1 && i->shape().IsTuple() &&
+              i->operand(0)->shape().IsTuple() && !i->shape().tuple_shapes().empty() &&
+              !i->operand(0)->shape().tuple_shapes().empty() &&
+              !SameLayouts(i->shape().tuple_shapes()[0], i->operand(0)->shape().tuple_shapes()[0])) {
+            return LayoutRule(*i, "a recv-done's data layout differs from its recv's");
+          }
+          break;
+        default:
+          break;
+      }
+      for (const OutputOperandAlias& a : i->attributes().rare().output_to_operand_aliasing.value_or(
+               std::vector<OutputOperandAlias>{})) {
+        if (a.operand < 0 || a.operand >= i->operand_count()) continue;
+        const Shape* out = ShapeAtIndex(i->shape(), a.output_index);
+        const Shape* in = ShapeAtIndex(i->operand(a.operand)->shape(), a.operand_index);
+        if (out != nullptr && in != nullptr && !SameLayouts(*out, *in)) {
+          return LayoutRule(*i, absl::StrCat("output {", absl::StrJoin(a.output_index, ","),
+                                             "} aliases operand ", a.operand, " but is laid out ",
+                                             out->ToString(), " against ", in->ToString()));
+        }
+      }
+    }
+  }
+  if (module.entry() != nullptr) {
+    std::vector<HloInstruction*> params = module.entry()->parameters();
+    for (const InputOutputAlias& a : module.input_output_aliases()) {
+      if (a.parameter < 0 || a.parameter >= static_cast<int64_t>(params.size()) ||
+          params[a.parameter] == nullptr) {
+        continue;
+      }
+      const Shape* out = ShapeAtIndex(module.entry()->root()->shape(), a.output_index);
+      const Shape* in = ShapeAtIndex(params[a.parameter]->shape(), a.parameter_index);
+      if (out != nullptr && in != nullptr && !SameLayouts(*out, *in)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "layout invariant: input_output_alias: output {", absl::StrJoin(a.output_index, ","),
+            "} is laid out ", out->ToString(), " but parameter ", a.parameter, " {",
+            absl::StrJoin(a.parameter_index, ","), "} ", in->ToString()));
+      }
     }
   }
   return absl::OkStatus();

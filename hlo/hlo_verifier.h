@@ -49,6 +49,18 @@ absl::Status VerifySignature(const HloComputation& computation);
 // and each parameter buffer once (a donated buffer is not also aliased).
 absl::Status VerifyAliasing(const HloModule& module);
 
+// The layout rules a laid-out module keeps (XLA's layout-sensitive checks),
+// array leaf by array leaf, layouts compared physically (size-1 dims may sit
+// anywhere): a bitcast's operand and result are the same bytes; buffers one
+// op aliases (custom-call output_to_operand_aliasing, the module's
+// input_output_alias) have equal layouts; ops that move data without
+// changing its layout (all-reduce, all-to-all, collective-permute, sort,
+// all-gather, reduce-scatter) give their results their operands' layouts;
+// a send's data is its operand's, a recv-done's data its recv's; a tuple's
+// elements have its operands' layouts. Layout assignment runs it after
+// every run.
+absl::Status VerifyLayoutInvariants(const HloModule& module);
+
 }  // namespace xla_layout
 
 #endif  // HLO_HLO_VERIFIER_H_

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hlo/hlo_attributes.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape_text.h"
@@ -68,6 +70,21 @@ std::vector<int64_t> ChannelsLastOrder(absl::string_view labels, int rank,
   return m2m;
 }
 
+// The leaf number of the single laid-out array at `index` of `shape`, or -1
+// when there is none there.
+int LeafAt(const Shape& shape, absl::Span<const int64_t> index) {
+  const Shape* s = &shape;
+  int leaf = 0;
+  for (int64_t k : index) {
+    if (!s->IsTuple() || k < 0 || k >= static_cast<int64_t>(s->tuple_shapes().size())) {
+      return -1;
+    }
+    leaf += LeafOffset(*s, k);
+    s = &s->tuple_shapes()[k];
+  }
+  return IsLaidOut(*s) ? leaf : -1;
+}
+
 }  // namespace
 
 std::vector<Shape*> LaidOutLeaves(Shape& shape) {
@@ -120,10 +137,15 @@ class ConstraintBuilder {
   }
 
   void CreateSlots();
+  void AddChannels();
+  absl::Status AddInputOutputAliases();
   void AddEntryResult(HloComputation* entry);
   void AddWrittenLayouts(HloInstruction* i);
   absl::Status Visit(HloInstruction* i);
   void AddDot(HloInstruction* dot);
+  void AddBitcast(HloInstruction* bitcast);
+  void AddLayoutPreserving(HloInstruction* i);
+  void TieVariadic(HloInstruction* i, int inputs, bool inputs_too = true);
   void AddConvolution(HloInstruction* conv);
   absl::Status AddCustomCall(HloInstruction* call);
 
@@ -303,14 +325,24 @@ absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
     }
     case HloOpcode::kCall:
     case HloOpcode::kFusion: {
-      // The callee's parameters are views of the operands and its root is
-      // the result: a fusion body takes the fusion's layouts.
+      // The callee's root is the result. A call's parameters are views of
+      // its operands; a fusion's take its operands' layouts too, but when
+      // a fused op needs another one the copy goes on the fusion's operand,
+      // outside the body, as in XLA.
       if (i->called_computations().empty()) break;
       HloComputation* callee = i->called_computations()[0].computation;
       std::vector<HloInstruction*> params = callee->parameters();
       for (size_t k = 0; k < params.size(); ++k) {
-        if (params[k] != nullptr && static_cast<int>(k) < i->operand_count()) {
-          Alias(params[k], 0, i->operand(k), 0, LaidOutLeafCount(params[k]->shape()));
+        if (params[k] == nullptr || static_cast<int>(k) >= i->operand_count()) continue;
+        const int n = LaidOutLeafCount(params[k]->shape());
+        if (op == HloOpcode::kCall) {
+          Alias(params[k], 0, i->operand(k), 0, n);
+          continue;
+        }
+        for (int l = 0; l < n; ++l) {
+          c_.edges_.push_back({SlotOf(params[k], l), SlotOf(i->operand(k), l),
+                               Relation::kSame, "fusion operand", i, i->parent(),
+                               static_cast<int>(k), l});
         }
       }
       if (callee->root() != nullptr) Alias(i, 0, callee->root(), 0, leaves);
@@ -343,8 +375,32 @@ absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
           AddEdges(i, k, k, Relation::kReduce, nullptr);
         }
       }
+      TieVariadic(i, inputs);
       break;
     }
+    case HloOpcode::kReduceWindow:
+      TieVariadic(i, i->operand_count() / 2);
+      break;
+    case HloOpcode::kBitcast:
+      AddBitcast(i);
+      break;
+    case HloOpcode::kSend:
+      // The data travels as it is: send's data leaf is its operand.
+      if (i->operand_count() >= 1 && i->shape().IsTuple() && leaves >= 1 &&
+          LaidOutLeafCount(i->operand(0)->shape()) == 1 &&
+          LaidOutLeafCount(i->shape().tuple_shapes()[0]) == 1) {
+        AddEdges(i, 0, 0, Relation::kSame, "send data");
+      }
+      break;
+    case HloOpcode::kRecvDone:
+      // recv-done delivers recv's data buffer.
+      if (i->operand_count() == 1 && i->shape().IsTuple() &&
+          LaidOutLeafCount(i->shape().tuple_shapes()[0]) == 1 &&
+          i->operand(0)->shape().IsTuple() &&
+          LaidOutLeafCount(i->operand(0)->shape().tuple_shapes()[0]) == 1) {
+        Alias(i, 0, i->operand(0), 0, 1);
+      }
+      break;
     case HloOpcode::kDot:
       AddDot(i);
       break;
@@ -354,6 +410,9 @@ absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
       AddConvolution(i);
       break;
     default:
+      // Ops that move data without changing its layout: each result leaf
+      // has its operand's layout, and a needed change is a copy outside.
+      if (ForwardsLayout(op)) AddLayoutPreserving(i);
       if (IsDataMovement(op) && leaves == 1) {
         for (int k = 0; k < i->operand_count(); ++k) {
           const Shape& s = i->operand(k)->shape();
@@ -365,6 +424,73 @@ absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
       break;
   }
   return absl::OkStatus();
+}
+
+// A bitcast reinterprets its operand's bytes as written: the operand's
+// layout is as fixed as the result's. Another use that wants the operand
+// in another layout gets a copy, and so does the bitcast when the value
+// must be produced otherwise (an entry parameter fixed by the header).
+void ConstraintBuilder::AddBitcast(HloInstruction* bitcast) {
+  if (bitcast->operand_count() != 1) return;
+  HloInstruction* operand = bitcast->operand(0);
+  const int n = LaidOutLeafCount(operand->shape());
+  for (int k = 0; k < n; ++k) {
+    const int slot = SlotOf(operand, k);
+    const Layout written = c_.slots_[slot].shape->layout();
+    Produce(slot, written);
+    c_.operand_layouts_.push_back(
+        {slot, written, "bitcast operand", bitcast, bitcast->parent(), 0, k});
+  }
+}
+
+// Result leaf k has operand k's layout (same order where sizes differ, as
+// all-gather and reduce-scatter change one dim).
+void ConstraintBuilder::AddLayoutPreserving(HloInstruction* i) {
+  const int results = LaidOutLeafCount(i->shape());
+  for (int k = 0; k < i->operand_count() && k < results; ++k) {
+    const Shape& in = i->operand(k)->shape();
+    if (LaidOutLeafCount(in) != 1) continue;
+    const Shape& out = *c_.slots_[SlotOf(i, k)].shape;
+    AddEdges(i, k, k,
+             in.dimensions() == out.dimensions() ? Relation::kSame : Relation::kOrder,
+             "layout-preserving op");
+  }
+  // constrain_layout=true: the written layouts are the op's contract.
+  for (const HloAttribute& a : i->raw_attributes()) {
+    if (a.name != "constrain_layout" || a.value != "true") continue;
+    for (int k = 0; k < results; ++k) {
+      Produce(SlotOf(i, k), c_.slots_[SlotOf(i, k)].shape->layout());
+    }
+  }
+  // Tying the outputs ties the inputs too: each input has its output's.
+  if (i->opcode() == HloOpcode::kSort || i->opcode() == HloOpcode::kAllReduce) {
+    TieVariadic(i, i->operand_count(), /*inputs_too=*/false);
+  }
+}
+
+// The inputs of a variadic op (the first `inputs` operands) share one
+// layout, each later input copied to the first's when they differ; the
+// outputs, made by the op, share one too.
+void ConstraintBuilder::TieVariadic(HloInstruction* i, int inputs, bool inputs_too) {
+  if (inputs < 2 || LaidOutLeafCount(i->operand(0)->shape()) != 1) return;
+  const int first = SlotOf(i->operand(0), 0);
+  for (int k = 1; inputs_too && k < inputs && k < i->operand_count(); ++k) {
+    const HloInstruction* in = i->operand(k);
+    if (LaidOutLeafCount(in->shape()) != 1 ||
+        in->shape().dimensions() != i->operand(0)->shape().dimensions()) {
+      continue;
+    }
+    c_.edges_.push_back({first, SlotOf(in, 0), Relation::kSame, "variadic operands",
+                         i, i->parent(), k, 0});
+  }
+  const int outputs = LaidOutLeafCount(i->shape());
+  if (outputs < 2 || !i->shape().IsTuple()) return;
+  for (int k = 1; k < outputs; ++k) {
+    if (c_.slots_[SlotOf(i, k)].shape->dimensions() ==
+        c_.slots_[SlotOf(i, 0)].shape->dimensions()) {
+      c_.aliases_.push_back({SlotOf(i, 0), SlotOf(i, k)});
+    }
+  }
 }
 
 // IREE-style data tiling of a rank-2 dot, lhs[M,K] x rhs[K,N] with no batch
@@ -428,6 +554,19 @@ void ConstraintBuilder::AddConvolution(HloInstruction* conv) {
 // operand_layout_constraints: each operand is needed in exactly the written
 // layouts, as XLA's custom calls with constrained layouts.
 absl::Status ConstraintBuilder::AddCustomCall(HloInstruction* call) {
+  // An output that aliases an operand is one buffer with it: the same
+  // layout, the operand copied when it comes in another.
+  for (const OutputOperandAlias& a :
+       call->attributes().rare().output_to_operand_aliasing.value_or(
+           std::vector<OutputOperandAlias>{})) {
+    if (a.operand < 0 || a.operand >= call->operand_count()) continue;
+    const int out = LeafAt(call->shape(), a.output_index);
+    const int in = LeafAt(call->operand(a.operand)->shape(), a.operand_index);
+    if (out < 0 || in < 0) continue;
+    c_.edges_.push_back({SlotOf(call, out), SlotOf(call->operand(a.operand), in),
+                         Relation::kSame, "custom-call output aliasing", call,
+                         call->parent(), static_cast<int>(a.operand), in});
+  }
   const auto& written = call->attributes().rare().operand_layout_constraints;
   if (!written) return absl::OkStatus();
   std::vector<Shape> shapes = *written;
@@ -465,6 +604,71 @@ absl::Status ConstraintBuilder::Build() {
       absl::Status s = Visit(i);
       if (!s.ok()) return s;
     }
+  }
+  AddChannels();
+  return AddInputOutputAliases();
+}
+
+// Ops that share a channel_id talk to each other: a send's data and the
+// matching recv's, all-reduces of one channel, take one layout.
+void ConstraintBuilder::AddChannels() {
+  absl::flat_hash_map<int64_t, int> first;  // channel -> a data slot
+  for (HloComputation* c : module_.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      const auto& channel = i->attributes().rare().channel_id;
+      if (!channel) continue;
+      const HloOpcode op = i->opcode();
+      int slot = -1;
+      if ((op == HloOpcode::kSend || op == HloOpcode::kRecv) && i->shape().IsTuple() &&
+          !i->shape().tuple_shapes().empty() &&
+          LaidOutLeafCount(i->shape().tuple_shapes()[0]) == 1) {
+        slot = SlotOf(i, 0);
+      } else if (op == HloOpcode::kAllReduce && LaidOutLeafCount(i->shape()) >= 1) {
+        slot = SlotOf(i, 0);
+      }
+      if (slot < 0) continue;
+      auto [it, inserted] = first.try_emplace(*channel, slot);
+      if (!inserted &&
+          c_.slots_[it->second].shape->dimensions() == c_.slots_[slot].shape->dimensions()) {
+        c_.aliases_.push_back({it->second, slot});
+      }
+    }
+  }
+}
+
+// input_output_alias: an output and the parameter buffer it reuses have one
+// layout, whichever side the header fixes; fixed to two layouts, refused.
+absl::Status ConstraintBuilder::AddInputOutputAliases() {
+  HloComputation* entry = module_.entry();
+  if (entry == nullptr || entry->root() == nullptr) return absl::OkStatus();
+  std::vector<HloInstruction*> params = entry->parameters();
+  const auto& header = module_.entry_computation_layout();
+  for (const InputOutputAlias& a : module_.input_output_aliases()) {
+    if (a.parameter < 0 || a.parameter >= static_cast<int64_t>(params.size()) ||
+        params[a.parameter] == nullptr) {
+      continue;
+    }
+    const int out = LeafAt(entry->root()->shape(), a.output_index);
+    const int in = LeafAt(params[a.parameter]->shape(), a.parameter_index);
+    if (out < 0 || in < 0) continue;
+    if (header) {
+      const Shape* fixed_out = ShapeAtIndex(header->result, a.output_index);
+      const Shape* fixed_in = a.parameter < static_cast<int64_t>(header->parameters.size())
+                                  ? ShapeAtIndex(header->parameters[a.parameter],
+                                                 a.parameter_index)
+                                  : nullptr;
+      if (fixed_out != nullptr && fixed_in != nullptr && fixed_out->has_layout() &&
+          fixed_in->has_layout() &&
+          !SamePhysicalLayout(*fixed_out, fixed_out->layout(), fixed_in->layout())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input_output_alias makes output {", absl::StrJoin(a.output_index, ","),
+            "} and parameter ", a.parameter, " {", absl::StrJoin(a.parameter_index, ","),
+            "} one buffer, but the entry layout fixes them to ",
+            fixed_out->layout().ToString(), " and ", fixed_in->layout().ToString()));
+      }
+    }
+    c_.edges_.push_back({SlotOf(params[a.parameter], in), SlotOf(entry->root(), out),
+                         Relation::kSame, "input_output_alias", nullptr, entry, 0, out});
   }
   return absl::OkStatus();
 }

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "hlo/hlo_verifier.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/layout_assignment/constraints.h"
 #include "passes/layout_assignment/copy_insertion.h"
@@ -125,6 +126,9 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   changed |= *entry_changed;
   stats_.target = target_.name();
   layout_assignment::CollectStats(module, *constraints, propagation, stats_);
+  // The rules a laid-out module keeps: a break is a bug of this pass.
+  absl::Status invariants = VerifyLayoutInvariants(module);
+  if (!invariants.ok()) return absl::InternalError(invariants.message());
   return changed;
 }
 

@@ -131,8 +131,18 @@ class LayoutNames {
 void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
                   LayoutPropagation& propagation, LayoutAssignmentStats& stats) {
   const std::vector<Slot>& slots = constraints.slots();
+  // A fusion's parameters are views of its operands, not buffers.
+  absl::flat_hash_set<const HloComputation*> fused;
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      if (i->opcode() != HloOpcode::kFusion) continue;
+      for (const auto& called : i->called_computations()) fused.insert(called.computation);
+    }
+  }
   absl::flat_hash_set<int> counted;
   for (size_t s = 0; s < slots.size(); ++s) {
+    const HloInstruction* owner = slots[s].instruction;
+    if (owner->opcode() == HloOpcode::kParameter && fused.contains(owner->parent())) continue;
     if (!counted.insert(propagation.Find(static_cast<int>(s))).second) continue;
     stats.data_bytes += DataBytes(*slots[s].shape);
     stats.padded_bytes += ByteSize(*slots[s].shape);
