@@ -518,10 +518,38 @@ void ConstraintBuilder::AddDot(HloInstruction* dot) {
   Layout out(std::vector<int64_t>{1, 0});
   out.add_tile(Tile(std::vector<int64_t>{tiling->m0(), tiling->n0()}));
   const Layout* operands[2] = {&lhs, &rhs};
+  // The dot reads the lhs once per n0-wide column block of the result and
+  // the rhs once per m0-tall row block.
+  const int64_t m = dot->operand(0)->shape().dimensions(0);
+  const int64_t n = dot->operand(1)->shape().dimensions(1);
+  const int64_t reads[2] = {(n + tiling->n0() - 1) / tiling->n0(),
+                            (m + tiling->m0() - 1) / tiling->m0()};
+  const double min_reads = cost_.target().proto().cost_model().min_dot_operand_reads();
   for (int k = 0; k < 2; ++k) {
-    const HloInstruction* op = dot->operand(k);
-    if (!cost_.Acceptable(op->shape(), *operands[k])) continue;
-    Need(SlotOf(op, 0), *operands[k], "dot operand packing", dot, dot->parent(), k, 0);
+    HloInstruction* op = dot->operand(k);
+    LayoutAssignmentStats::Packing decision;
+    decision.dot = dot->name();
+    decision.operand = k == 0 ? "lhs" : "rhs";
+    decision.reads = reads[k];
+    absl::StatusOr<int64_t> count = op->shape().ElementCount();
+    decision.bytes = count.ok() ? *count * PrimitiveByteSize(op->shape().element_type()) : 0;
+    if (!cost_.Acceptable(op->shape(), *operands[k])) {
+      decision.why = "the tiles would pad too much";
+    } else if (op->opcode() == HloOpcode::kConstant) {
+      // Laid out at compile time: the constant itself takes the layout.
+      Produce(SlotOf(op, 0), *operands[k]);
+      decision.packed = true;
+      decision.why = "a constant, laid out at compile time";
+    } else if (min_reads > 0 && reads[k] < min_reads) {
+      decision.why = absl::StrCat("a copy of ", 2 * decision.bytes,
+                                  " bytes would be read fewer than ", min_reads, " times");
+    } else {
+      Need(SlotOf(op, 0), *operands[k], "dot operand packing", dot, dot->parent(), k, 0);
+      decision.packed = true;
+      decision.why = absl::StrCat("read ", reads[k], " times; copy ", 2 * decision.bytes,
+                                  " bytes once");
+    }
+    c_.packing_.push_back(std::move(decision));
   }
   if (cost_.Acceptable(dot->shape(), out)) Produce(SlotOf(dot, 0), out);
 }

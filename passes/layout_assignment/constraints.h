@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "hlo/hlo_module.h"
 #include "passes/layout_assignment/cost_model.h"
+#include "passes/layout_assignment/stats.h"
 #include "xla_layout/layout.h"
 #include "xla_layout/shape.h"
 
@@ -123,6 +124,8 @@ class LayoutConstraints {
   const std::vector<BufferLayout>& hints() const { return hints_; }
   // Entry parameters and result: printed exactly as pinned.
   const absl::flat_hash_map<int, Layout>& exact() const { return exact_; }
+  // The dot-packing decisions, with their figures, for the statistics.
+  const std::vector<LayoutAssignmentStats::Packing>& packing() const { return packing_; }
 
  private:
   friend class ConstraintBuilder;
@@ -134,6 +137,7 @@ class LayoutConstraints {
   std::vector<BufferLayout> buffers_;
   std::vector<BufferLayout> hints_;
   absl::flat_hash_map<int, Layout> exact_;
+  std::vector<LayoutAssignmentStats::Packing> packing_;
 };
 
 }  // namespace xla_layout::layout_assignment

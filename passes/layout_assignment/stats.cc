@@ -40,6 +40,11 @@ std::string LayoutAssignmentStats::ToText() const {
     absl::StrAppend(&out, "  computations cloned to give each caller its own: ",
                     computations_cloned, "\n");
   }
+  for (const Packing& p : packing) {
+    absl::StrAppend(&out, "  dot ", p.dot, " ", p.operand, ": read ", p.reads, "x, ",
+                    p.bytes, " bytes: ", p.packed ? "packed" : "not packed", " (", p.why,
+                    ")\n");
+  }
   absl::StrAppend(&out, "  buffers: ", data_bytes, " data bytes, ",
                   padded_bytes - data_bytes, " padding bytes added by tiles\n");
   for (const auto& [name, ratio] : tilings_refused) {
@@ -71,7 +76,14 @@ std::string LayoutAssignmentStats::ToJson() const {
         ",\"from\":", JsonString(c.from), ",\"to\":", JsonString(c.to),
         ",\"bytes\":", c.bytes, ",\"in_loop\":", c.in_loop ? "true" : "false", "}"));
   }
-  std::vector<std::string> reasons, refused, layouts;
+  std::vector<std::string> reasons, refused, layouts, packs;
+  for (const Packing& p : packing) {
+    packs.push_back(absl::StrCat("{\"dot\":", JsonString(p.dot), ",\"operand\":",
+                                 JsonString(p.operand), ",\"reads\":", p.reads,
+                                 ",\"bytes\":", p.bytes, ",\"packed\":",
+                                 p.packed ? "true" : "false", ",\"why\":", JsonString(p.why),
+                                 "}"));
+  }
   for (const auto& [r, n] : by_reason) reasons.push_back(absl::StrCat(JsonString(r), ":", n));
   for (const auto& [name, ratio] : tilings_refused) {
     refused.push_back(absl::StrCat(
@@ -89,6 +101,7 @@ std::string LayoutAssignmentStats::ToJson() const {
       ",\"computations_cloned\":", computations_cloned,
       ",\"data_bytes\":", data_bytes, ",\"padding_bytes\":", padded_bytes - data_bytes,
       ",\"tilings_refused\":[", absl::StrJoin(refused, ","), "]",
+      ",\"dot_packing\":[", absl::StrJoin(packs, ","), "]",
       ",\"transposes_as_bitcast\":", transposes_as_bitcast,
       ",\"reshapes_as_bitcast\":", reshapes_as_bitcast,
       ",\"instructions_per_layout\":{", absl::StrJoin(layouts, ","), "}}\n");
@@ -130,6 +143,7 @@ class LayoutNames {
 
 void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
                   LayoutPropagation& propagation, LayoutAssignmentStats& stats) {
+  stats.packing = constraints.packing();
   const std::vector<Slot>& slots = constraints.slots();
   // A fusion's parameters are views of its operands, not buffers.
   absl::flat_hash_set<const HloComputation*> fused;

@@ -34,6 +34,16 @@ struct LayoutAssignmentStats {
   // Values whose target tiling the cost model refused, with the padding
   // ratio (negative when the size is unbounded).
   std::vector<std::pair<std::string, double>> tilings_refused;
+  // Each packable dot operand: whether it was packed and why.
+  struct Packing {
+    std::string dot;
+    std::string operand;  // "lhs" or "rhs"
+    int64_t reads = 0;    // times the dot reads the operand
+    int64_t bytes = 0;    // the operand's data bytes
+    bool packed = false;
+    std::string why;
+  };
+  std::vector<Packing> packing;
   int transposes_as_bitcast = 0;  // operand layout == result layout permuted
   int reshapes_as_bitcast = 0;
   std::map<std::string, int64_t> instructions_per_layout;
