@@ -1,0 +1,98 @@
+// VerifyLayoutInvariants, rule by rule: a module that keeps it and one that
+// breaks it.
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_test_util.h"
+#include "hlo/hlo_verifier.h"
+
+namespace xla_layout {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Check(absl::string_view text) {
+  std::unique_ptr<HloModule> m = ParseTestModule(text);
+  if (m == nullptr) return "parse failed";
+  return std::string(VerifyLayoutInvariants(*m).message());
+}
+
+TEST(LayoutInvariantsTest, Bitcast) {
+  EXPECT_EQ(Check("HloModule m\nENTRY e {\n  p = f32[4,8]{1,0} parameter(0)\n"
+                  "  ROOT b = f32[32]{0} bitcast(p)\n}\n"), "");
+  // Tiles pad the operand: not the same bytes as the untiled result.
+  EXPECT_THAT(Check("HloModule m\nENTRY e {\n  p = f32[4,8]{1,0:T(8,128)} parameter(0)\n"
+                    "  ROOT b = f32[32]{0} bitcast(p)\n}\n"),
+              HasSubstr("bitcast of f32[4,8]{1,0:T(8,128)} is not the same bytes"));
+}
+
+TEST(LayoutInvariantsTest, TupleElements) {
+  EXPECT_EQ(Check("HloModule m\nENTRY e {\n  p = f32[4,8]{0,1} parameter(0)\n"
+                  "  ROOT t = (f32[4,8]{0,1}) tuple(p)\n}\n"), "");
+  EXPECT_THAT(Check("HloModule m\nENTRY e {\n  p = f32[4,8]{0,1} parameter(0)\n"
+                    "  ROOT t = (f32[4,8]{1,0}) tuple(p)\n}\n"),
+              HasSubstr("tuple element 0 is f32[4,8]{1,0} but its operand is f32[4,8]{0,1}"));
+}
+
+TEST(LayoutInvariantsTest, LayoutForwardingOps) {
+  const char* text = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4,8]{0,1} parameter(0)
+  ROOT r = f32[4,8]{%s} all-reduce(p), replica_groups={}, to_apply=add
+})";
+  EXPECT_EQ(Check(absl::StrFormat(text, "0,1")), "");
+  EXPECT_THAT(Check(absl::StrFormat(text, "1,0")),
+              HasSubstr("all-reduce result 0 is f32[4,8]{1,0} but operand 0 is f32[4,8]{0,1}"));
+  // all-gather changes a size, not the order.
+  EXPECT_EQ(Check("HloModule m\nENTRY e {\n  p = f32[4,8]{0,1} parameter(0)\n"
+                  "  ROOT g = f32[8,8]{0,1} all-gather(p), dimensions={0}\n}\n"), "");
+}
+
+TEST(LayoutInvariantsTest, SendAndRecvData) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  p = f32[4,8]{0,1} parameter(0)
+  t = token[] after-all()
+  s = (f32[4,8]{%s}, u32[], token[]) send(p, t), channel_id=1
+  ROOT d = token[] send-done(s), channel_id=1
+})";
+  EXPECT_EQ(Check(absl::StrFormat(text, "0,1")), "");
+  EXPECT_THAT(Check(absl::StrFormat(text, "1,0")),
+              HasSubstr("a send's data layout differs from its operand's"));
+  EXPECT_THAT(Check(R"(HloModule m
+ENTRY e {
+  t = token[] after-all()
+  r = (f32[4,8]{0,1}, u32[], token[]) recv(t), channel_id=1
+  ROOT d = (f32[4,8]{1,0}, token[]) recv-done(r), channel_id=1
+})"),
+              HasSubstr("a recv-done's data layout differs from its recv's"));
+}
+
+TEST(LayoutInvariantsTest, Aliasing) {
+  const char* call = R"(HloModule m
+ENTRY e {
+  p = f32[4,8]{0,1} parameter(0)
+  ROOT c = f32[4,8]{%s} custom-call(p), custom_call_target="f", output_to_operand_aliasing={{}: (0, {})}
+})";
+  EXPECT_EQ(Check(absl::StrFormat(call, "0,1")), "");
+  EXPECT_THAT(Check(absl::StrFormat(call, "1,0")), HasSubstr("output {} aliases operand 0"));
+  const char* io = R"(HloModule m, input_output_alias={ {}: (0, {}) }
+ENTRY e {
+  p = f32[4,8]{0,1} parameter(0)
+  ROOT n = f32[4,8]{%s} negate(p)
+})";
+  EXPECT_EQ(Check(absl::StrFormat(io, "0,1")), "");
+  EXPECT_THAT(Check(absl::StrFormat(io, "1,0")),
+              HasSubstr("input_output_alias: output {} is laid out f32[4,8]{1,0} but "
+                        "parameter 0 {} f32[4,8]{0,1}"));
+}
+
+}  // namespace
+}  // namespace xla_layout
