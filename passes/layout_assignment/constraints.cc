@@ -384,6 +384,21 @@ absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
     case HloOpcode::kBitcast:
       AddBitcast(i);
       break;
+    // Batch norm keeps the activation's layout: the normalized result (the
+    // first output of training and grad) has operand 0's, and so does
+    // grad's output gradient (operand 4).
+    case HloOpcode::kBatchNormTraining:
+    case HloOpcode::kBatchNormInference:
+    case HloOpcode::kBatchNormGrad:
+      if (i->operand_count() >= 1 && LaidOutLeafCount(i->operand(0)->shape()) == 1 &&
+          leaves >= 1) {
+        AddEdges(i, 0, 0, Relation::kSame, "batch-norm activation");
+        if (op == HloOpcode::kBatchNormGrad && i->operand_count() == 5 &&
+            LaidOutLeafCount(i->operand(4)->shape()) == 1) {
+          AddEdges(i, 4, 0, Relation::kSame, "batch-norm activation");
+        }
+      }
+      break;
     case HloOpcode::kSend:
       // The data travels as it is: send's data leaf is its operand.
       if (i->operand_count() >= 1 && i->shape().IsTuple() && leaves >= 1 &&
@@ -555,9 +570,9 @@ void ConstraintBuilder::AddDot(HloInstruction* dot) {
 }
 
 // Channels-last convolutions (TargetLayoutConfig.conv_channels_last): the
-// operands are needed in that order and the result is written in it, each
-// with the target's tiles where the padding rule allows. dim_labels that do
-// not describe the shapes leave the convolution free.
+// result is written in that order, the operands prefer it, each with the
+// target's tiles where the padding rule allows. dim_labels that do not
+// describe the shapes leave the convolution free.
 void ConstraintBuilder::AddConvolution(HloInstruction* conv) {
   const auto& labels = conv->attributes().rare().dim_labels;
   if (!cost_.target().proto().conv_channels_last() || conv->operand_count() != 2 ||
@@ -572,10 +587,15 @@ void ConstraintBuilder::AddConvolution(HloInstruction* conv) {
   std::vector<int64_t> out =
       ChannelsLastOrder(labels->output, conv->shape().rank(), 'f', 0, 'b');
   if (in.empty() || ker.empty() || out.empty()) return;
-  Need(SlotOf(conv->operand(0), 0), cost_.TargetTiled(input, in),
-       "convolution operand layout", conv, conv->parent(), 0, 0);
-  Need(SlotOf(conv->operand(1), 0), cost_.TargetTiled(kernel, ker),
-       "convolution operand layout", conv, conv->parent(), 1, 0);
+  // The operands' layouts are preferences: a value nobody else lays out
+  // takes them; one that comes otherwise is read as it is or copied,
+  // whichever the cost model finds cheaper once layouts are known.
+  const Layout layouts[2] = {cost_.TargetTiled(input, in), cost_.TargetTiled(kernel, ker)};
+  for (int k = 0; k < 2; ++k) {
+    const int slot = SlotOf(conv->operand(k), 0);
+    c_.hints_.push_back({slot, layouts[k], kHint});
+    c_.conv_preferences_.push_back({slot, layouts[k], conv, k});
+  }
   Produce(SlotOf(conv, 0), cost_.TargetTiled(conv->shape(), out));
 }
 

@@ -78,6 +78,15 @@ struct OperandLayout {
   int leaf;
 };
 
+// What a convolution prefers for an operand; decided once layouts are known
+// (read as it comes, or copied), by DecideConvolutionOperands.
+struct ConvolutionPreference {
+  int operand;  // slot
+  Layout layout;
+  HloInstruction* conv;
+  int operand_index;
+};
+
 // A layout a value starts from. Buffer layouts of one instruction (or of the
 // entry result) share a `batch` and are propagated together.
 struct BufferLayout {
@@ -124,6 +133,12 @@ class LayoutConstraints {
   const std::vector<BufferLayout>& hints() const { return hints_; }
   // Entry parameters and result: printed exactly as pinned.
   const absl::flat_hash_map<int, Layout>& exact() const { return exact_; }
+  const std::vector<ConvolutionPreference>& convolution_preferences() const {
+    return conv_preferences_;
+  }
+  // A use that needs its value in `layout`, decided after propagation (a
+  // convolution operand the cost model copies).
+  void AddOperandLayout(OperandLayout need) { operand_layouts_.push_back(std::move(need)); }
   // The dot-packing decisions, with their figures, for the statistics.
   const std::vector<LayoutAssignmentStats::Packing>& packing() const { return packing_; }
 
@@ -138,6 +153,7 @@ class LayoutConstraints {
   std::vector<BufferLayout> hints_;
   absl::flat_hash_map<int, Layout> exact_;
   std::vector<LayoutAssignmentStats::Packing> packing_;
+  std::vector<ConvolutionPreference> conv_preferences_;
 };
 
 }  // namespace xla_layout::layout_assignment

@@ -111,6 +111,33 @@ HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
 
 }  // namespace
 
+void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation& propagation,
+                               const LayoutCostModel& cost,
+                               std::vector<LayoutAssignmentStats::ConvolutionRead>& reads) {
+  const double factor = cost.target().proto().cost_model().conv_mismatch_read_factor();
+  for (const ConvolutionPreference& p : constraints.convolution_preferences()) {
+    const Shape& shape = *constraints.slots()[p.operand].shape;
+    const Layout& have = propagation.LayoutOf(p.operand);
+    if (SamePhysicalLayout(shape, have, p.layout)) continue;
+    Shape as_is = shape, preferred = shape;
+    as_is.set_layout(have);
+    preferred.set_layout(p.layout);
+    LayoutAssignmentStats::ConvolutionRead r;
+    r.conv = p.conv->name();
+    r.operand = p.operand_index;
+    r.have = PrintLayout(have);
+    r.want = PrintLayout(p.layout);
+    r.read_cost = static_cast<int64_t>(factor * static_cast<double>(ByteSize(as_is)));
+    r.copy_bytes = ByteSize(as_is) + ByteSize(preferred);
+    r.copied = factor == 0 || r.read_cost > r.copy_bytes;
+    if (r.copied) {
+      constraints.AddOperandLayout({p.operand, p.layout, "convolution operand layout", p.conv,
+                                    p.conv->parent(), p.operand_index, 0});
+    }
+    reads.push_back(std::move(r));
+  }
+}
+
 void InsertCopies(HloModule& module, const LayoutConstraints& constraints,
                   LayoutPropagation& propagation, const LayoutCostModel& cost,
                   std::vector<LayoutAssignmentStats::Copy>& copies) {

@@ -21,6 +21,15 @@
 
 namespace xla_layout::layout_assignment {
 
+// Decides, for every convolution operand that propagation gave another
+// layout than the convolution prefers, whether to read it as it is or copy
+// it: reading costs the target's conv_mismatch_read_factor times the
+// operand's bytes, a copy its bytes in both layouts. A copy becomes a need
+// in `constraints`; every decision is recorded in `reads`.
+void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation& propagation,
+                               const LayoutCostModel& cost,
+                               std::vector<LayoutAssignmentStats::ConvolutionRead>& reads);
+
 // Inserts the copies `module` needs after its layouts were set from
 // `propagation`, and records each in `copies`.
 void InsertCopies(HloModule& module, const LayoutConstraints& constraints,

@@ -118,6 +118,8 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   propagation.Run(stats_.tilings_refused);
   bool changed = *cloned > 0;
   changed |= ApplyLayouts(*constraints, propagation);
+  layout_assignment::DecideConvolutionOperands(*constraints, propagation, cost,
+                                               stats_.convolution_reads);
   layout_assignment::InsertCopies(module, *constraints, propagation, cost,
                                   stats_.copies);
   changed |= !stats_.copies.empty();

@@ -40,6 +40,18 @@ std::string LayoutAssignmentStats::ToText() const {
     absl::StrAppend(&out, "  computations cloned to give each caller its own: ",
                     computations_cloned, "\n");
   }
+  int read_as_is = 0;
+  for (const ConvolutionRead& r : convolution_reads) read_as_is += !r.copied;
+  if (!convolution_reads.empty()) {
+    absl::StrAppend(&out, "  convolution operands in another layout than preferred: ",
+                    convolution_reads.size(), " (", read_as_is, " read as they are, ",
+                    convolution_reads.size() - read_as_is, " copied)\n");
+  }
+  for (const ConvolutionRead& r : convolution_reads) {
+    absl::StrAppend(&out, "    ", r.conv, " operand ", r.operand, ": ", r.have, " instead of ",
+                    r.want, ": reading it so costs ", r.read_cost, " bytes, a copy ",
+                    r.copy_bytes, ": ", r.copied ? "copied" : "read as it is", "\n");
+  }
   for (const Packing& p : packing) {
     absl::StrAppend(&out, "  dot ", p.dot, " ", p.operand, ": read ", p.reads, "x, ",
                     p.bytes, " bytes: ", p.packed ? "packed" : "not packed", " (", p.why,
@@ -47,6 +59,11 @@ std::string LayoutAssignmentStats::ToText() const {
   }
   absl::StrAppend(&out, "  buffers: ", data_bytes, " data bytes, ",
                   padded_bytes - data_bytes, " padding bytes added by tiles\n");
+  absl::StrAppend(&out, absl::StrFormat("  copies move %d bytes per run against %d bytes of "
+                                        "buffers (%.2f%%)\n",
+                                        copy_bytes, padded_bytes,
+                                        padded_bytes > 0 ? 100.0 * copy_bytes / padded_bytes
+                                                         : 0.0));
   for (const auto& [name, ratio] : tilings_refused) {
     absl::StrAppend(&out, "  tiling refused for ", name,
                     ratio < 0 ? ": its size is unbounded (dynamic dims)"
@@ -76,7 +93,14 @@ std::string LayoutAssignmentStats::ToJson() const {
         ",\"from\":", JsonString(c.from), ",\"to\":", JsonString(c.to),
         ",\"bytes\":", c.bytes, ",\"in_loop\":", c.in_loop ? "true" : "false", "}"));
   }
-  std::vector<std::string> reasons, refused, layouts, packs;
+  std::vector<std::string> reasons, refused, layouts, packs, convs;
+  for (const ConvolutionRead& r : convolution_reads) {
+    convs.push_back(absl::StrCat("{\"conv\":", JsonString(r.conv), ",\"operand\":", r.operand,
+                                 ",\"have\":", JsonString(r.have), ",\"want\":",
+                                 JsonString(r.want), ",\"read_cost\":", r.read_cost,
+                                 ",\"copy_bytes\":", r.copy_bytes, ",\"copied\":",
+                                 r.copied ? "true" : "false", "}"));
+  }
   for (const Packing& p : packing) {
     packs.push_back(absl::StrCat("{\"dot\":", JsonString(p.dot), ",\"operand\":",
                                  JsonString(p.operand), ",\"reads\":", p.reads,
@@ -102,6 +126,7 @@ std::string LayoutAssignmentStats::ToJson() const {
       ",\"data_bytes\":", data_bytes, ",\"padding_bytes\":", padded_bytes - data_bytes,
       ",\"tilings_refused\":[", absl::StrJoin(refused, ","), "]",
       ",\"dot_packing\":[", absl::StrJoin(packs, ","), "]",
+      ",\"convolution_reads\":[", absl::StrJoin(convs, ","), "]",
       ",\"transposes_as_bitcast\":", transposes_as_bitcast,
       ",\"reshapes_as_bitcast\":", reshapes_as_bitcast,
       ",\"instructions_per_layout\":{", absl::StrJoin(layouts, ","), "}}\n");

@@ -44,6 +44,17 @@ struct LayoutAssignmentStats {
     std::string why;
   };
   std::vector<Packing> packing;
+  // Each convolution operand that came in a layout other than the preferred
+  // one: the cost of reading it so, against a copy; the cheaper was taken.
+  struct ConvolutionRead {
+    std::string conv;
+    int operand = 0;
+    std::string have, want;  // layouts, as printed
+    int64_t read_cost = 0;   // bytes: the operand's bytes times the factor
+    int64_t copy_bytes = 0;  // read + written by the copy
+    bool copied = false;
+  };
+  std::vector<ConvolutionRead> convolution_reads;
   int transposes_as_bitcast = 0;  // operand layout == result layout permuted
   int reshapes_as_bitcast = 0;
   std::map<std::string, int64_t> instructions_per_layout;

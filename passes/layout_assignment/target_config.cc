@@ -45,28 +45,28 @@ constexpr absl::string_view kBuiltins[][2] = {
         tiles { dimensions: [ 4, 1 ] }
       }
       conv_channels_last: true
-      cost_model { max_padding_ratio: 1.5 }
+      cost_model { max_padding_ratio: 1.5 conv_mismatch_read_factor: 1 }
     )pb"},
     {"cpu-avx2", R"pb(
       name: "cpu-avx2"
       description: "x86 AVX2: f32 matmul operands packed 8x8x1"
       dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
       conv_channels_last: true
-      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 }
+      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1 }
     )pb"},
     {"cpu-avx512", R"pb(
       name: "cpu-avx512"
       description: "x86 AVX-512: f32 matmul operands packed 16x16x1"
       dot_tilings { element_type: F32 m0: 16 n0: 16 k0: 1 }
       conv_channels_last: true
-      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 }
+      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1 }
     )pb"},
     {"arm64", R"pb(
       name: "arm64"
       description: "arm64 NEON: f32 matmul operands packed 8x8x1"
       dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
       conv_channels_last: true
-      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 }
+      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1 }
     )pb"},
 };
 
@@ -144,6 +144,10 @@ absl::StatusOr<TargetConfig> TargetConfig::FromProto(TargetLayoutConfig proto) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": cost_model.max_padding_ratio is ", ratio,
         "; use 0 (no limit) or a factor >= 1"));
+  }
+  if (proto.cost_model().conv_mismatch_read_factor() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": cost_model.conv_mismatch_read_factor must not be negative"));
   }
   if (proto.cost_model().min_dot_operand_reads() < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
