@@ -1,8 +1,10 @@
 #include "passes/layout_assignment/cost_model.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
+#include "xla_layout/layout_util.h"
 #include "xla_layout/primitive_type.h"
 
 namespace xla_layout::layout_assignment {
@@ -26,24 +28,87 @@ Layout LayoutCostModel::TargetTiled(const Shape& shape,
   return Acceptable(shape, tiled) ? tiled : layout;
 }
 
-LayoutCostModel::Default LayoutCostModel::DefaultLayout(const Shape& shape) const {
+LayoutCostModel::Default LayoutCostModel::ChooseFreeLayout(
+    const Shape& shape, absl::Span<const int64_t> keep_major) const {
   const Layout descending = DefaultLayoutForRank(shape.rank());
-  std::vector<int64_t> m2m(descending.minor_to_major().begin(),
-                           descending.minor_to_major().end());
-  Layout layout = TargetTiled(shape, m2m);
-  std::vector<Tile> tiles = target_.BaseTiles(shape);
-  if (tiles.empty() || !layout.tiles().empty()) return {layout, std::nullopt};
-  std::vector<int64_t> rescued;
-  for (int64_t d : m2m) if (shape.dimensions(d) != 1) rescued.push_back(d);
-  for (int64_t d : m2m) if (shape.dimensions(d) == 1) rescued.push_back(d);
-  if (rescued != m2m) {
-    Layout second = TargetTiled(shape, rescued);
-    if (!second.tiles().empty()) return {second, std::nullopt};
+  const std::vector<int64_t> desc(descending.minor_to_major().begin(),
+                                  descending.minor_to_major().end());
+  const std::vector<Tile> tiles = target_.BaseTiles(shape);
+  std::vector<std::vector<int64_t>> candidates;
+  if (shape.rank() <= 4 && (!tiles.empty() || !keep_major.empty())) {
+    std::vector<int64_t> order = desc;
+    std::sort(order.begin(), order.end());
+    do {
+      candidates.push_back(order);
+    } while (std::next_permutation(order.begin(), order.end()));
+  } else {
+    candidates.push_back(desc);
+    std::vector<int64_t> rescued, batch_major;
+    for (int64_t d : desc) if (shape.dimensions(d) != 1) rescued.push_back(d);
+    for (int64_t d : desc) if (shape.dimensions(d) == 1) rescued.push_back(d);
+    candidates.push_back(rescued);
+    for (int64_t d : desc) {
+      if (std::find(keep_major.begin(), keep_major.end(), d) == keep_major.end()) {
+        batch_major.push_back(d);
+      }
+    }
+    for (int64_t d : desc) {
+      if (std::find(keep_major.begin(), keep_major.end(), d) != keep_major.end()) {
+        batch_major.push_back(d);
+      }
+    }
+    candidates.push_back(batch_major);
   }
-  Shape probe = shape;
-  probe.set_layout(Layout(m2m).set_tiles(tiles));
-  absl::StatusOr<double> ratio = TargetConfig::PaddingRatio(probe);
-  return {layout, ratio.ok() ? *ratio : -1.0};
+  const double limit = target_.proto().cost_model().max_padding_ratio();
+  const double untiled = (limit > 0 ? limit : 1.0) + 1.0;
+  struct Scored {
+    Layout layout;
+    double score;
+  };
+  std::vector<Scored> scored;
+  for (const std::vector<int64_t>& order : candidates) {
+    Layout layout = TargetTiled(shape, order);
+    double score = 1.0;
+    if (!tiles.empty()) {
+      if (layout.tiles().empty()) {
+        score = untiled;
+      } else {
+        Shape laid_out = shape;
+        laid_out.set_layout(layout);
+        absl::StatusOr<double> ratio = TargetConfig::PaddingRatio(laid_out);
+        score = ratio.ok() ? *ratio : untiled;
+      }
+    }
+    for (size_t pos = 0; pos < order.size() && pos < 2; ++pos) {
+      if (std::find(keep_major.begin(), keep_major.end(), order[pos]) != keep_major.end()) {
+        score += 1.0;
+      }
+    }
+    // Pairs out of the descending order, whose minor-to-major list falls.
+    int inversions = 0;
+    for (size_t a = 0; a < order.size(); ++a) {
+      for (size_t b = a + 1; b < order.size(); ++b) inversions += order[a] < order[b];
+    }
+    score += 0.001 * inversions;
+    scored.push_back({std::move(layout), score});
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const Scored& a, const Scored& b) { return a.score < b.score; });
+  Default d{scored[0].layout, std::nullopt, scored[0].score, std::nullopt, 0};
+  for (size_t k = 1; k < scored.size(); ++k) {
+    if (!SamePhysicalLayout(shape, scored[k].layout, d.layout)) {
+      d.runner_up = scored[k].layout;
+      d.runner_up_score = scored[k].score;
+      break;
+    }
+  }
+  if (!tiles.empty() && d.layout.tiles().empty()) {
+    Shape probe = shape;
+    probe.set_layout(Layout(desc).set_tiles(tiles));
+    absl::StatusOr<double> ratio = TargetConfig::PaddingRatio(probe);
+    d.refused_ratio = ratio.ok() ? *ratio : -1.0;
+  }
+  return d;
 }
 
 Layout LayoutCostModel::AdaptTiles(const Layout& from, const Shape& from_shape,

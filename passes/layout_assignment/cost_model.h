@@ -40,8 +40,24 @@ class LayoutCostModel {
   struct Default {
     Layout layout;
     std::optional<double> refused_ratio;
+    // The order search behind `layout`: its score and the best other
+    // physical layout's (lower is better); no runner-up when one order
+    // was all there was to weigh.
+    double score = 0;
+    std::optional<Layout> runner_up;
+    double runner_up_score = 0;
   };
-  Default DefaultLayout(const Shape& shape) const;
+  Default DefaultLayout(const Shape& shape) const { return ChooseFreeLayout(shape, {}); }
+
+  // The layout of a free value, searched over its dimension orders (all of
+  // them up to rank 4; above, the descending order, size-1 dims major, and
+  // `keep_major` dims major). An order scores the padding ratio of the
+  // target's tiles on it (untiled costs max_padding_ratio + 1 where the
+  // target tiles), plus 1 for each `keep_major` dim among the two minor
+  // dims (a dot's batch dims: it wants its contracting and free dims
+  // minor), plus 0.001 per dim pair out of descending order, so that ties
+  // keep the order the value had.
+  Default ChooseFreeLayout(const Shape& shape, absl::Span<const int64_t> keep_major) const;
 
   // `from`, a layout of `from_shape`, carried to `to` in the same order:
   // its tiles when the element widths match and `to` accepts them, else the

@@ -115,7 +115,7 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   absl::StatusOr<LayoutConstraints> constraints = LayoutConstraints::Build(module, cost);
   if (!constraints.ok()) return constraints.status();
   LayoutPropagation propagation(*constraints, cost);
-  propagation.Run(stats_.tilings_refused);
+  propagation.Run(stats_);
   bool changed = *cloned > 0;
   changed |= ApplyLayouts(*constraints, propagation);
   layout_assignment::DecideConvolutionOperands(*constraints, propagation, cost,

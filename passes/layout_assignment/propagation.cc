@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "xla_layout/layout_util.h"
+#include "xla_layout/shape_text.h"
 
 namespace xla_layout::layout_assignment {
 
@@ -146,8 +147,27 @@ void LayoutPropagation::Drain() {
   }
 }
 
-void LayoutPropagation::Run(
-    std::vector<std::pair<std::string, double>>& tilings_refused) {
+namespace {
+
+// The dims of `value` its dot consumers want away from the minor end: their
+// batch dims (a dot wants its contracting and free dims minor).
+std::vector<int64_t> BatchDimsOfConsumers(const HloInstruction& value) {
+  std::vector<int64_t> dims;
+  for (const HloInstruction* user : value.users()) {
+    if (user->opcode() != HloOpcode::kDot) continue;
+    for (int k = 0; k < user->operand_count() && k < 2; ++k) {
+      if (user->operand(k) != &value) continue;
+      const auto& batch = k == 0 ? user->attributes().lhs_batch_dims
+                                 : user->attributes().rhs_batch_dims;
+      if (batch) dims.insert(dims.end(), batch->begin(), batch->end());
+    }
+  }
+  return dims;
+}
+
+}  // namespace
+
+void LayoutPropagation::Run(LayoutAssignmentStats& stats) {
   const std::vector<OperandEdge>& edges = constraints_.edges();
   adjacent_.resize(constraints_.slots().size());
   for (size_t e = 0; e < edges.size(); ++e) {
@@ -173,9 +193,18 @@ void LayoutPropagation::Run(
   for (size_t slot = 0; slot < slots.size(); ++slot) {
     int g = Find(static_cast<int>(slot));
     if (level_[g] != kUnset) continue;
-    LayoutCostModel::Default d = cost_.DefaultLayout(*slots[g].shape);
-    if (d.refused_ratio) {
-      tilings_refused.push_back({slots[g].instruction->name(), *d.refused_ratio});
+    const HloInstruction& value = *slots[g].instruction;
+    const std::vector<int64_t> keep_major =
+        value.shape().IsArray() ? BatchDimsOfConsumers(value) : std::vector<int64_t>{};
+    LayoutCostModel::Default d = cost_.ChooseFreeLayout(*slots[g].shape, keep_major);
+    if (d.refused_ratio) stats.tilings_refused.push_back({value.name(), *d.refused_ratio});
+    const Shape& shape = *slots[g].shape;
+    if (d.runner_up &&
+        (!keep_major.empty() ||
+         !SamePhysicalLayout(shape, Layout(d.layout.minor_to_major()),
+                             DefaultLayoutForRank(shape.rank())))) {
+      stats.free_orders.push_back({value.name(), PrintLayout(d.layout),
+                                   PrintLayout(*d.runner_up), d.score, d.runner_up_score});
     }
     Set(g, d.layout, kDefault);
     Drain();

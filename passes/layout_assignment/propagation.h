@@ -21,6 +21,7 @@
 
 #include "passes/layout_assignment/constraints.h"
 #include "passes/layout_assignment/cost_model.h"
+#include "passes/layout_assignment/stats.h"
 
 namespace xla_layout::layout_assignment {
 
@@ -39,9 +40,10 @@ class LayoutPropagation {
  public:
   LayoutPropagation(const LayoutConstraints& constraints, const LayoutCostModel& cost);
 
-  // Gives every group a layout. Values whose target tiling the cost model
-  // refused are appended to `tilings_refused` with the ratio.
-  void Run(std::vector<std::pair<std::string, double>>& tilings_refused);
+  // Gives every group a layout. A group no constraint reaches takes the
+  // cost model's choice for a free value, weighing what its dot consumers
+  // prefer; the refused tilings and the searched orders go to `stats`.
+  void Run(LayoutAssignmentStats& stats);
 
   // The representative slot of `slot`'s group (the smallest slot in it).
   int Find(int slot);

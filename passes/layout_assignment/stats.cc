@@ -52,6 +52,15 @@ std::string LayoutAssignmentStats::ToText() const {
                     r.want, ": reading it so costs ", r.read_cost, " bytes, a copy ",
                     r.copy_bytes, ": ", r.copied ? "copied" : "read as it is", "\n");
   }
+  for (const FreeOrder& f : free_orders) {
+    absl::StrAppend(&out, absl::StrFormat("  free value %s: %s (score %.3f)", f.value, f.chosen,
+                                          f.score));
+    if (!f.runner_up.empty()) {
+      absl::StrAppend(&out, absl::StrFormat(", runner-up %s (score %.3f)", f.runner_up,
+                                            f.runner_up_score));
+    }
+    out += "\n";
+  }
   for (const Packing& p : packing) {
     absl::StrAppend(&out, "  dot ", p.dot, " ", p.operand, ": read ", p.reads, "x, ",
                     p.bytes, " bytes: ", p.packed ? "packed" : "not packed", " (", p.why,
@@ -93,7 +102,14 @@ std::string LayoutAssignmentStats::ToJson() const {
         ",\"from\":", JsonString(c.from), ",\"to\":", JsonString(c.to),
         ",\"bytes\":", c.bytes, ",\"in_loop\":", c.in_loop ? "true" : "false", "}"));
   }
-  std::vector<std::string> reasons, refused, layouts, packs, convs;
+  std::vector<std::string> reasons, refused, layouts, packs, convs, frees;
+  for (const FreeOrder& f : free_orders) {
+    frees.push_back(absl::StrCat(
+        "{\"value\":", JsonString(f.value), ",\"chosen\":", JsonString(f.chosen),
+        ",\"score\":", absl::StrFormat("%.3f", f.score), ",\"runner_up\":",
+        f.runner_up.empty() ? std::string("null") : JsonString(f.runner_up),
+        ",\"runner_up_score\":", absl::StrFormat("%.3f", f.runner_up_score), "}"));
+  }
   for (const ConvolutionRead& r : convolution_reads) {
     convs.push_back(absl::StrCat("{\"conv\":", JsonString(r.conv), ",\"operand\":", r.operand,
                                  ",\"have\":", JsonString(r.have), ",\"want\":",
@@ -127,6 +143,7 @@ std::string LayoutAssignmentStats::ToJson() const {
       ",\"tilings_refused\":[", absl::StrJoin(refused, ","), "]",
       ",\"dot_packing\":[", absl::StrJoin(packs, ","), "]",
       ",\"convolution_reads\":[", absl::StrJoin(convs, ","), "]",
+      ",\"free_orders\":[", absl::StrJoin(frees, ","), "]",
       ",\"transposes_as_bitcast\":", transposes_as_bitcast,
       ",\"reshapes_as_bitcast\":", reshapes_as_bitcast,
       ",\"instructions_per_layout\":{", absl::StrJoin(layouts, ","), "}}\n");

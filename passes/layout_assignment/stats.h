@@ -55,6 +55,14 @@ struct LayoutAssignmentStats {
     bool copied = false;
   };
   std::vector<ConvolutionRead> convolution_reads;
+  // Free values whose order the search moved off the descending one, or
+  // whose consumers had a say: the chosen layout and the runner-up.
+  struct FreeOrder {
+    std::string value;
+    std::string chosen, runner_up;  // layouts, as printed
+    double score = 0, runner_up_score = 0;
+  };
+  std::vector<FreeOrder> free_orders;
   int transposes_as_bitcast = 0;  // operand layout == result layout permuted
   int reshapes_as_bitcast = 0;
   std::map<std::string, int64_t> instructions_per_layout;
