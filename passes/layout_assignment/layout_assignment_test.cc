@@ -1,6 +1,10 @@
 #include "passes/layout_assignment/layout_assignment.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -422,6 +426,29 @@ TEST(LayoutAssignmentTest, OptionsAndStats) {
   ASSERT_TRUE(pass.Run(*m).ok());
   EXPECT_THAT(pass.StatsReport(false), HasSubstr("7  {1,0:T(8,128)}"));
   EXPECT_THAT(pass.StatsReport(true), HasSubstr("\"target\":\"tpu\""));
+}
+
+// Every corpus module on every target: the pass succeeds (it checks the
+// layout invariants itself), the result verifies with the invariants, and
+// a second run changes nothing.
+TEST(LayoutAssignmentTest, CorpusOnEveryTargetKeepsTheInvariants) {
+  const char* dir = std::getenv("HLO_CORPUS_DIR");
+  if (dir == nullptr) GTEST_SKIP() << "HLO_CORPUS_DIR is not set";
+  int runs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".hlo") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    for (const std::string& target : TargetConfig::BuiltinNames()) {
+      SCOPED_TRACE(absl::StrCat(entry.path().filename().string(), " on ", target));
+      std::unique_ptr<HloModule> m = Assign(text.str(), target);
+      ASSERT_NE(m, nullptr);
+      EXPECT_TRUE(VerifyLayoutInvariants(*m).ok()) << VerifyLayoutInvariants(*m);
+      ++runs;
+    }
+  }
+  EXPECT_GE(runs, 30);  // 6 modules x 5 targets
 }
 
 // --- Property: random modules -------------------------------------------------
