@@ -350,6 +350,11 @@ HloComputation* HloModule::InsertComputation(
     std::unique_ptr<HloComputation> c, const HloComputation* anchor, bool after) {
   c->parent_ = this;
   HloComputation* raw = c.get();
+  by_name_.emplace(raw->name(), raw);
+  if (anchor == nullptr) {
+    computations_.push_back(std::move(c));
+    return raw;
+  }
   auto pos = std::find_if(computations_.begin(), computations_.end(),
                           [anchor](const auto& x) { return x.get() == anchor; });
   if (after && pos != computations_.end()) ++pos;
@@ -367,11 +372,36 @@ HloComputation* HloModule::AddComputationBefore(std::unique_ptr<HloComputation> 
   return InsertComputation(std::move(c), before, /*after=*/false);
 }
 
-HloComputation* HloModule::FindComputation(absl::string_view name) const {
-  for (const auto& c : computations_) {
-    if (c->name() == name) return c.get();
+void HloModule::AddComputationsAfter(
+    std::vector<std::pair<const HloComputation*, std::unique_ptr<HloComputation>>> batch) {
+  // Each insertion goes right after its anchor, so a later clone of the same
+  // anchor comes before an earlier one.
+  absl::flat_hash_map<const HloComputation*, std::vector<std::unique_ptr<HloComputation>>> after;
+  for (auto& [anchor, c] : batch) {
+    c->parent_ = this;
+    by_name_.emplace(c->name(), c.get());
+    after[anchor].push_back(std::move(c));
   }
-  return nullptr;
+  std::vector<std::unique_ptr<HloComputation>> merged;
+  merged.reserve(computations_.size() + batch.size());
+  for (auto& c : computations_) {
+    auto it = after.find(c.get());
+    merged.push_back(std::move(c));
+    if (it == after.end()) continue;
+    for (auto r = it->second.rbegin(); r != it->second.rend(); ++r) {
+      merged.push_back(std::move(*r));
+    }
+    after.erase(it);
+  }
+  for (auto& [anchor, rest] : after) {  // Anchors not in the module: at the end.
+    for (auto& c : rest) merged.push_back(std::move(c));
+  }
+  computations_ = std::move(merged);
+}
+
+HloComputation* HloModule::FindComputation(absl::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
 }
 
 std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hlo/hlo_opcode.h"
@@ -326,6 +327,7 @@ class HloModule {
   const std::string& source_name() const { return source_name_; }
   void set_source_name(std::string name) { source_name_ = std::move(name); }
   std::vector<HloComputation*> computations() const;
+  size_t computation_count() const { return computations_.size(); }
   HloComputation* entry() const { return entry_; }
   void set_entry(HloComputation* entry) { entry_ = entry; }
   // Adds at the end, or just after `after` (a clone beside its original).
@@ -334,6 +336,10 @@ class HloModule {
   // Adds just before `before` (a callee ahead of its caller).
   HloComputation* AddComputationBefore(std::unique_ptr<HloComputation> c,
                                        const HloComputation* before);
+  // The same order as calling AddComputation(c, anchor) for each pair in
+  // turn, in time linear in the module's computations.
+  void AddComputationsAfter(
+      std::vector<std::pair<const HloComputation*, std::unique_ptr<HloComputation>>> batch);
   HloComputation* FindComputation(absl::string_view name) const;
   // Callees before callers, the entry last.
   std::vector<HloComputation*> MakeComputationPostOrder() const;
@@ -368,6 +374,10 @@ class HloModule {
 
   std::string name_;
   std::vector<std::unique_ptr<HloComputation>> computations_;
+  // Name lookup in constant time: parsing 100k computations stays linear.
+  // A computation's name never changes once it is in the module. The first
+  // of two equal names wins, as the linear search did.
+  absl::flat_hash_map<std::string, HloComputation*> by_name_;
   HloComputation* entry_ = nullptr;
   std::optional<ComputationLayout> entry_layout_;
   std::vector<HloAttribute> header_;

@@ -496,7 +496,7 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   }
   absl::Status s = Expect(
       "{", absl::StrCat("to open computation '", *name, "'",
-                        module.computations().empty() && !header_
+                        module.computation_count() == 0 && !header_
                             ? " (a module starts with 'HloModule' or a computation)"
                             : ""));
   if (!s.ok()) return s;
@@ -627,7 +627,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
     s = ParseComputation(*module);
     if (!s.ok()) return s;
   }
-  if (module->computations().empty()) {
+  if (module->computation_count() == 0) {
     return ErrorAt(pos_, "the module has no computations");
   }
   if (module->entry() == nullptr) module->set_entry(module->computations().back());

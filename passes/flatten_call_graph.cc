@@ -21,13 +21,21 @@ struct Site {
 
 absl::StatusOr<int> FlattenCallGraph(HloModule& module) {
   absl::flat_hash_set<std::string> names;
+  int64_t instructions = 0;
   for (HloComputation* c : module.computations()) {
     names.insert(c->name());
     for (HloInstruction* i : c->instructions()) names.insert(i->name());
+    instructions += c->instruction_count();
   }
-  auto unique = [&names](absl::string_view base) {
-    std::string name = absl::StrCat(base, ".clone");
-    for (int n = 1; names.contains(name); ++n) name = absl::StrCat(base, ".clone.", n);
+  // The next suffix to try per base name: naming k clones of one
+  // computation costs O(k), not O(k^2).
+  absl::flat_hash_map<std::string, int> next_suffix;
+  auto unique = [&names, &next_suffix](absl::string_view base) {
+    int& n = next_suffix[base];
+    std::string name = n == 0 ? absl::StrCat(base, ".clone")
+                              : absl::StrCat(base, ".clone.", n);
+    while (names.contains(name)) name = absl::StrCat(base, ".clone.", ++n);
+    ++n;
     names.insert(name);
     return name;
   };
@@ -35,15 +43,11 @@ absl::StatusOr<int> FlattenCallGraph(HloModule& module) {
   // Each round gives every shared control-flow computation one caller; a
   // clone's own callees gain callers, so rounds repeat until none is shared
   // (at most the depth of the call graph, which has no cycles).
-  // A DAG can still double at every level; past this many clones (or on a
-  // cyclic graph, which the verifier rejects) the pass gives up.
-  const int64_t limit = 64 * static_cast<int64_t>(module.computations().size()) + 1024;
+  // A DAG can still double at every level: the pass gives up once the
+  // instructions it cloned exceed a budget linear in the module's size.
+  const int64_t budget = 16 * instructions + 100000;
+  int64_t cloned_instructions = 0;
   for (bool changed = true; changed;) {
-    if (cloned > limit) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "flattening the call graph would clone more than ", limit,
-          " computations"));
-    }
     changed = false;
     absl::flat_hash_map<const HloComputation*, std::vector<Site>> sites;
     absl::flat_hash_set<const HloComputation*> control;
@@ -56,17 +60,25 @@ absl::StatusOr<int> FlattenCallGraph(HloModule& module) {
         }
       }
     }
+    std::vector<std::pair<const HloComputation*, std::unique_ptr<HloComputation>>> batch;
     for (HloComputation* callee : module.computations()) {
       auto it = sites.find(callee);
       if (!control.contains(callee) || it == sites.end()) continue;
       for (size_t s = 1; s < it->second.size(); ++s) {
-        HloComputation* clone = module.AddComputation(
-            callee->Clone(unique(callee->name()), unique), callee);
-        it->second[s].caller->set_called_computation(it->second[s].index, clone);
+        cloned_instructions += callee->instruction_count();
+        if (cloned_instructions > budget) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "flattening the call graph would clone more than ", budget,
+              " instructions (16 per instruction of the module, plus 100000)"));
+        }
+        std::unique_ptr<HloComputation> clone = callee->Clone(unique(callee->name()), unique);
+        it->second[s].caller->set_called_computation(it->second[s].index, clone.get());
+        batch.emplace_back(callee, std::move(clone));
         ++cloned;
         changed = true;
       }
     }
+    module.AddComputationsAfter(std::move(batch));
   }
   return cloned;
 }

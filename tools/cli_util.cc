@@ -3,11 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sstream>
-
-#include <unistd.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -69,6 +65,16 @@ std::optional<std::string> Args::Value(absl::string_view name) const {
 }
 
 
+absl::StatusOr<bool> Args::Bool(absl::string_view name) const {
+  if (!Has(name)) return false;
+  std::optional<std::string> v = Value(name);
+  if (!v || *v == "true") return true;
+  if (*v == "false") return false;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--", name, " is a switch: give --", name, ", --", name, "=true or --",
+      name, "=false, not '", *v, "'"));
+}
+
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view text) {
   std::vector<int64_t> values;
   if (absl::StripAsciiWhitespace(text).empty()) return values;
@@ -83,44 +89,15 @@ absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view text) {
   return values;
 }
 
-absl::Status WriteFileAtomically(const std::string& path,
-                                 absl::string_view contents) {
-  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot write ", path, ": ", std::strerror(errno)));
-    }
-    out.write(contents.data(), contents.size());
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return absl::InternalError(absl::StrCat("writing ", path, " failed"));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    return absl::InternalError(
-        absl::StrCat("cannot rename into ", path, ": ", std::strerror(err)));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::string> ReadFileOrStdin(const std::string& path) {
-  std::ostringstream buffer;
-  if (path == "-") {
-    buffer << std::cin.rdbuf();
-    return buffer.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
-  }
-  buffer << in.rdbuf();
-  return buffer.str();
+int FinishStdout(int exit_code) {
+  errno = 0;
+  std::cout.flush();
+  bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
+  int err = errno;
+  if (!failed) return exit_code;
+  std::cerr << "hlo-layout: error: cannot write standard output"
+            << (err != 0 ? absl::StrCat(": ", std::strerror(err)) : "") << "\n";
+  return exit_code == kExitOk ? kExitBadInput : exit_code;
 }
 
 }  // namespace xla_layout::cli

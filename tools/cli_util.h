@@ -1,5 +1,5 @@
 // Small helpers shared by the hlo-layout subcommands: argument splitting,
-// JSON text, and writing an output file atomically.
+// JSON text, and checked standard output.
 #ifndef TOOLS_CLI_UTIL_H_
 #define TOOLS_CLI_UTIL_H_
 
@@ -29,6 +29,9 @@ struct Args {
   absl::Status CheckKnown(const std::vector<absl::string_view>& known) const;
   bool Has(absl::string_view name) const;
   std::optional<std::string> Value(absl::string_view name) const;
+  // A boolean flag: absent is false; `--name` and `--name=true` are true,
+  // `--name=false` is false; any other value is an error.
+  absl::StatusOr<bool> Bool(absl::string_view name) const;
 };
 Args SplitArgs(int argc, char** argv, int first);
 
@@ -37,13 +40,9 @@ using ::xla_layout::JsonString;
 // Parses "2,3" (spaces allowed) into integers.
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view text);
 
-// Writes `contents` to a temporary file beside `path`, then renames it into
-// place: a failure never leaves a partial file.
-absl::Status WriteFileAtomically(const std::string& path,
-                                 absl::string_view contents);
-
-// Reads a file, or standard input for "-".
-absl::StatusOr<std::string> ReadFileOrStdin(const std::string& path);
+// Flushes and checks standard output: a write error (full device, closed
+// descriptor) turns a successful exit code into kExitBadInput with a message.
+int FinishStdout(int exit_code);
 
 }  // namespace xla_layout::cli
 

@@ -19,6 +19,7 @@
 #include "tools/cli_util.h"
 #include "tools/relayout_command.h"
 #include "tools/shape_report.h"
+#include "xla_layout/file_io.h"
 #include "xla_layout/shape_text.h"
 
 namespace xla_layout::cli {
@@ -34,7 +35,11 @@ With a file (or - for standard input; the default) hlo-layout reads an XLA
 HLO module, verifies it, runs the passes, and prints it in canonical form.
 With no passes it is a canonicalizer.
   -o OUT                Write to OUT (a temporary file renamed into place, so
-                        a failure never leaves partial output).
+                        a failure never leaves partial output; a symlink is
+                        written through, a device or FIFO in place; '-' is
+                        standard output).
+  --max-input-bytes=N   Refuse an HLO file or target file larger than N bytes
+                        (default 2147483648).
   --passes=a,b{k=v}     Run these registered passes in order, each with its
                         options in braces (MLIR's spelling; --list-passes
                         shows what each pass takes).
@@ -90,7 +95,8 @@ Flags:
                         slice (default: all 0).
   --slot=N              (index) The inverse map: slot to element.
   --threads=N           (relayout) Threads (default: all hardware threads).
-  --repeat=N            (relayout) Timed runs after one warm-up (default 10).
+  --repeat=N            (relayout) Timed runs after one warm-up (default 10,
+                        at most 1000000; timing stops after 10 s).
   --check               (relayout) Verify every element and padding slot of
                         the result against the index math; exit 1 on the first
                         mismatch, naming it.
@@ -157,8 +163,12 @@ int RunShape(const Args& args) {
   if (!print.ok()) return UsageError(print.status().message());
   ShapeReportOptions options;
   options.print = *print;
-  options.json = args.Has("json");
-  options.grid = args.Has("grid");
+  absl::StatusOr<bool> json = args.Bool("json");
+  if (!json.ok()) return UsageError(json.status().message());
+  absl::StatusOr<bool> grid = args.Bool("grid");
+  if (!grid.ok()) return UsageError(grid.status().message());
+  options.json = *json;
+  options.grid = *grid;
   if (std::optional<std::string> slice = args.Value("slice")) {
     absl::StatusOr<std::vector<int64_t>> list = ParseIntList(*slice);
     if (!list.ok()) return UsageError(list.status().message());
@@ -183,6 +193,8 @@ int RunShape(const Args& args) {
 int RunIndex(const Args& args) {
   absl::Status known = args.CheckKnown({"json", "slot", "help"});
   if (!known.ok()) return UsageError(known.message());
+  absl::StatusOr<bool> json = args.Bool("json");
+  if (!json.ok()) return UsageError(json.status().message());
   bool by_slot = args.Has("slot");
   size_t want = by_slot ? 1 : 2;
   if (args.positional.size() != want) {
@@ -193,16 +205,18 @@ int RunIndex(const Args& args) {
   if (!shape.ok()) return InputError(shape.status().message());
   absl::StatusOr<std::string> out;
   if (by_slot) {
+    // Like an index, a slot that is not an int64 is bad input (exit 1).
     int64_t slot;
-    if (!absl::SimpleAtoi(args.Value("slot").value_or(""), &slot)) {
-      return UsageError("--slot needs an integer");
+    std::string text = args.Value("slot").value_or("");
+    if (!absl::SimpleAtoi(text, &slot)) {
+      return InputError(absl::StrCat("--slot: '", text, "' is not an integer in the int64 range"));
     }
-    out = SlotReport(*shape, slot, args.Has("json"));
+    out = SlotReport(*shape, slot, *json);
   } else {
     absl::StatusOr<std::vector<int64_t>> index =
         ParseIntList(args.positional[1]);
     if (!index.ok()) return InputError(index.status().message());
-    out = IndexReport(*shape, *index, args.Has("json"));
+    out = IndexReport(*shape, *index, *json);
   }
   if (!out.ok()) return InputError(out.status().message());
   std::cout << *out;
@@ -234,11 +248,20 @@ int RunRelayout(const Args& args) {
   if (!threads.ok()) return UsageError(threads.status().message());
   absl::StatusOr<int> repeat = PositiveInt(args, "repeat", 10);
   if (!repeat.ok()) return UsageError(repeat.status().message());
+  if (*repeat > kMaxRepeat) {
+    return UsageError(absl::StrCat("--repeat is at most ", kMaxRepeat,
+                                   " (timed runs also stop after ",
+                                   options.budget_seconds, " s)"));
+  }
   options.threads = *threads;
   options.repeat = *repeat;
-  options.check = args.Has("check");
-  options.json = args.Has("json");
-  options.explain = args.Has("explain");
+  for (auto [name, field] : {std::pair{"check", &options.check},
+                             std::pair{"json", &options.json},
+                             std::pair{"explain", &options.explain}}) {
+    absl::StatusOr<bool> on = args.Bool(name);
+    if (!on.ok()) return UsageError(on.status().message());
+    *field = *on;
+  }
   if (args.Has("dump")) {
     options.dump = args.Value("dump");
     if (!options.dump || options.dump->empty()) {
@@ -284,6 +307,8 @@ int RunModule(int argc, char** argv) {
     if (std::string(argv[i]) == "-o") {
       if (i + 1 >= argc) return UsageError("-o needs a file name");
       out_path = argv[++i];
+      if (out_path->empty()) return UsageError("-o needs a file name, not ''");
+      if (*out_path == "-") out_path.reset();  // '-o -' is standard output.
     } else {
       rest.push_back(argv[i]);
     }
@@ -292,15 +317,31 @@ int RunModule(int argc, char** argv) {
   absl::Status known =
       args.CheckKnown({"verify", "verify-each", "syntax", "help", "passes",
                        "load-pass-plugin", "list-passes", "target",
-                       "target-file", "stats", "verbose"});
+                       "target-file", "stats", "verbose", "max-input-bytes"});
   if (!known.ok()) return UsageError(known.message());
+  bool verify_only = false, verify_each = false, verbose = false, list = false;
+  for (auto [name, field] : {std::pair{"verify", &verify_only},
+                             std::pair{"verify-each", &verify_each},
+                             std::pair{"verbose", &verbose},
+                             std::pair{"list-passes", &list}}) {
+    absl::StatusOr<bool> on = args.Bool(name);
+    if (!on.ok()) return UsageError(on.status().message());
+    *field = *on;
+  }
+  if (args.Has("max-input-bytes")) {
+    int64_t cap;
+    if (!absl::SimpleAtoi(args.Value("max-input-bytes").value_or(""), &cap) || cap <= 0) {
+      return UsageError("--max-input-bytes needs a positive integer");
+    }
+    SetMaxInputBytes(cap);
+  }
   for (const auto& [flag, value] : args.flags) {
     if (flag != "load-pass-plugin") continue;
     if (!value || value->empty()) return UsageError("--load-pass-plugin needs a file");
     absl::Status loaded = LoadPassPlugin(*value);
     if (!loaded.ok()) return InputError(loaded.message());
   }
-  if (args.Has("list-passes")) {
+  if (list) {
     for (const PassRegistry::Entry& e : PassRegistry::Global().List()) {
       std::vector<std::string> options;
       for (const PassOption& o : e.options) {
@@ -386,7 +427,7 @@ int RunModule(int argc, char** argv) {
     std::cerr << "hlo-layout: reading an HLO module from standard input "
                  "(Ctrl-D ends it; --help for usage)\n";
   }
-  absl::StatusOr<std::string> text = ReadFileOrStdin(path);
+  absl::StatusOr<std::string> text = ReadFileBounded(path, "HLO file");
   if (!text.ok()) return InputError(text.status().message());
   const std::string display = path == "-" ? "<stdin>" : path;
   std::vector<std::string> warnings;
@@ -396,7 +437,7 @@ int RunModule(int argc, char** argv) {
     std::cerr << module.status().message() << "\n";
     return kExitBadInput;
   }
-  if (args.Has("verbose")) {
+  if (verbose) {
     for (const std::string& w : warnings) std::cerr << w << "\n";
   }
   const SourceText source(*text, display);
@@ -411,17 +452,17 @@ int RunModule(int argc, char** argv) {
   }
   if (pipeline) {
     PipelineOptions options;
-    if (args.Has("verify-each")) options.verify_each = true;
+    if (verify_each) options.verify_each = true;
     absl::StatusOr<bool> ran = pipeline->Run(**module, options);
     if (!ran.ok()) {
       std::cerr << display << ": error: " << ran.status().message() << "\n";
       return kExitBadInput;
     }
   }
-  if (args.Has("verify")) return kExitOk;
+  if (verify_only) return kExitOk;
   std::string output = (*module)->ToString(*print);
   if (out_path) {
-    absl::Status s = WriteFileAtomically(*out_path, output);
+    absl::Status s = WriteFileSafely(*out_path, output);
     if (!s.ok()) return InputError(s.message());
   } else {
     std::cout << output << std::flush;
@@ -453,4 +494,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace xla_layout::cli
 
-int main(int argc, char** argv) { return xla_layout::cli::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return xla_layout::cli::FinishStdout(xla_layout::cli::Main(argc, argv));
+}

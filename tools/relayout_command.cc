@@ -8,32 +8,29 @@
 #include "absl/strings/str_format.h"
 #include "tools/cli_util.h"
 #include "tools/relayout_check.h"
+#include "xla_layout/file_io.h"
+#include "xla_layout/memory.h"
 #include "xla_layout/tiled_layout.h"
 
 namespace xla_layout::cli {
 namespace {
 
-// Page-aligned buffers, touched once so that timing excludes page faults.
-struct Buffer {
-  explicit Buffer(int64_t bytes)
-      : data(static_cast<char*>(std::aligned_alloc(
-                 4096, std::max<int64_t>(4096, (bytes + 4095) / 4096 * 4096))),
-             &std::free),
-        size(bytes) {
-    std::memset(data.get(), 0, size);
-  }
-  std::unique_ptr<char, decltype(&std::free)> data;
-  int64_t size;
-};
-
+// Runs `fn` once to warm up, then up to `repeat` times, stopping early once
+// the timed runs pass `budget_seconds`; `*runs` gets the count actually timed.
 template <typename Fn>
-double SecondsPerRun(int repeat, Fn fn) {
-  fn();  // warm-up
+double SecondsPerRun(int repeat, double budget_seconds, int* runs, Fn fn) {
+  fn();
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < repeat; ++i) fn();
-  std::chrono::duration<double> elapsed =
-      std::chrono::steady_clock::now() - start;
-  return elapsed.count() / repeat;
+  std::chrono::duration<double> elapsed{0};
+  int i = 0;
+  while (i < repeat) {
+    fn();
+    ++i;
+    elapsed = std::chrono::steady_clock::now() - start;
+    if (elapsed.count() > budget_seconds) break;
+  }
+  *runs = i;
+  return elapsed.count() / i;
 }
 
 }  // namespace
@@ -53,14 +50,28 @@ absl::StatusOr<RelayoutCommandResult> RunRelayoutCommand(
   if (!src_layout.ok()) return src_layout.status();
   if (!dst_layout.ok()) return dst_layout.status();
 
-  Buffer src(plan->src_bytes()), dst(plan->dst_bytes());
-  Buffer copy_src(plan->element_bytes()), copy_dst(plan->element_bytes());
-  FillSourcePattern(*src_layout, src.data.get());
-  double seconds = SecondsPerRun(options.repeat, [&] {
-    plan->Execute(src.data.get(), dst.data.get());
+  // Four buffers live at once: check their sum before allocating any.
+  absl::Status room = CheckAllocationSize(
+      plan->src_bytes() + plan->dst_bytes() + 2 * plan->element_bytes(),
+      "the source, destination and memcpy buffers");
+  if (!room.ok()) return room;
+  absl::StatusOr<AlignedBuffer> src = AllocateAligned(plan->src_bytes(), "the source");
+  if (!src.ok()) return src.status();
+  absl::StatusOr<AlignedBuffer> dst = AllocateAligned(plan->dst_bytes(), "the destination");
+  if (!dst.ok()) return dst.status();
+  absl::StatusOr<AlignedBuffer> copy_src =
+      AllocateAligned(plan->element_bytes(), "the memcpy reference");
+  if (!copy_src.ok()) return copy_src.status();
+  absl::StatusOr<AlignedBuffer> copy_dst =
+      AllocateAligned(plan->element_bytes(), "the memcpy reference");
+  if (!copy_dst.ok()) return copy_dst.status();
+  FillSourcePattern(*src_layout, src->get());
+  int runs = 0, memcpy_runs = 0;
+  double seconds = SecondsPerRun(options.repeat, options.budget_seconds, &runs, [&] {
+    plan->Execute(src->get(), dst->get());
   });
-  double memcpy_seconds = SecondsPerRun(options.repeat, [&] {
-    std::memcpy(copy_dst.data.get(), copy_src.data.get(), copy_src.size);
+  double memcpy_seconds = SecondsPerRun(runs, options.budget_seconds, &memcpy_runs, [&] {
+    std::memcpy(copy_dst->get(), copy_src->get(), plan->element_bytes());
   });
   // Bytes read plus bytes written, without padding.
   double moved = 2.0 * static_cast<double>(plan->element_bytes());
@@ -71,13 +82,13 @@ absl::StatusOr<RelayoutCommandResult> RunRelayoutCommand(
   RelayoutCommandResult result;
   std::string check = "not run";
   if (options.check) {
-    absl::Status s = CheckDestination(*dst_layout, dst.data.get(), {});
+    absl::Status s = CheckDestination(*dst_layout, dst->get(), {});
     check = s.ok() ? "ok" : std::string(s.message());
     result.check_failed = !s.ok();
   }
   if (options.dump) {
-    absl::Status s = WriteFileAtomically(
-        *options.dump, absl::string_view(dst.data.get(), dst.size));
+    absl::Status s = WriteFileSafely(
+        *options.dump, absl::string_view(dst->get(), plan->dst_bytes()));
     if (!s.ok()) return s;
   }
   if (options.json) {
@@ -89,7 +100,7 @@ absl::StatusOr<RelayoutCommandResult> RunRelayoutCommand(
         ",\"memcpy_gbps\":", absl::StrFormat("%.3f", memcpy_gbps),
         ",\"ratio_to_memcpy\":", absl::StrFormat("%.3f", ratio),
         ",\"threads\":", plan->threads(), ",\"isa\":",
-        JsonString(IsaName(plan->isa())), ",\"repeat\":", options.repeat,
+        JsonString(IsaName(plan->isa())), ",\"repeat\":", runs,
         ",\"element_bytes\":", plan->element_bytes(),
         ",\"src_bytes\":", plan->src_bytes(),
         ",\"dst_bytes\":", plan->dst_bytes(), ",\"check\":",
@@ -97,8 +108,8 @@ absl::StatusOr<RelayoutCommandResult> RunRelayoutCommand(
   } else {
     result.output = absl::StrCat(
         src_shape.ToString(), " -> ", dst_shape.ToString(), "\n",
-        absl::StrFormat("time per run:    %.3f ms (%d runs)\n", seconds * 1e3,
-                        options.repeat),
+        absl::StrFormat("time per run:    %.3f ms (%d runs%s)\n", seconds * 1e3,
+                        runs, runs < options.repeat ? ", stopped at the time budget" : ""),
         absl::StrFormat("throughput:      %.2f GB/s (read + write, %d bytes "
                         "of elements each way)\n",
                         gbps, plan->element_bytes()),

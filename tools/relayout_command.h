@@ -12,9 +12,12 @@
 
 namespace xla_layout::cli {
 
+inline constexpr int kMaxRepeat = 1000000;
+
 struct RelayoutCommandOptions {
   int threads = 0;
-  int repeat = 10;
+  int repeat = 10;                // at most kMaxRepeat
+  double budget_seconds = 10.0;   // timed runs stop once they pass this
   bool check = false;
   bool json = false;
   bool explain = false;

@@ -245,6 +245,10 @@ absl::StatusOr<Layout> Layout::FromProto(const LayoutProto& proto) {
 }
 
 absl::Status Layout::ValidateStandalone() const {
+  if (tiles_.size() > kMaxTiles) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a layout has at most ", kMaxTiles, " tiles, not ", tiles_.size()));
+  }
   for (const Tile& tile : tiles_) {
     absl::Status s = tile.Validate();
     if (!s.ok()) return s;

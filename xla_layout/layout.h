@@ -66,6 +66,11 @@ struct SplitConfig {
   bool operator!=(const SplitConfig& o) const { return !(*this == o); }
 };
 
+// The most tiles a layout may have. XLA's layouts use at most three; the
+// bound keeps the tiled index math (whose size grows with the square of the
+// tile count) small on hostile input.
+inline constexpr int kMaxTiles = 16;
+
 // The placement of an array in linear memory. Structural checks that need the
 // shape (rank, element type) live in ValidateLayoutForShape (shape.h).
 class Layout {

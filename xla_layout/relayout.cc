@@ -15,6 +15,7 @@
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/relayout_kernels.h"
 #include "xla_layout/tiled_layout.h"
+#include "xla_layout/memory.h"
 
 namespace xla_layout {
 
@@ -562,6 +563,10 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   if (!planned) {
     impl->tasks.clear();
     impl->use_gather = true;
+    absl::Status room = CheckAllocationSize(
+        d->slot_count() * static_cast<int64_t>(sizeof(int64_t)),
+        "the relayout's gather table");
+    if (!room.ok()) return room;
     impl->gather.resize(d->slot_count());
     for (int64_t slot = 0; slot < d->slot_count(); ++slot) {
       std::optional<IndexVector> e = d->LogicalIndex(slot);

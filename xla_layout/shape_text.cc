@@ -270,6 +270,10 @@ absl::Status ShapeParser::ParseTiles(Layout& layout) {
   SkipSpace();
   while (pos_ < text_.size() && text_[pos_] == '(') {
     size_t tile_start = pos_;
+    if (tiles.size() == kMaxTiles) {
+      return Error(tile_start, absl::StrCat("a layout has at most ", kMaxTiles,
+                                            " tiles"));
+    }
     ++pos_;
     std::vector<int64_t> dims;
     while (true) {

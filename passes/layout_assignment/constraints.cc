@@ -556,12 +556,12 @@ void ConstraintBuilder::AddDot(HloInstruction* dot) {
       decision.packed = true;
       decision.why = "a constant, laid out at compile time";
     } else if (min_reads > 0 && reads[k] < min_reads) {
-      decision.why = absl::StrCat("a copy of ", 2 * decision.bytes,
+      decision.why = absl::StrCat("a copy of ", SaturatingAdd(decision.bytes, decision.bytes),
                                   " bytes would be read fewer than ", min_reads, " times");
     } else {
       Need(SlotOf(op, 0), *operands[k], "dot operand packing", dot, dot->parent(), k, 0);
       decision.packed = true;
-      decision.why = absl::StrCat("read ", reads[k], " times; copy ", 2 * decision.bytes,
+      decision.why = absl::StrCat("read ", reads[k], " times; copy ", SaturatingAdd(decision.bytes, decision.bytes),
                                   " bytes once");
     }
     c_.packing_.push_back(std::move(decision));

@@ -76,7 +76,7 @@ HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
     record.reason = reason;
     record.from = PrintLayout(value->shape().layout());
     record.to = PrintLayout(target.layout());
-    record.bytes = ByteSize(value->shape()) + ByteSize(target);
+    record.bytes = SaturatingAdd(ByteSize(value->shape()), ByteSize(target));
     record.in_loop = in_loop_.contains(c);
     copies_.push_back(std::move(record));
     HloInstruction* raw = copy.get();
@@ -127,8 +127,9 @@ void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation
     r.operand = p.operand_index;
     r.have = PrintLayout(have);
     r.want = PrintLayout(p.layout);
-    r.read_cost = static_cast<int64_t>(factor * static_cast<double>(ByteSize(as_is)));
-    r.copy_bytes = ByteSize(as_is) + ByteSize(preferred);
+    r.read_cost = static_cast<int64_t>(
+        std::min(9.2e18, factor * static_cast<double>(ByteSize(as_is))));
+    r.copy_bytes = SaturatingAdd(ByteSize(as_is), ByteSize(preferred));
     r.copied = factor == 0 || r.read_cost > r.copy_bytes;
     if (r.copied) {
       constraints.AddOperandLayout({p.operand, p.layout, "convolution operand layout", p.conv,

@@ -23,7 +23,7 @@ std::string LayoutAssignmentStats::ToText() const {
   int64_t copy_bytes = 0;
   std::map<std::string, int> by_reason;
   for (const Copy& c : copies) {
-    copy_bytes += c.bytes;
+    copy_bytes = SaturatingAdd(copy_bytes, c.bytes);
     ++by_reason[c.reason];
   }
   absl::StrAppend(&out, "  copies inserted: ", copies.size(), " (", copy_bytes,
@@ -94,7 +94,7 @@ std::string LayoutAssignmentStats::ToJson() const {
   int64_t copy_bytes = 0;
   std::map<std::string, int> by_reason;
   for (const Copy& c : copies) {
-    copy_bytes += c.bytes;
+    copy_bytes = SaturatingAdd(copy_bytes, c.bytes);
     ++by_reason[c.reason];
     copy_items.push_back(absl::StrCat(
         "{\"name\":", JsonString(c.name), ",\"computation\":", JsonString(c.computation),
@@ -200,8 +200,8 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
     const HloInstruction* owner = slots[s].instruction;
     if (owner->opcode() == HloOpcode::kParameter && fused.contains(owner->parent())) continue;
     if (!counted.insert(propagation.Find(static_cast<int>(s))).second) continue;
-    stats.data_bytes += DataBytes(*slots[s].shape);
-    stats.padded_bytes += ByteSize(*slots[s].shape);
+    stats.data_bytes = SaturatingAdd(stats.data_bytes, DataBytes(*slots[s].shape));
+    stats.padded_bytes = SaturatingAdd(stats.padded_bytes, ByteSize(*slots[s].shape));
   }
   LayoutNames names;
   for (HloComputation* c : module.computations()) {
@@ -209,8 +209,8 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
       std::vector<Shape*> ls = LaidOutLeaves(*i->mutable_shape());
       for (Shape* s : ls) ++stats.instructions_per_layout[names.Of(s->layout())];
       if (i->opcode() == HloOpcode::kCopy && !constraints.Covers(i) && !ls.empty()) {
-        stats.data_bytes += DataBytes(*ls[0]);
-        stats.padded_bytes += ByteSize(*ls[0]);
+        stats.data_bytes = SaturatingAdd(stats.data_bytes, DataBytes(*ls[0]));
+        stats.padded_bytes = SaturatingAdd(stats.padded_bytes, ByteSize(*ls[0]));
       }
       if (i->operand_count() != 1 || ls.size() != 1 ||
           !IsLaidOut(i->operand(0)->shape())) {

@@ -13,6 +13,13 @@
 
 namespace xla_layout {
 
+// Byte totals saturate at int64's maximum instead of wrapping negative: two
+// buffers of 2^62 bytes are "at least 9.2e18 bytes", never a negative count.
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
+}
+
 struct LayoutAssignmentStats {
   std::string target;
   struct Copy {

@@ -1,12 +1,10 @@
 #include "passes/layout_assignment/target_config.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "xla_layout/file_io.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/tiled_layout.h"
 
@@ -114,6 +112,25 @@ absl::StatusOr<TargetConfig> TargetConfig::FromProto(TargetLayoutConfig proto) {
           where, ": base_tilings[", i, "].min_rank must not be negative"));
     }
     int rank = rule.min_rank() == 0 ? 1 : rule.min_rank();
+    if (rule.tiles_size() > kMaxTiles) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": base_tilings[", i, "].tiles has ", rule.tiles_size(),
+          " tiles; a layout has at most ", kMaxTiles));
+    }
+    // A tile's elements must stay far from int64 overflow once multiplied
+    // by a shape's tile count.
+    constexpr int64_t kMaxTileElements = int64_t{1} << 31;
+    for (int k = 0; k < rule.tiles_size(); ++k) {
+      int64_t elements = 1;
+      for (int64_t d : rule.tiles(k).dimensions()) {
+        if (d > 0 && elements > kMaxTileElements / d) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where, ": base_tilings[", i, "].tiles[", k,
+              "] has more than ", kMaxTileElements, " elements"));
+        }
+        if (d > 0) elements *= d;
+      }
+    }
     for (int k = 0; k < rule.tiles_size(); ++k) {
       absl::StatusOr<Tile> tile = Tile::FromProto(rule.tiles(k));
       if (!tile.ok()) {
@@ -137,6 +154,15 @@ absl::StatusOr<TargetConfig> TargetConfig::FromProto(TargetLayoutConfig proto) {
     if (dot.m0() <= 0 || dot.n0() <= 0 || dot.k0() <= 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": dot_tilings[", i, "]: m0, n0 and k0 must be positive"));
+    }
+    constexpr int64_t kMaxPanel = 1 << 16;
+    for (auto [name, value] : {std::pair{"m0", dot.m0()}, std::pair{"n0", dot.n0()},
+                               std::pair{"k0", dot.k0()}}) {
+      if (value > kMaxPanel) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": dot_tilings[", i, "].", name, " is ", value,
+            "; at most ", kMaxPanel));
+      }
     }
   }
   double ratio = proto.cost_model().max_padding_ratio();
@@ -177,13 +203,9 @@ absl::StatusOr<TargetConfig> TargetConfig::FromTextProto(
 }
 
 absl::StatusOr<TargetConfig> TargetConfig::FromFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot open target file ", path));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return FromTextProto(text.str(), path);
+  absl::StatusOr<std::string> text = ReadFileBounded(path, "target file");
+  if (!text.ok()) return text.status();
+  return FromTextProto(*text, path);
 }
 
 absl::StatusOr<TargetConfig> TargetConfig::Builtin(absl::string_view name) {

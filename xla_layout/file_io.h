@@ -1,0 +1,44 @@
+// Bounded reads and safe writes of the files the tools take and produce.
+// Reads never allocate more than a cap; writes never leave a partial file,
+// never follow a planted temporary name, and never turn a device, FIFO or
+// symlink into a regular file.
+#ifndef XLA_LAYOUT_FILE_IO_H_
+#define XLA_LAYOUT_FILE_IO_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace xla_layout {
+
+// Default cap on any input file (HLO text, target tables): 2 GiB.
+inline constexpr int64_t kDefaultMaxInputBytes = int64_t{2} << 30;
+
+// The process-wide input cap (the CLI's --max-input-bytes sets it).
+int64_t MaxInputBytes();
+void SetMaxInputBytes(int64_t bytes);
+
+// Reads `path` ("-" is standard input) up to MaxInputBytes(); a longer input,
+// a directory or an unreadable file is an error that names the path.
+// `what` names the file's role in messages ("target file").
+absl::StatusOr<std::string> ReadFileBounded(const std::string& path,
+                                            absl::string_view what = "file");
+
+// Writes `contents` to `path`:
+//  - a regular file (or a new name) is replaced atomically: the bytes go to a
+//    mkstemp file in the same folder, which is renamed into place; an existing
+//    file keeps its mode, a new one gets 0666 minus the umask; SIGINT, SIGTERM
+//    and SIGHUP during the write remove the temporary file;
+//  - a symlink is written through and stays a symlink;
+//  - a character device or FIFO is opened and written in place;
+//  - a directory, socket or empty path is refused.
+// Any write error (full disk, closed device) is an error.
+absl::Status WriteFileSafely(const std::string& path,
+                             absl::string_view contents);
+
+}  // namespace xla_layout
+
+#endif  // XLA_LAYOUT_FILE_IO_H_

@@ -1,0 +1,157 @@
+#include "xla_layout/file_io.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace xla_layout {
+namespace {
+
+class FileIoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* base = std::getenv("TEST_TMPDIR");
+    std::string tmpl = std::string(base ? base : "/tmp") + "/file_io.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  std::string Path(const std::string& name) { return dir_ + "/" + name; }
+  static std::string Read(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  std::vector<std::string> Entries() {
+    std::vector<std::string> names;
+    DIR* d = opendir(dir_.c_str());
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    closedir(d);
+    return names;
+  }
+  std::string dir_;
+};
+
+TEST_F(FileIoTest, NewFileGetsUmaskModeAndNoTemporaryRemains) {
+  mode_t old = umask(022);
+  ASSERT_TRUE(WriteFileSafely(Path("out"), "hello").ok());
+  umask(old);
+  EXPECT_EQ(Read(Path("out")), "hello");
+  struct stat st;
+  ASSERT_EQ(stat(Path("out").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  EXPECT_EQ(Entries(), std::vector<std::string>{"out"});
+}
+
+TEST_F(FileIoTest, ExistingFileKeepsItsMode) {
+  { std::ofstream(Path("secret")) << "old"; }
+  ASSERT_EQ(chmod(Path("secret").c_str(), 0600), 0);
+  ASSERT_TRUE(WriteFileSafely(Path("secret"), "new").ok());
+  struct stat st;
+  ASSERT_EQ(stat(Path("secret").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(Read(Path("secret")), "new");
+}
+
+TEST_F(FileIoTest, SymlinkIsWrittenThroughAndStaysALink) {
+  { std::ofstream(Path("real")) << "old"; }
+  ASSERT_EQ(symlink("real", Path("link").c_str()), 0);
+  ASSERT_TRUE(WriteFileSafely(Path("link"), "new").ok());
+  struct stat st;
+  ASSERT_EQ(lstat(Path("link").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(Read(Path("real")), "new");
+}
+
+TEST_F(FileIoTest, DanglingSymlinkCreatesItsTarget) {
+  ASSERT_EQ(symlink("made", Path("link").c_str()), 0);
+  ASSERT_TRUE(WriteFileSafely(Path("link"), "x").ok());
+  EXPECT_EQ(Read(Path("made")), "x");
+}
+
+TEST_F(FileIoTest, PlantedLinkAtTheOldTemporaryNameIsNotFollowed) {
+  // Earlier versions wrote OUT.tmp.<pid> without O_EXCL.
+  { std::ofstream(Path("victim")) << "keep"; }
+  std::string planted = Path("out.tmp." + std::to_string(getpid()));
+  ASSERT_EQ(symlink(Path("victim").c_str(), planted.c_str()), 0);
+  ASSERT_TRUE(WriteFileSafely(Path("out"), "data").ok());
+  EXPECT_EQ(Read(Path("victim")), "keep");
+  EXPECT_EQ(Read(Path("out")), "data");
+}
+
+TEST_F(FileIoTest, FifoIsWrittenInPlace) {
+  ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] {
+    std::ifstream in(Path("fifo"));
+    std::stringstream s;
+    s << in.rdbuf();
+    got = s.str();
+  });
+  absl::Status s = WriteFileSafely(Path("fifo"), "through the pipe");
+  reader.join();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(got, "through the pipe");
+  struct stat st;
+  ASSERT_EQ(lstat(Path("fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+TEST_F(FileIoTest, DeviceIsWrittenInPlaceAndWriteErrorsAreErrors) {
+  EXPECT_TRUE(WriteFileSafely("/dev/null", "x").ok());
+  struct stat st;
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  if (access("/dev/full", W_OK) == 0) {
+    absl::Status s = WriteFileSafely("/dev/full", "x");
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(std::string(s.message()).find("No space left"), std::string::npos) << s;
+  }
+}
+
+TEST_F(FileIoTest, RefusesEmptyNamesDirectoriesAndMissingFolders) {
+  EXPECT_FALSE(WriteFileSafely("", "x").ok());
+  absl::Status dir = WriteFileSafely(dir_, "x");
+  EXPECT_NE(std::string(dir.message()).find("is a directory"), std::string::npos) << dir;
+  EXPECT_FALSE(WriteFileSafely(Path("no/such/out"), "x").ok());
+  EXPECT_TRUE(Entries().empty());
+}
+
+TEST_F(FileIoTest, ReadIsBoundedAndNamesDirectories) {
+  { std::ofstream(Path("in")) << std::string(1000, 'a'); }
+  SetMaxInputBytes(999);
+  absl::StatusOr<std::string> big = ReadFileBounded(Path("in"), "HLO file");
+  SetMaxInputBytes(kDefaultMaxInputBytes);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(std::string(big.status().message()).find("input limit of 999 bytes"),
+            std::string::npos) << big.status();
+  absl::StatusOr<std::string> ok = ReadFileBounded(Path("in"));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->size(), 1000u);
+  absl::StatusOr<std::string> dir = ReadFileBounded(dir_, "target file");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(std::string(dir.status().message()).find("is a directory"), std::string::npos);
+}
+
+TEST_F(FileIoTest, EndlessInputStopsAtTheCap) {
+  SetMaxInputBytes(1 << 20);
+  absl::StatusOr<std::string> zero = ReadFileBounded("/dev/zero");
+  SetMaxInputBytes(kDefaultMaxInputBytes);
+  EXPECT_FALSE(zero.ok());
+}
+
+}  // namespace
+}  // namespace xla_layout
