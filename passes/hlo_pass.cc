@@ -1,8 +1,11 @@
 #include "passes/hlo_pass.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 
 #include <algorithm>
+#include <exception>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -245,6 +248,121 @@ absl::StatusOr<bool> PassPipeline::Run(HloModule& module,
   return changed;
 }
 
+namespace {
+
+// The text of the exception in flight, for messages.
+std::string CurrentExceptionText() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return absl::StrCat("exception: ", e.what());
+  } catch (...) {
+    return "an exception of unknown type";
+  }
+}
+
+// A plugin's pass behind the boundary: an exception from any of its methods
+// becomes an error that names the plugin, never std::terminate.
+class PluginPass : public HloPass {
+ public:
+  PluginPass(std::unique_ptr<HloPass> inner, std::string name,
+             std::string description, std::string plugin)
+      : inner_(std::move(inner)), name_(std::move(name)),
+        description_(std::move(description)), plugin_(std::move(plugin)) {}
+
+  absl::string_view name() const override { return name_; }
+  absl::string_view description() const override { return description_; }
+  absl::StatusOr<bool> Run(HloModule& module) override {
+    if (inner_ == nullptr) return Broken();
+    try {
+      return inner_->Run(module);
+    } catch (...) {
+      return Thrown("Run");
+    }
+  }
+  std::vector<PassOption> options() const override {
+    if (inner_ == nullptr) return {};
+    try {
+      return inner_->options();
+    } catch (...) {
+      return {};  // Configure reports it.
+    }
+  }
+  absl::Status Configure(const PassOptionValues& values) override {
+    if (inner_ == nullptr) return Broken();
+    try {
+      return inner_->Configure(values);
+    } catch (...) {
+      return Thrown("Configure");
+    }
+  }
+  std::string StatsReport(bool json) const override {
+    if (inner_ == nullptr) return "";
+    try {
+      return inner_->StatsReport(json);
+    } catch (...) {
+      return "";
+    }
+  }
+  // A pass the plugin's factory failed to make: it reports that failure.
+  void set_broken(std::string why) { broken_ = std::move(why); }
+
+ private:
+  absl::Status Broken() const {
+    return absl::InternalError(absl::StrCat("pass plugin ", plugin_, ": ", broken_));
+  }
+  absl::Status Thrown(absl::string_view method) const {
+    return absl::InternalError(absl::StrCat("pass plugin ", plugin_, ": ", method,
+                                            "() threw ", CurrentExceptionText()));
+  }
+  std::unique_ptr<HloPass> inner_;
+  std::string name_, description_, plugin_, broken_;
+};
+
+// Wraps every factory a plugin registers in the boundary above.
+class PluginRegistrar : public PassRegistrar {
+ public:
+  PluginRegistrar(PassRegistrar& target, std::string plugin)
+      : target_(target), plugin_(std::move(plugin)) {}
+  absl::Status Register(std::string name, std::string description,
+                        PassFactory factory) override {
+    PassFactory guarded = [factory = std::move(factory), name, description,
+                           plugin = plugin_]() -> std::unique_ptr<HloPass> {
+      std::unique_ptr<HloPass> inner;
+      std::string why;
+      try {
+        inner = factory();
+      } catch (...) {
+        why = absl::StrCat("its factory threw ", CurrentExceptionText());
+      }
+      if (inner == nullptr && why.empty()) why = "its factory returned no pass";
+      auto pass = std::make_unique<PluginPass>(std::move(inner), name, description, plugin);
+      if (!why.empty()) pass->set_broken(why);
+      return pass;
+    };
+    return target_.Register(std::move(name), std::move(description), std::move(guarded));
+  }
+
+ private:
+  PassRegistrar& target_;
+  std::string plugin_;
+};
+
+// Whether `symbol` (found by dlsym) is a function: a data symbol of the
+// right name would be called as code.
+bool IsFunctionSymbol(void* symbol) {
+  Dl_info info;
+  ElfW(Sym)* entry = nullptr;
+  if (dladdr1(symbol, &info, reinterpret_cast<void**>(&entry), RTLD_DL_SYMENT) == 0 ||
+      entry == nullptr) {
+    return false;
+  }
+  int type = ELF64_ST_TYPE(entry->st_info);
+  return type == STT_FUNC || type == STT_GNU_IFUNC;
+}
+
+}  // namespace
+
 absl::Status LoadPassPlugin(const std::string& path, PassRegistrar& registrar) {
   // A bare file name would make dlopen search the library path; a plugin is
   // always a file the user names.
@@ -266,15 +384,38 @@ absl::Status LoadPassPlugin(const std::string& path, PassRegistrar& registrar) {
         path, " is not a pass plugin: it must export "
               "xla_layout_pass_plugin_api_version and xla_layout_register_passes"));
   }
-  if (version() != kPassPluginApiVersion) {
-    int v = version();
+  for (auto [symbol, name] :
+       {std::pair{reinterpret_cast<void*>(version), "xla_layout_pass_plugin_api_version"},
+        std::pair{reinterpret_cast<void*>(register_passes), "xla_layout_register_passes"}}) {
+    if (!IsFunctionSymbol(symbol)) {
+      dlclose(handle);
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, " is not a pass plugin: ", name, " must be a function, not data"));
+    }
+  }
+  int v = 0;
+  try {
+    v = version();
+  } catch (...) {
+    return absl::InternalError(absl::StrCat("pass plugin ", path, ": its version function threw ",
+                                            CurrentExceptionText()));
+  }
+  if (v != kPassPluginApiVersion) {
     dlclose(handle);
     return absl::FailedPreconditionError(absl::StrCat(
         "pass plugin ", path, " speaks plugin API version ", v,
         "; this hlo-layout needs version ", kPassPluginApiVersion));
   }
   absl::Status status;
-  register_passes(&registrar, &status);
+  PluginRegistrar guarded(registrar, path);
+  try {
+    register_passes(&guarded, &status);
+  } catch (...) {
+    // Passes it registered before throwing stay; the library stays loaded.
+    return absl::InternalError(absl::StrCat("pass plugin ", path,
+                                            ": registration threw ",
+                                            CurrentExceptionText()));
+  }
   if (!status.ok()) {
     return absl::Status(status.code(), absl::StrCat("pass plugin ", path, ": ",
                                                     status.message()));

@@ -152,5 +152,35 @@ TEST(PassPluginTest, LoadsRegistersAndRejects) {
               HasSubstr("cannot load pass plugin /no/such/plugin.so"));
 }
 
+// Exceptions stop at the plugin boundary: each becomes an error naming the
+// plugin (before, each of these ended in std::terminate or a call into data).
+TEST(PassPluginTest, ExceptionsAndDataSymbolsStopAtTheBoundary) {
+  std::string dir = "passes/plugins/";
+  {
+    PassRegistry registry;
+    std::string lib = dir + "bad_throw_in_pass_plugin.so";
+    ASSERT_TRUE(LoadPassPlugin(lib, registry).ok());
+    absl::StatusOr<std::unique_ptr<HloPass>> pass = registry.Create("throwing");
+    ASSERT_TRUE(pass.ok());
+    std::unique_ptr<HloModule> m = *ParseHloModule(kModule);
+    absl::StatusOr<bool> ran = (*pass)->Run(*m);
+    ASSERT_FALSE(ran.ok());
+    EXPECT_THAT(ran.status().message(),
+                HasSubstr("pass plugin " + lib + ": Run() threw exception: thrown from the pass"));
+  }
+  {
+    PassRegistry registry;
+    std::string lib = dir + "bad_throw_in_register_plugin.so";
+    EXPECT_THAT(LoadPassPlugin(lib, registry).message(),
+                HasSubstr("registration threw exception: thrown from registration"));
+  }
+  {
+    PassRegistry registry;
+    std::string lib = dir + "bad_data_version_plugin.so";
+    EXPECT_THAT(LoadPassPlugin(lib, registry).message(),
+                HasSubstr("xla_layout_pass_plugin_api_version must be a function, not data"));
+  }
+}
+
 }  // namespace
 }  // namespace xla_layout
