@@ -129,6 +129,30 @@ absl::StatusOr<std::vector<Shape>> Parser::ParseShapeList() {
 }
 
 // A value up to the next ',' or newline outside brackets and strings.
+// The offset in `value` of a second token at bracket depth 0, if any.
+static std::optional<size_t> FindStrayToken(absl::string_view value) {
+  int depth = 0;
+  bool gap = false;
+  for (size_t i = 0; i < value.size(); ++i) {
+    char c = value[i];
+    if (c == '"') {
+      if (depth == 0 && gap) return i;
+      for (++i; i < value.size() && value[i] != '"'; ++i) {
+        if (value[i] == '\\') ++i;
+      }
+      continue;
+    }
+    if (depth == 0 && (c == ' ' || c == '\t' || c == '\r')) {
+      gap = true;
+      continue;
+    }
+    if (depth == 0 && gap) return i;
+    if (c == '{' || c == '(' || c == '[') ++depth;
+    if ((c == '}' || c == ')' || c == ']') && depth > 0) --depth;
+  }
+  return std::nullopt;
+}
+
 std::string Parser::ScanValue() {
   SkipSpace();
   size_t start = pos_;
@@ -433,7 +457,15 @@ absl::Status Parser::ParseInstruction(
       raw->mutable_attributes().mutable_rare().operand_layout_constraints = *std::move(shapes);
       a.value = std::string(text_.substr(value_at, pos_ - value_at));
     } else {
+      size_t value_at = (SkipSpace(), pos_);
       a.value = ScanValue();
+      // A value is one token or one bracketed group: `metadata={...} oops`
+      // is an error, as in XLA, not a value with a tail.
+      if (std::optional<size_t> stray = FindStrayToken(a.value)) {
+        return ErrorAt(value_at + *stray,
+                       absl::StrCat("expected ',' or the end of the line after the value of "
+                                    "attribute '", *attr, "'"));
+      }
       s = SetTypedAttribute(*raw, a, at);
       if (!s.ok()) return s;
     }

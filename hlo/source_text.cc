@@ -26,8 +26,20 @@ SourceLocation SourceText::LocationOf(size_t offset) const {
 
 std::string SourceText::Diagnostic(SourceLocation where, absl::string_view severity,
                                    absl::string_view message) const {
+  // A message that quotes a hostile token stays short too.
+  constexpr size_t kMaxMessage = 1000;
+  // Bytes a terminal would act on are shown as \xNN.
+  std::string clean;
+  for (char ch : message.substr(0, kMaxMessage)) {
+    unsigned char u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u >= 0x7f) {
+      absl::StrAppend(&clean, "\\x", absl::Hex(u, absl::kZeroPad2));
+    } else {
+      clean += ch;
+    }
+  }
   std::string out = absl::StrCat(LocationPrefix(filename_, where), severity, ": ",
-                                 message);
+                                 clean, message.size() > kMaxMessage ? "..." : "");
   if (!where.known() || where.line > static_cast<int32_t>(line_starts_.size())) {
     return out;
   }
@@ -35,11 +47,34 @@ std::string SourceText::Diagnostic(SourceLocation where, absl::string_view sever
   size_t end = text_.find('\n', start);
   if (end == absl::string_view::npos) end = text_.size();
   absl::string_view line = text_.substr(start, end - start);
-  std::string caret(std::max(where.column - 1, 0), ' ');
-  for (size_t i = 0; i < caret.size() && i < line.size(); ++i) {
-    if (line[i] == '\t') caret[i] = '\t';
+  // A long line shows a window around the column, so that a 100 MB line
+  // gives a 200-byte message; "..." marks what was cut.
+  constexpr size_t kWindow = 160;
+  size_t column = static_cast<size_t>(std::max(where.column - 1, 0));
+  std::string shown;
+  size_t caret_at = column;
+  if (line.size() > kWindow) {
+    size_t from = column > kWindow / 2 ? column - kWindow / 2 : 0;
+    size_t to = std::min(line.size(), from + kWindow);
+    if (from > 0) shown = "...";
+    caret_at = shown.size() + (column - from);
+    shown.append(line.data() + from, to - from);
+    if (to < line.size()) shown += "...";
+  } else {
+    shown = std::string(line);
   }
-  absl::StrAppend(&out, "\n", line, "\n", caret, "^");
+  // Control bytes and bytes outside ASCII (NULs, escape sequences, invalid
+  // UTF-8) never reach the terminal; one '?' per byte keeps the caret aligned.
+  std::string caret(caret_at, ' ');
+  for (size_t i = 0; i < shown.size(); ++i) {
+    unsigned char ch = static_cast<unsigned char>(shown[i]);
+    if (ch == '\t') {
+      if (i < caret.size()) caret[i] = '\t';
+    } else if (ch < 0x20 || ch >= 0x7f) {
+      shown[i] = '?';
+    }
+  }
+  absl::StrAppend(&out, "\n", shown, "\n", caret, "^");
   return out;
 }
 

@@ -19,7 +19,7 @@ passed=0 failed=0
 for log in $(find -L bazel-testlogs/ -name test.log 2>/dev/null); do
   p=$(grep -hoE '^\[  PASSED  \] [0-9]+ test' "$log" | grep -oE '[0-9]+' | tail -1)
   f=$(grep -hoE '^\[  FAILED  \] [0-9]+ test' "$log" | grep -oE '[0-9]+' | tail -1)
-  g=$(grep -hoE '^(golden|layering): [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  g=$(grep -hoE '^(golden|layering|bad_input): [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
   if [ -n "$g" ]; then
     set -- $g

@@ -145,11 +145,17 @@ absl::StatusOr<PrintOptions> PrintOptionsFrom(const Args& args) {
                    syntax.value_or(""), "'"));
 }
 
+// The argument as messages quote it: a 90 KB shape is cut to its start.
+std::string Quoted(absl::string_view text) {
+  constexpr size_t kMax = 100;
+  return absl::StrCat("'", text.substr(0, kMax), text.size() > kMax ? "...'" : "'");
+}
+
 absl::StatusOr<Shape> ParseShapeArg(absl::string_view text) {
   absl::StatusOr<Shape> shape = ParseShape(text);
   if (!shape.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("in shape '", text, "': ", shape.status().message()));
+        absl::StrCat("in shape ", Quoted(text), ": ", shape.status().message()));
   }
   return shape;
 }
@@ -180,7 +186,7 @@ int RunShape(const Args& args) {
     if (!shape.ok()) return InputError(shape.status().message());
     absl::StatusOr<std::string> report = ShapeReport(*shape, options);
     if (!report.ok()) {
-      return InputError(absl::StrCat("in shape '", text, "': ",
+      return InputError(absl::StrCat("in shape ", Quoted(text), ": ",
                                      report.status().message()));
     }
     if (!out.empty() && !options.json) out += "\n";
