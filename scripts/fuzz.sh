@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan + coverage) and runs
+# each for FUZZ_SECONDS (default 60) from its seed corpus: the shape seeds,
+# the relayout seeds, the golden HLO files and ../shared/hlo-corpus. A crash
+# prints its reproducer's path and bytes (hex) and fails the script;
+# `bazel-bin/tests/fuzz/TARGET FILE` in an ordinary build replays it.
+# The clang build uses its own Bazel output base, so it never evicts the gcc
+# build's cache.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds=${FUZZ_SECONDS:-60}
+targets=(shape_text_fuzz hlo_parser_fuzz layout_pass_fuzz relayout_fuzz)
+base=${FUZZ_OUTPUT_BASE:-$HOME/.cache/xla_layout_fuzz_output_base}
+bazel_fuzz() { bazel --output_base="$base" "$@"; }
+trap 'bazel --output_base="$base" shutdown >/dev/null 2>&1' EXIT
+bazel_fuzz build --config=fuzz "${targets[@]/#///tests/fuzz:}" || exit 1
+bin=$(bazel_fuzz info --config=fuzz bazel-bin 2>/dev/null)/tests/fuzz
+work=$(mktemp -d "${TMPDIR:-/tmp}/fuzz.XXXXXX")
+# Seeds are copied: libFuzzer adds what it finds to the first corpus folder.
+mkdir -p "$work/hlo" "$work/shapes" "$work/relayout"
+cp tests/fuzz/seeds/shapes/* "$work/shapes/"
+cp tests/fuzz/seeds/relayout/* "$work/relayout/"
+find tests/golden -name '*.hlo' -exec cp {} "$work/hlo/" \;
+[ -d ../shared/hlo-corpus ] && cp ../shared/hlo-corpus/*.hlo "$work/hlo/" 2>/dev/null
+status=0
+for t in "${targets[@]}"; do
+  case $t in
+    shape_text_fuzz) corpus=$work/shapes; max_len=4096 ;;
+    relayout_fuzz) corpus=$work/relayout; max_len=64 ;;
+    *) corpus=$work/hlo; max_len=16384 ;;
+  esac
+  mkdir -p "$work/new_$t" "$work/crashes_$t"
+  "$bin/$t" "$work/new_$t" "$corpus" -max_total_time="$seconds" -max_len="$max_len" \
+    -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 \
+    -artifact_prefix="$work/crashes_$t/" > "$work/$t.log" 2>&1
+  code=$?
+  execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$work/$t.log" | grep -oE '[0-9]+$')
+  cov=$(grep -oE 'cov: [0-9]+' "$work/$t.log" | tail -1)
+  if [ $code -ne 0 ]; then
+    status=1
+    echo "FAIL $t (exit $code): $(grep -m1 -E 'ERROR|fuzz check failed|runtime error' "$work/$t.log")"
+    tail -40 "$work/$t.log"
+    for f in "$work/crashes_$t"/*; do
+      [ -f "$f" ] || continue
+      echo "reproducer $f:"; od -An -tx1 -v "$f" | head -20
+    done
+  else
+    echo "$t: ${execs:-?} runs in ${seconds} s, ${cov:-cov: ?}, no crash"
+  fi
+done
+rm -rf "$work"
+exit $status

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Replays every fuzz target over its seed corpus in an ordinary build: the
+# shape seeds, the relayout seeds, the golden HLO files and, when present,
+# the HLO corpus ($HLO_CORPUS_DIR). Ends with "fuzz_seeds: N passed, M failed"
+# (one per target).
+set -u
+root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/${TEST_WORKSPACE:-xla_layout}
+bin=$root/tests/fuzz
+seeds=$root/tests/fuzz/seeds
+hlo_seeds=("$root/tests/golden")
+[ -n "${HLO_CORPUS_DIR:-}" ] && [ -d "$HLO_CORPUS_DIR" ] && hlo_seeds+=("$HLO_CORPUS_DIR")
+passed=0 failed=0
+run() {  # target, seed paths...
+  local target=$1; shift
+  if "$bin/$target" "$@" > "${TEST_TMPDIR:-/tmp}/$target.log" 2>&1; then
+    passed=$((passed + 1)); echo "$target: $(tail -1 "${TEST_TMPDIR:-/tmp}/$target.log")"
+  else
+    failed=$((failed + 1)); echo "FAIL $target"; tail -20 "${TEST_TMPDIR:-/tmp}/$target.log"
+  fi
+}
+run shape_text_fuzz "$seeds/shapes"
+run relayout_fuzz "$seeds/relayout"
+run hlo_parser_fuzz "${hlo_seeds[@]}"
+run layout_pass_fuzz "${hlo_seeds[@]}"
+echo "fuzz_seeds: $passed passed, $failed failed"
+[ $failed -eq 0 ]
