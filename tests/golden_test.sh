@@ -6,7 +6,8 @@
 # `[exit N]` when the exit code is not 0. `%corpus` is the HLO corpus
 # directory ($HLO_CORPUS_DIR, or ../shared/hlo-corpus beside the repository);
 # cases that use it fail when it is missing. `%plugins` is the directory of
-# the built pass plugins.
+# the built pass plugins; `%bin` the root of the build's outputs (for
+# %bin/passes/layout_assignment/layout_assignment_plugin.so).
 #
 #   golden_test.sh                 check (run by `bazel test //tests:golden_test`)
 #   golden_test.sh --update        rewrite the .expected files in the source tree
@@ -17,12 +18,13 @@ update=0
 if [ $update = 1 ]; then
   root=${BUILD_WORKSPACE_DIRECTORY:-$(cd "$(dirname "$0")/.." && pwd)}
   tool=${HLO_LAYOUT:-$root/bazel-bin/tools/hlo-layout}
-  plugins=$root/bazel-bin/passes/plugins
+  bin=$root/bazel-bin
 else
   root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/${TEST_WORKSPACE:-xla_layout}
   tool=$root/tools/hlo-layout
-  plugins=$root/passes/plugins
+  bin=$root
 fi
+plugins=$bin/passes/plugins
 [ -x "$tool" ] || { echo "golden_test: no tool at $tool" >&2; exit 2; }
 corpus=${HLO_CORPUS_DIR:-}
 if [ -z "$corpus" ] && [ -n "${BUILD_WORKSPACE_DIRECTORY:-}" ]; then
@@ -40,6 +42,7 @@ run_case() {  # $1: case file path relative to $root
     cmd=${cmd//%s/$file}
     cmd=${cmd//%corpus/$corpus}
     cmd=${cmd//%plugins/$plugins}
+    cmd=${cmd//%bin/$bin}
     cmd=${cmd//hlo-layout/$tool}
     local result
     result=$(cd "$root" && eval "$cmd" 2>&1 </dev/null)
@@ -52,6 +55,7 @@ run_case() {  # $1: case file path relative to $root
   # The tool's path is not part of the expected output.
   out=${out//$tool/hlo-layout}
   out=${out//$plugins/%plugins}
+  out=${out//$bin\//%bin/}
   [ -n "$corpus" ] && out=${out//$corpus/%corpus}
   printf '%s' "$out"
 }

@@ -138,6 +138,10 @@ std::string LayoutAssignment::StatsReport(bool json) const {
   return json ? stats_.ToJson() : stats_.ToText();
 }
 
+// The plugin build (layout_assignment_plugin.so) registers through its C
+// entry points instead, under its own name.
+#ifndef XLA_LAYOUT_PASS_PLUGIN
 XLA_LAYOUT_REGISTER_PASS(LayoutAssignment);
+#endif
 
 }  // namespace xla_layout
