@@ -16,6 +16,7 @@
 #include "xla_layout/relayout_kernels.h"
 #include "xla_layout/tiled_layout.h"
 #include "xla_layout/memory.h"
+#include "xla_layout/subbyte.h"
 
 namespace xla_layout {
 
@@ -216,6 +217,14 @@ void ForEachProduct(const std::vector<std::vector<Box>>& groups,
 }  // namespace
 
 struct RelayoutPlan::Impl {
+  // Sub-byte sides (E(1), E(2), E(4)): the packed slots are unpacked to one
+  // byte each, the byte plan `bytes` moves them, and they are packed again.
+  // 0 where a side is not packed.
+  int src_bits = 0, dst_bits = 0;
+  int sign_bits = 0;  // the type's width for s2/s4 (sign-extended), else 0
+  int64_t src_slots = 0, dst_slots = 0;
+  std::unique_ptr<RelayoutPlan> bytes;
+
   int64_t es = 0;  // bytes per element slot
   int64_t src_bytes = 0, dst_bytes = 0, element_bytes = 0;
   std::vector<uint8_t> fill;  // es bytes
@@ -337,10 +346,17 @@ absl::Status CheckSupported(const Shape& shape, absl::string_view side) {
   if (layout.dynamic_shape_metadata_prefix_bytes() != 0) {
     return unsupported("M (dynamic-shape metadata)");
   }
-  if (layout.element_size_in_bits() != 0 &&
-      layout.element_size_in_bits() % 8 != 0) {
-    return unsupported(absl::StrCat("sub-byte packing E(",
-                                    layout.element_size_in_bits(), ")"));
+  const int64_t bits = layout.element_size_in_bits();
+  if (bits != 0 && bits % 8 != 0 && bits != 1 && bits != 2 && bits != 4) {
+    return unsupported(absl::StrCat("an element size of E(", bits,
+                                    ") (sub-byte sizes are 1, 2 or 4)"));
+  }
+  if (bits != 0 && bits < 8 && PrimitiveBitWidth(shape.element_type()) > bits) {
+    return unsupported(absl::StrCat("E(", bits, ") for ",
+                                    PrimitiveTypeName(shape.element_type()),
+                                    ", which has ",
+                                    PrimitiveBitWidth(shape.element_type()),
+                                    " bits"));
   }
   return absl::OkStatus();
 }
@@ -496,6 +512,50 @@ RelayoutPlan::RelayoutPlan(RelayoutPlan&&) noexcept = default;
 RelayoutPlan& RelayoutPlan::operator=(RelayoutPlan&&) noexcept = default;
 RelayoutPlan::~RelayoutPlan() = default;
 
+absl::StatusOr<RelayoutPlan> RelayoutPlan::CreateSubByte(
+    const Shape& src, const Shape& dst, const TiledLayout& s,
+    const TiledLayout& d, RelayoutOptions options) {
+  // The same layouts with one byte per slot.
+  auto unpacked = [](Shape shape) {
+    shape.mutable_layout()->set_element_size_in_bits(0);
+    return shape;
+  };
+  auto impl = std::make_unique<Impl>();
+  impl->src_bits = s.element_size_in_bits() < 8 ? s.element_size_in_bits() : 0;
+  impl->dst_bits = d.element_size_in_bits() < 8 ? d.element_size_in_bits() : 0;
+  impl->src_slots = s.slot_count();
+  impl->dst_slots = d.slot_count();
+  impl->src_bytes = s.byte_size();
+  impl->dst_bytes = d.byte_size();
+  const PrimitiveType type = src.element_type();
+  impl->sign_bits = type == S4 || type == S2 ? static_cast<int>(PrimitiveBitWidth(type)) : 0;
+  impl->element_bytes = PackedByteSize(
+      s.element_count(), static_cast<int>(std::min(s.element_size_in_bits(),
+                                                    d.element_size_in_bits())));
+  for (int64_t scratch : {impl->src_bits ? impl->src_slots : 0,
+                          impl->dst_bits ? impl->dst_slots : 0}) {
+    absl::Status room = CheckAllocationSize(scratch, "the sub-byte relayout's scratch");
+    if (!room.ok()) return room;
+  }
+  const bool in_place = options.allow_in_place;
+  options.allow_in_place = false;  // the byte plan never runs in place
+  absl::StatusOr<RelayoutPlan> bytes = Create(
+      impl->src_bits ? unpacked(src) : src, impl->dst_bits ? unpacked(dst) : dst,
+      std::move(options));
+  if (!bytes.ok()) return bytes.status();
+  if (in_place && impl->src_bytes != impl->dst_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "in-place relayout needs equal buffer sizes, not ", impl->src_bytes,
+        " and ", impl->dst_bytes, " bytes"));
+  }
+  impl->in_place = in_place;
+  impl->threads = bytes->threads();
+  impl->isa = bytes->isa();
+  impl->es = 1;
+  impl->bytes = std::make_unique<RelayoutPlan>(*std::move(bytes));
+  return RelayoutPlan(std::move(impl));
+}
+
 absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
                                                   const Shape& dst,
                                                   RelayoutOptions options) {
@@ -514,6 +574,9 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   if (!s.ok()) return s.status();
   absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
   if (!d.ok()) return d.status();
+  if (s->element_size_in_bits() < 8 || d->element_size_in_bits() < 8) {
+    return CreateSubByte(src, dst, *s, *d, std::move(options));
+  }
   if (s->element_size_in_bits() != d->element_size_in_bits()) {
     return absl::UnimplementedError(absl::StrCat(
         "source and destination element sizes differ (",
@@ -615,6 +678,31 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
 
 void RelayoutPlan::Execute(const void* src_ptr, void* dst_ptr) const {
   const Impl& p = *impl_;
+  if (p.bytes != nullptr) {
+    // Sub-byte: unpack, move bytes, pack (scratch sizes checked in Create).
+    std::vector<uint8_t> in, out;
+    const void* from = src_ptr;
+    void* to = dst_ptr;
+    if (p.src_bits != 0) {
+      in.resize(p.src_slots);
+      UnpackSlots(static_cast<const uint8_t*>(src_ptr), p.src_slots, p.src_bits,
+                  p.sign_bits, in.data());
+      from = in.data();
+    } else if (p.in_place && src_ptr == dst_ptr) {
+      in.assign(static_cast<const uint8_t*>(src_ptr),
+                static_cast<const uint8_t*>(src_ptr) + p.src_bytes);
+      from = in.data();
+    }
+    if (p.dst_bits != 0) {
+      out.resize(p.dst_slots);
+      to = out.data();
+    }
+    p.bytes->Execute(from, to);
+    if (p.dst_bits != 0) {
+      PackSlots(out.data(), p.dst_slots, p.dst_bits, static_cast<uint8_t*>(dst_ptr));
+    }
+    return;
+  }
   const char* src = static_cast<const char*>(src_ptr);
   char* dst = static_cast<char*>(dst_ptr);
   std::vector<char> scratch;
@@ -653,6 +741,12 @@ Isa RelayoutPlan::isa() const { return impl_->isa; }
 
 std::string RelayoutPlan::Describe() const {
   const Impl& p = *impl_;
+  if (p.bytes != nullptr) {
+    return absl::StrCat(
+        p.src_bits ? absl::StrCat("unpack source E(", p.src_bits, ") to bytes\n") : "",
+        p.bytes->Describe(),
+        p.dst_bits ? absl::StrCat("pack destination bytes to E(", p.dst_bits, ")\n") : "");
+  }
   std::string out = absl::StrCat("isa=", IsaName(p.isa), " threads=", p.threads,
                                  " element_bytes=", p.es,
                                  p.streaming ? " streaming" : "", "\n");

@@ -8,9 +8,14 @@
 // bytes, equal on both sides). Padding slots of the destination are always
 // written with the fill value, so the output is deterministic.
 //
+// Sub-byte elements (E(1), E(2), E(4), on either side or both; xla_layout/
+// subbyte.h says where a packed slot lives) are unpacked to one byte per slot
+// (sign-extended for s2/s4), moved by the byte plan, and packed again.
+//
 // Not supported, with an error from Create: sparse layouts (D, #, *, P),
-// split configs (SC) and dynamic-shape metadata (M), sub-byte packing E(1),
-// E(2), E(4), different E(n) on the two sides, and unbounded dims.
+// split configs (SC) and dynamic-shape metadata (M), E(n) that is neither
+// 1, 2, 4 nor whole bytes, different whole-byte E(n) on the two sides, and
+// unbounded dims.
 //
 // How: each layout's tiled dims are digits of the logical indices
 // (TiledLayout::digits). The planner refines both sides' digits into one loop
@@ -32,6 +37,7 @@
 #include "absl/strings/string_view.h"
 #include "xla_layout/isa.h"  // IWYU pragma: export
 #include "xla_layout/shape.h"
+#include "xla_layout/tiled_layout.h"
 
 namespace xla_layout {
 
@@ -76,6 +82,11 @@ class RelayoutPlan {
  private:
   struct Impl;
   explicit RelayoutPlan(std::unique_ptr<Impl> impl);
+  static absl::StatusOr<RelayoutPlan> CreateSubByte(const Shape& src,
+                                                    const Shape& dst,
+                                                    const TiledLayout& s,
+                                                    const TiledLayout& d,
+                                                    RelayoutOptions options);
   std::unique_ptr<Impl> impl_;
 };
 

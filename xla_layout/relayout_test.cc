@@ -1,4 +1,6 @@
 #include "xla_layout/relayout.h"
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/subbyte.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -260,8 +262,10 @@ TEST(RelayoutTest, Errors) {
               HasSubstr("sparse attribute"));
   EXPECT_THAT(error("f32[4]{0:SC(0:2)}", "f32[4]{0}"), HasSubstr("SC"));
   EXPECT_THAT(error("f32[4]{0}", "f32[4]{0:M(8)}"), HasSubstr("M (dynamic"));
-  EXPECT_THAT(error("s4[4]{0:E(4)}", "s4[4]{0}"),
-              HasSubstr("sub-byte packing E(4) is not supported"));
+  Shape s8_e4(S8, {4});
+  s8_e4.set_layout(Layout().set_minor_to_major({0}).set_element_size_in_bits(4));
+  EXPECT_THAT(std::string(RelayoutPlan::Create(s8_e4, Parse("s8[4]{0}")).status().message()),
+              HasSubstr("E(4) for s8, which has 8 bits"));
   EXPECT_THAT(error("pred[4]{0:E(32)}", "pred[4]{0}"),
               HasSubstr("element sizes differ"));
   EXPECT_THAT(error("f32[?]{0}", "f32[?]{0}"), HasSubstr("unbounded"));
@@ -269,6 +273,91 @@ TEST(RelayoutTest, Errors) {
                     "f32[4611686018427387904,4]{0,1}"),
               HasSubstr("overflows"));
   EXPECT_THAT(error("(f32[4])", "(f32[4])"), HasSubstr("array shape"));
+}
+
+// Sub-byte elements, packed (E(n)) on either side or both, against the index
+// math: every destination slot holds its element's value (sign-extended in
+// a whole byte for s2/s4), every padding slot zero.
+TEST(RelayoutSubByteTest, RandomLayoutsAgainstTheIndexMath) {
+  std::mt19937_64 rng(404);
+  RandomShapeOptions options;
+  options.max_dim = 9;
+  options.allow_attributes = false;
+  const PrimitiveType types[] = {S4, U4, S2, U2};
+  int packed_pairs = 0;
+  for (int cases = 0; cases < 3000; ++cases) {
+    options.types = {types[cases % 4]};
+    Shape a = RandomArrayShape(rng, options);
+    Shape b = a;
+    b.set_layout(RandomLayoutFor(rng, a, options));
+    const int bits = static_cast<int>(PrimitiveBitWidth(a.element_type()));
+    const bool pack_a = rng() % 3 != 0, pack_b = rng() % 3 != 0;
+    if (pack_a) a.mutable_layout()->set_element_size_in_bits(rng() % 2 ? bits : 4);
+    if (pack_b) b.mutable_layout()->set_element_size_in_bits(rng() % 2 ? bits : 4);
+    packed_pairs += pack_a && pack_b;
+    SCOPED_TRACE(absl::StrCat(a.ToString(), " -> ", b.ToString()));
+    absl::StatusOr<TiledLayout> ta = TiledLayout::Create(a);
+    absl::StatusOr<TiledLayout> tb = TiledLayout::Create(b);
+    ASSERT_TRUE(ta.ok() && tb.ok());
+    const bool is_signed = a.element_type() == S4 || a.element_type() == S2;
+    const int a_bits = static_cast<int>(ta->element_size_in_bits());
+    const int b_bits = static_cast<int>(tb->element_size_in_bits());
+    auto slot_mask = [](int slot_bits) {
+      return static_cast<uint8_t>(slot_bits >= 8 ? 0xFF : (1u << slot_bits) - 1);
+    };
+    // A slot wider than the type holds the value sign-extended (s2, s4).
+    auto element_of = [&](uint8_t raw) {
+      uint8_t v = raw & static_cast<uint8_t>((1u << bits) - 1);
+      return is_signed ? static_cast<uint8_t>(SignExtend(v, bits)) : v;
+    };
+    std::vector<uint8_t> src(ta->byte_size(), 0);
+    for (int64_t slot = 0; slot < ta->slot_count(); ++slot) {
+      const uint8_t v = element_of(static_cast<uint8_t>(rng())) & slot_mask(a_bits);
+      if (a_bits < 8) {
+        StorePacked(src.data(), slot, a_bits, v);
+      } else {
+        src[slot] = v;
+      }
+    }
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(a, b);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    std::vector<uint8_t> dst(tb->byte_size(), 0xAB);
+    plan->Execute(src.data(), dst.data());
+    for (int64_t slot = 0; slot < tb->slot_count(); ++slot) {
+      std::optional<IndexVector> e = tb->LogicalIndex(slot);
+      uint8_t want = 0;  // padding
+      if (e) {
+        const int64_t from = ta->LinearIndex(*e);
+        want = element_of(a_bits < 8 ? LoadPacked(src.data(), from, a_bits) : src[from]);
+      }
+      const uint8_t got = b_bits < 8 ? LoadPacked(dst.data(), slot, b_bits) : dst[slot];
+      ASSERT_EQ(got, want & slot_mask(b_bits)) << "slot " << slot;
+    }
+    // The unused low bits of a packed buffer's last byte are zero.
+    if (b_bits < 8 && tb->slot_count() * b_bits % 8 != 0) {
+      const int used = static_cast<int>(tb->slot_count() * b_bits % 8);
+      EXPECT_EQ(dst.back() & ((1u << (8 - used)) - 1), 0);
+    }
+  }
+  EXPECT_GT(packed_pairs, 1000);
+}
+
+TEST(RelayoutSubByteTest, PackedByteOrderIsXlas) {
+  // s4[4]{0:E(4)} holding 1, 2, 3, -1: the first element in the high nibble.
+  Shape packed = Parse("s4[4]{0:E(4)}");
+  Shape bytes = Parse("s4[4]{0}");
+  absl::StatusOr<RelayoutPlan> pack = RelayoutPlan::Create(bytes, packed);
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  const uint8_t in[4] = {1, 2, 3, 0xFF};
+  uint8_t out[2] = {0, 0};
+  pack->Execute(in, out);
+  EXPECT_EQ(out[0], 0x12);
+  EXPECT_EQ(out[1], 0x3F);
+  absl::StatusOr<RelayoutPlan> unpack = RelayoutPlan::Create(packed, bytes);
+  ASSERT_TRUE(unpack.ok());
+  uint8_t back[4] = {0, 0, 0, 0};
+  unpack->Execute(out, back);
+  EXPECT_EQ(std::vector<uint8_t>(back, back + 4), std::vector<uint8_t>(in, in + 4));
 }
 
 TEST(RelayoutTest, EmptyAndScalarArrays) {
