@@ -13,6 +13,17 @@
 
 namespace xla_layout::cli {
 
+int UsageError(absl::string_view message) {
+  std::cerr << "hlo-layout: error: " << message << "\n"
+            << "Run 'hlo-layout --help' for usage.\n";
+  return kExitUsage;
+}
+
+int InputError(absl::string_view message) {
+  std::cerr << "hlo-layout: error: " << message << "\n";
+  return kExitBadInput;
+}
+
 Args SplitArgs(int argc, char** argv, int first) {
   Args args;
   bool flags_done = false;

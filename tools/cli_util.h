@@ -40,6 +40,11 @@ using ::xla_layout::JsonString;
 // Parses "2,3" (spaces allowed) into integers.
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view text);
 
+// Print "hlo-layout: error: MESSAGE" (a usage error adds the --help hint)
+// on stderr and return kExitUsage / kExitBadInput.
+int UsageError(absl::string_view message);
+int InputError(absl::string_view message);
+
 // Flushes and checks standard output: a write error (full device, closed
 // descriptor) turns a successful exit code into kExitBadInput with a message.
 int FinishStdout(int exit_code);

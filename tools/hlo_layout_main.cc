@@ -17,7 +17,9 @@
 #include "hlo/source_text.h"
 #include "passes/hlo_pass.h"
 #include "tools/cli_util.h"
+#include "tools/module_args.h"
 #include "tools/relayout_command.h"
+#include "tools/run_command.h"
 #include "tools/shape_report.h"
 #include "xla_layout/file_io.h"
 #include "xla_layout/shape_text.h"
@@ -119,17 +121,6 @@ Examples:
   hlo-layout index 'f32[3,5]{1,0:T(2,2)}' 2,3        # prints 17
   hlo-layout relayout 'f32[4096,4096]{1,0}' 'f32[4096,4096]{1,0:T(8,128)}' --check
 )";
-
-int UsageError(absl::string_view message) {
-  std::cerr << "hlo-layout: error: " << message << "\n"
-            << "Run 'hlo-layout --help' for usage.\n";
-  return kExitUsage;
-}
-
-int InputError(absl::string_view message) {
-  std::cerr << "hlo-layout: error: " << message << "\n";
-  return kExitBadInput;
-}
 
 absl::StatusOr<PrintOptions> PrintOptionsFrom(const Args& args) {
   PrintOptions options;
@@ -360,61 +351,13 @@ int RunModule(int argc, char** argv) {
     }
     return kExitOk;
   }
-  PipelineSpec spec;
-  if (args.Has("passes")) {
-    absl::StatusOr<PipelineSpec> s = PipelineSpec::Parse(args.Value("passes").value_or(""));
-    if (!s.ok()) return UsageError(s.status().message());
-    spec = *std::move(s);
+  CommandError error;
+  absl::StatusOr<std::optional<PassPipeline>> built = PipelineFromArgs(args, &error);
+  if (!built.ok()) {
+    std::cerr << error.message;
+    return error.exit_code;
   }
-  // --target and --target-file are shorthands for the option of that name
-  // of every pass in the pipeline that declares it.
-  for (absl::string_view key : {"target", "target-file"}) {
-    if (!args.Has(key)) continue;
-    std::optional<std::string> value = args.Value(key);
-    if (!value || value->empty()) {
-      return UsageError(absl::StrCat("--", key, " needs a value"));
-    }
-    if (args.Has("target") && args.Has("target-file")) {
-      return UsageError("give --target or --target-file, not both");
-    }
-    int taken = 0;
-    for (PipelineSpec::Element& element : spec.elements) {
-      absl::StatusOr<std::vector<PassOption>> declared =
-          PassRegistry::Global().Options(element.pass);
-      if (!declared.ok()) return UsageError(declared.status().message());
-      for (const PassOption& o : *declared) {
-        if (o.name != key) continue;
-        element.options.push_back({std::string(key), *value});
-        ++taken;
-      }
-    }
-    if (taken == 0) {
-      std::vector<std::string> owners;
-      for (const PassRegistry::Entry& e : PassRegistry::Global().List()) {
-        for (const PassOption& o : e.options) {
-          if (o.name == key) owners.push_back(e.name);
-        }
-      }
-      return UsageError(absl::StrCat(
-          "--", key, " is an option of ",
-          owners.empty() ? std::string("no registered pass") : absl::StrJoin(owners, ", "),
-          owners.empty() ? "" : absl::StrCat("; add --passes=", owners[0])));
-    }
-  }
-  std::optional<PassPipeline> pipeline;
-  if (args.Has("passes")) {
-    absl::StatusOr<PassPipeline> p = PassPipeline::Create(spec);
-    if (!p.ok()) return UsageError(p.status().message());
-    absl::Status configured = p->Configure();
-    if (!configured.ok()) {
-      if (absl::StrContains(configured.message(), ": error: ")) {
-        std::cerr << configured.message() << "\n";  // already file:line:col
-        return kExitBadInput;
-      }
-      return InputError(configured.message());
-    }
-    pipeline = *std::move(p);
-  }
+  std::optional<PassPipeline> pipeline = *std::move(built);
   std::optional<std::string> stats = args.Value("stats");
   if (args.Has("stats") && stats && *stats != "json" && *stats != "text") {
     return UsageError("--stats takes no value, 'text' or 'json'");
@@ -428,33 +371,12 @@ int RunModule(int argc, char** argv) {
   absl::StatusOr<PrintOptions> print = PrintOptionsFrom(args);
   if (!print.ok()) return UsageError(print.status().message());
   std::string path = args.positional.empty() ? "-" : args.positional[0];
-  if (path == "-" && isatty(STDIN_FILENO)) {
-    // Waiting silently on a terminal looks like a hang.
-    std::cerr << "hlo-layout: reading an HLO module from standard input "
-                 "(Ctrl-D ends it; --help for usage)\n";
-  }
-  absl::StatusOr<std::string> text = ReadFileBounded(path, "HLO file");
-  if (!text.ok()) return InputError(text.status().message());
   const std::string display = path == "-" ? "<stdin>" : path;
-  std::vector<std::string> warnings;
   absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseHloModule(*text, display, &warnings);
+      ReadVerifiedModule(path, verbose, &error);
   if (!module.ok()) {
-    std::cerr << module.status().message() << "\n";
-    return kExitBadInput;
-  }
-  if (verbose) {
-    for (const std::string& w : warnings) std::cerr << w << "\n";
-  }
-  const SourceText source(*text, display);
-  VerifierOptions verifier_options;
-  verifier_options.source = &source;
-  absl::Status verified = VerifyModule(**module, verifier_options);
-  if (!verified.ok()) {
-    // Positioned errors already name the file.
-    if (!absl::StartsWith(verified.message(), display + ":")) std::cerr << display << ": error: ";
-    std::cerr << verified.message() << "\n";
-    return kExitBadInput;
+    std::cerr << error.message;
+    return error.exit_code;
   }
   if (pipeline) {
     PipelineOptions options;
@@ -494,6 +416,8 @@ int Main(int argc, char** argv) {
   if (command == "shape") return RunShape(args);
   if (command == "index") return RunIndex(args);
   if (command == "relayout") return RunRelayout(args);
+  if (command == "run") return RunRunCommand(args);
+  if (command == "verify") return RunVerifyCommand(args);
   return RunModule(argc, argv);
 }
 

@@ -3,7 +3,9 @@
 //
 // Pattern: the element whose row-major logical index is i holds the bit
 // pattern of the unsigned integer i, little-endian, cut to the element's byte
-// width. Padding slots of a source hold 0xEE bytes.
+// width; for sub-byte types (s2, s4, u2, u4), i modulo 2^bits, sign-extended
+// for signed types in a slot of whole bytes. Padding slots of a source hold
+// 0xEE bytes.
 #ifndef TOOLS_RELAYOUT_CHECK_H_
 #define TOOLS_RELAYOUT_CHECK_H_
 

@@ -129,8 +129,10 @@ std::optional<Layout> TransposedLayout(absl::Span<const int64_t> perm,
   }
   std::vector<int64_t> m2m;
   for (int64_t d : from.minor_to_major()) m2m.push_back(map[d]);
-  Layout layout(m2m);
-  layout.set_tiles(from.tiles());
+  // Only the order moves: tiles, element size, memory space and the rest
+  // describe the same bytes on both sides.
+  Layout layout = from;
+  layout.set_minor_to_major(m2m);
   return layout;
 }
 

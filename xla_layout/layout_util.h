@@ -34,8 +34,8 @@ bool IsPermutation(absl::Span<const int64_t> dims, int rank);
 
 // The layout on the other side of a transpose by `perm` (XLA's `dimensions`:
 // result dim k is operand dim perm[k]) that makes it a bitcast of `from`:
-// the operand's layout when `toward_operand`, else the result's; tiles
-// unchanged. None when `perm` is not a permutation of `from`'s rank.
+// the operand's layout when `toward_operand`, else the result's; every
+// attribute but the order (tiles, E(n), S(n), ...) unchanged. None when `perm` is not a permutation of `from`'s rank.
 std::optional<Layout> TransposedLayout(absl::Span<const int64_t> perm,
                                        const Layout& from, bool toward_operand);
 

@@ -1,0 +1,441 @@
+#include "runtime/executor.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/ops.h"
+#include "runtime/scalar_program.h"
+#include "xla_layout/layout_util.h"
+#include "xla_layout/relayout.h"
+
+namespace xla_layout::runtime {
+namespace {
+
+// What the executor prepared for one instruction at load time.
+struct Compiled {
+  std::vector<Info> out;                    // array leaves it allocates
+  std::vector<RelayoutPlan> plans;          // copy: one per array leaf
+  bool moves_data = true;                   // transpose: false when a bitcast
+  std::unique_ptr<ScalarProgram> to_apply;  // reduce
+};
+
+bool IsControlOp(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kParameter: case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement: case HloOpcode::kCopy:
+    case HloOpcode::kBitcast: case HloOpcode::kTranspose: case HloOpcode::kWhile:
+    case HloOpcode::kConditional: case HloOpcode::kCall: case HloOpcode::kFusion:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Array leaves of `shape` in order.
+void Leaves(const Shape& shape, std::vector<const Shape*>& out) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) Leaves(s, out);
+  } else {
+    out.push_back(&shape);
+  }
+}
+
+std::string Where(const HloInstruction& i) {
+  return absl::StrCat(i.name(), " (", HloOpcodeString(i.opcode()), ")");
+}
+
+// Whether a value in `actual` can stand where `declared` is written.
+bool SameLayouts(const Shape& actual, const Shape& declared) {
+  if (actual.IsTuple() != declared.IsTuple()) return false;
+  if (actual.IsTuple()) {
+    if (actual.tuple_shapes().size() != declared.tuple_shapes().size()) return false;
+    for (size_t k = 0; k < actual.tuple_shapes().size(); ++k) {
+      if (!SameLayouts(actual.tuple_shapes()[k], declared.tuple_shapes()[k])) return false;
+    }
+    return true;
+  }
+  if (!declared.IsArray()) return true;
+  if (!Shape::Equal().IgnoreLayout().IgnoreDynamicDimensions()(actual, declared)) return false;
+  Shape d = declared;
+  SetDefaultLayouts(d);
+  return SamePhysicalLayout(actual, actual.layout(), d.layout());
+}
+
+Shape ShapeOf(const Value& v) {
+  if (v.kind == Value::Kind::kTuple) {
+    std::vector<Shape> elements;
+    for (const Value& e : v.elements) elements.push_back(ShapeOf(e));
+    return Shape::MakeTuple(std::move(elements));
+  }
+  if (v.kind == Value::Kind::kToken) return Shape::MakeToken();
+  return v.info->shape();
+}
+
+}  // namespace
+
+struct Executor::Impl {
+  const HloModule* module = nullptr;
+  ExecutorOptions options;
+  absl::flat_hash_map<const HloInstruction*, Compiled> compiled;
+  int64_t total_bytes = 0;
+
+  absl::Status Compile(const HloComputation& c, absl::flat_hash_set<const HloComputation*>& seen);
+  absl::Status CompileInstruction(const HloInstruction& i);
+  absl::StatusOr<Value> RunComputation(const HloComputation& c, std::vector<Value> args,
+                                       ExecutionStats& stats);
+  absl::StatusOr<Value> RunInstruction(const HloInstruction& i, std::vector<const Value*> ops,
+                                       ExecutionStats& stats);
+  // `v` where `declared` is written: as is when the layouts agree; else an
+  // error (strict) or moved into the declared layout.
+  absl::StatusOr<Value> Conform(Value v, const Shape& declared, absl::string_view where,
+                                ExecutionStats& stats);
+  absl::StatusOr<Value> Copy(const Value& v, absl::Span<const RelayoutPlan> plans,
+                             absl::Span<const Info> out, size_t& leaf, ExecutionStats& stats);
+};
+
+absl::Status Executor::Impl::Compile(const HloComputation& c,
+                                     absl::flat_hash_set<const HloComputation*>& seen) {
+  if (!seen.insert(&c).second) return absl::OkStatus();
+  for (const HloInstruction* i : c.instructions()) {
+    absl::Status s = CompileInstruction(*i);
+    if (!s.ok()) return s;
+    if (i->opcode() == HloOpcode::kReduce) continue;  // to_apply: a ScalarProgram
+    for (const auto& called : i->called_computations()) {
+      absl::Status n = Compile(*called.computation, seen);
+      if (!n.ok()) return n;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  auto fail = [&](absl::string_view why) {
+    return absl::UnimplementedError(absl::StrCat(Where(i), ": ", why));
+  };
+  if (!IsControlOp(op) && !IsArrayOp(op)) {
+    return absl::UnimplementedError(
+        absl::StrCat(HloOpcodeString(op), " is not supported by the executor (", i.name(), ")"));
+  }
+  Compiled c;
+  std::vector<const Shape*> leaves;
+  Leaves(i.shape(), leaves);
+  for (const Shape* leaf : leaves) {
+    if (leaf->IsToken() || leaf->IsOpaque()) {
+      return fail(absl::StrCat(leaf->ToString(), " values are not supported by the executor"));
+    }
+    absl::StatusOr<Info> info = ArrayInfo::Create(*leaf);
+    if (!info.ok()) return fail(info.status().message());
+    c.out.push_back(*std::move(info));
+  }
+  for (const HloInstruction* o : i.operands()) {
+    std::vector<const Shape*> operand_leaves;
+    Leaves(o->shape(), operand_leaves);
+    for (const Shape* leaf : operand_leaves) {
+      if (!leaf->IsArray()) return fail("token and opaque operands are not supported");
+    }
+  }
+  // Values made by other instructions (parameters, tuples, calls) are not
+  // counted: every buffer is some instruction's result.
+  const bool allocates = op != HloOpcode::kParameter && op != HloOpcode::kTuple &&
+                         op != HloOpcode::kGetTupleElement && op != HloOpcode::kBitcast &&
+                         op != HloOpcode::kWhile && op != HloOpcode::kConditional &&
+                         op != HloOpcode::kCall && op != HloOpcode::kFusion;
+  if (allocates || (op == HloOpcode::kParameter && i.parent()->is_entry())) {
+    for (const Info& info : c.out) total_bytes += info->byte_size();
+  }
+  if (op == HloOpcode::kCopy) {
+    std::vector<const Shape*> from;
+    Leaves(i.operand(0)->shape(), from);
+    if (from.size() != leaves.size()) return fail("operand and result differ in structure");
+    for (size_t k = 0; k < leaves.size(); ++k) {
+      absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(*from[k], *leaves[k]);
+      if (!plan.ok()) return fail(plan.status().message());
+      c.plans.push_back(*std::move(plan));
+    }
+  } else if (op == HloOpcode::kBitcast) {
+    absl::StatusOr<Info> from = ArrayInfo::Create(i.operand(0)->shape());
+    if (!from.ok()) return fail(from.status().message());
+    if ((*from)->byte_size() != c.out[0]->byte_size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(i), ": a bitcast from ", i.operand(0)->shape().ToString(), " (",
+          (*from)->byte_size(), " bytes) to ", i.shape().ToString(), " (",
+          c.out[0]->byte_size(), " bytes) does not describe the same bytes"));
+    }
+  } else if (op == HloOpcode::kTranspose) {
+    const Shape& from = i.operand(0)->shape();
+    std::optional<Layout> as_result = TransposedLayout(
+        i.attributes().dimensions.value_or(std::vector<int64_t>{}), from.layout(),
+        /*toward_operand=*/false);
+    if (!as_result) return fail("dimensions are not a permutation");
+    Shape source = i.shape();
+    source.set_layout(*as_result);
+    c.moves_data = !SamePhysicalLayout(i.shape(), *as_result, i.shape().layout());
+    if (c.moves_data) {
+      absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(source, i.shape());
+      if (!plan.ok()) return fail(plan.status().message());
+      c.plans.push_back(*std::move(plan));
+    }
+  } else if (op == HloOpcode::kReduce) {
+    const HloComputation* to_apply = i.called_computation("to_apply");
+    if (to_apply == nullptr) return fail("no to_apply");
+    absl::StatusOr<ScalarProgram> p = ScalarProgram::Compile(*to_apply);
+    if (!p.ok()) return fail(p.status().message());
+    if (p->parameter_count() != i.operand_count() ||
+        p->result_count() * 2 != i.operand_count()) {
+      return fail("to_apply does not take and return one scalar per input");
+    }
+    c.to_apply = std::make_unique<ScalarProgram>(*std::move(p));
+  } else if (IsArrayOp(op)) {
+    absl::Status s = CheckArrayOp(i);
+    if (!s.ok()) return s;
+  }
+  compiled[&i] = std::move(c);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Value> Executor::Impl::Conform(Value v, const Shape& declared,
+                                              absl::string_view where,
+                                              ExecutionStats& stats) {
+  const Shape actual = ShapeOf(v);
+  if (SameLayouts(actual, declared)) return v;
+  if (options.strict_layouts || v.kind == Value::Kind::kToken ||
+      (v.kind == Value::Kind::kTuple) != declared.IsTuple() ||
+      !Shape::Equal().IgnoreLayout().IgnoreDynamicDimensions()(actual, declared)) {
+    return absl::InternalError(absl::StrCat(where, " is written ", declared.ToString(),
+                                            " but receives ", actual.ToString()));
+  }
+  if (v.kind == Value::Kind::kTuple) {
+    for (size_t k = 0; k < v.elements.size(); ++k) {
+      absl::StatusOr<Value> e =
+          Conform(std::move(v.elements[k]), declared.tuple_shapes()[k], where, stats);
+      if (!e.ok()) return e;
+      v.elements[k] = *std::move(e);
+    }
+    return v;
+  }
+  Shape target = declared;
+  SetDefaultLayouts(target);
+  absl::StatusOr<Info> info = ArrayInfo::Create(target);
+  if (!info.ok()) return info.status();
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(actual, target);
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<Value> out = Value::Allocate(*std::move(info));
+  if (!out.ok()) return out;
+  plan->Execute(v.data(), out->mutable_data());
+  ++stats.conformed;
+  return out;
+}
+
+absl::StatusOr<Value> Executor::Impl::Copy(const Value& v, absl::Span<const RelayoutPlan> plans,
+                                           absl::Span<const Info> out, size_t& leaf,
+                                           ExecutionStats& stats) {
+  if (v.kind == Value::Kind::kTuple) {
+    std::vector<Value> elements;
+    for (const Value& e : v.elements) {
+      absl::StatusOr<Value> c = Copy(e, plans, out, leaf, stats);
+      if (!c.ok()) return c;
+      elements.push_back(*std::move(c));
+    }
+    return Value::Tuple(std::move(elements));
+  }
+  const size_t k = leaf++;
+  absl::StatusOr<Value> dst = Value::Allocate(out[k]);
+  if (!dst.ok()) return dst;
+  plans[k].Execute(v.data(), dst->mutable_data());
+  stats.copies += 1;
+  stats.copy_bytes += plans[k].src_bytes() + plans[k].dst_bytes();
+  return dst;
+}
+
+absl::StatusOr<Value> Executor::Impl::RunInstruction(const HloInstruction& i,
+                                                     std::vector<const Value*> ops,
+                                                     ExecutionStats& stats) {
+  const Compiled& c = compiled.at(&i);
+  auto operand_values = [&](size_t from) {
+    std::vector<Value> args;
+    for (size_t k = from; k < ops.size(); ++k) args.push_back(*ops[k]);
+    return args;
+  };
+  // A value returned from a callee must have the layout the caller wrote.
+  auto checked = [&](absl::StatusOr<Value> v) -> absl::StatusOr<Value> {
+    if (!v.ok()) return v;
+    return Conform(*std::move(v), i.shape(), Where(i), stats);
+  };
+  switch (i.opcode()) {
+    case HloOpcode::kTuple: return Value::Tuple(operand_values(0));
+    case HloOpcode::kGetTupleElement: return ops[0]->elements.at(i.attributes().index.value_or(0));
+    case HloOpcode::kBitcast: {
+      Value v = *ops[0];
+      v.info = c.out[0];
+      return v;
+    }
+    case HloOpcode::kCopy: {
+      size_t leaf = 0;
+      return Copy(*ops[0], c.plans, c.out, leaf, stats);
+    }
+    case HloOpcode::kTranspose: {
+      if (!c.moves_data) {
+        Value v = *ops[0];
+        v.info = c.out[0];
+        return v;
+      }
+      size_t leaf = 0;
+      return Copy(*ops[0], c.plans, c.out, leaf, stats);
+    }
+    case HloOpcode::kCall:
+      return checked(RunComputation(*i.called_computation("to_apply"), operand_values(0), stats));
+    case HloOpcode::kFusion:
+      return checked(RunComputation(*i.called_computation("calls"), operand_values(0), stats));
+    case HloOpcode::kWhile: {
+      Value state = *ops[0];
+      for (int64_t n = 0;; ++n) {
+        if (n >= options.max_while_iterations) {
+          return absl::ResourceExhaustedError(absl::StrCat(
+              Where(i), " ran ", n, " iterations, the executor's limit"));
+        }
+        absl::StatusOr<Value> go =
+            RunComputation(*i.called_computation("condition"), {state}, stats);
+        if (!go.ok()) return go;
+        if (!go->info->Load(go->data(), go->info->Slot({})).i) break;
+        absl::StatusOr<Value> next = RunComputation(*i.called_computation("body"), {state}, stats);
+        if (!next.ok()) return next;
+        state = *std::move(next);
+      }
+      return checked(std::move(state));
+    }
+    case HloOpcode::kConditional: {
+      // Branch k takes operand k + 1; a pred selects true (0) or false (1).
+      const Value& selector = *ops[0];
+      const Num n = selector.info->Load(selector.data(), selector.info->Slot({}));
+      std::vector<const HloComputation*> branches;
+      if (selector.info->type() == PRED) {
+        branches = {i.called_computation("true_computation"),
+                    i.called_computation("false_computation")};
+      } else {
+        for (const auto& called : i.called_computations()) {
+          if (called.attribute == "branch_computations") branches.push_back(called.computation);
+        }
+      }
+      const int64_t count = static_cast<int64_t>(branches.size());
+      // An index out of range selects the last branch, as in XLA.
+      const int64_t k = selector.info->type() == PRED ? (n.i ? 0 : 1)
+                        : (n.i < 0 || n.i >= count) ? count - 1 : n.i;
+      if (k < 0 || branches[k] == nullptr || k + 1 >= static_cast<int64_t>(ops.size())) {
+        return absl::InvalidArgumentError(absl::StrCat(Where(i), ": no branch ", k));
+      }
+      return checked(RunComputation(*branches[k], {*ops[k + 1]}, stats));
+    }
+    default:
+      return ArrayOp(i, ops, c.out, c.to_apply.get());
+  }
+}
+
+absl::StatusOr<Value> Executor::Impl::RunComputation(const HloComputation& comp,
+                                                     std::vector<Value> args,
+                                                     ExecutionStats& stats) {
+  absl::flat_hash_map<const HloInstruction*, Value> values;
+  for (const HloInstruction* i : comp.MakePostOrder()) {
+    if (i->opcode() == HloOpcode::kParameter) {
+      const int64_t n = i->parameter_number();
+      if (n < 0 || n >= static_cast<int64_t>(args.size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            comp.name(), " takes parameter ", n, " but was given ", args.size(), " values"));
+      }
+      absl::StatusOr<Value> arg =
+          Conform(std::move(args[n]), i->shape(),
+                  absl::StrCat("parameter ", n, " of ", comp.name()), stats);
+      if (!arg.ok()) return arg;
+      values[i] = *std::move(arg);
+      continue;
+    }
+    std::vector<const Value*> ops;
+    for (const HloInstruction* o : i->operands()) ops.push_back(&values.at(o));
+    absl::StatusOr<Value> v = RunInstruction(*i, std::move(ops), stats);
+    if (!v.ok()) return v;
+    // A tuple or get-tuple-element hands on values made elsewhere: they must
+    // be in the layouts written here (the copies and transposes that read
+    // them planned for those).
+    if (i->opcode() == HloOpcode::kTuple || i->opcode() == HloOpcode::kGetTupleElement) {
+      v = Conform(*std::move(v), i->shape(), Where(*i), stats);
+      if (!v.ok()) return v;
+    }
+    values[i] = *std::move(v);
+  }
+  return values.at(comp.root());
+}
+
+Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executor::~Executor() = default;
+
+absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const HloModule& module,
+                                                           ExecutorOptions options) {
+  if (module.entry() == nullptr) {
+    return absl::FailedPreconditionError("the module has no entry computation");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->module = &module;
+  impl->options = options;
+  absl::flat_hash_set<const HloComputation*> seen;
+  absl::Status s = impl->Compile(*module.entry(), seen);
+  if (!s.ok()) return s;
+  if (impl->total_bytes > options.max_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the module's buffers need up to ", impl->total_bytes, " bytes, over the executor's limit of ",
+        options.max_bytes, " (--max-memory raises it)"));
+  }
+  return std::unique_ptr<Executor>(new Executor(std::move(impl)));
+}
+
+std::vector<Shape> Executor::ParameterShapes() const {
+  std::vector<Shape> shapes;
+  for (const HloInstruction* p : impl_->module->entry()->parameters()) {
+    shapes.push_back(p != nullptr ? p->shape() : Shape());
+  }
+  return shapes;
+}
+
+absl::StatusOr<Value> Executor::Run(std::vector<Value> arguments) {
+  const HloComputation& entry = *impl_->module->entry();
+  const size_t want = entry.parameters().size();
+  if (arguments.size() != want) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the entry takes ", want, " parameters, not ", arguments.size()));
+  }
+  stats_ = ExecutionStats();
+  absl::StatusOr<Value> v = impl_->RunComputation(entry, std::move(arguments), stats_);
+  if (!v.ok()) return v;
+  return impl_->Conform(*std::move(v), entry.root()->shape(), "the entry's result", stats_);
+}
+
+absl::StatusOr<Value> MakeArgument(const Shape& shape, const LogicalArray& array) {
+  absl::StatusOr<Info> info = ArrayInfo::Create(shape);
+  if (!info.ok()) return info.status();
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(array.shape, shape);
+  if (!plan.ok()) return plan.status();
+  if (static_cast<int64_t>(array.bytes.size()) != plan->src_bytes()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "an input for ", shape.ToString(), " has ", array.bytes.size(), " bytes, not ",
+        plan->src_bytes()));
+  }
+  absl::StatusOr<Value> v = Value::Allocate(*std::move(info));
+  if (!v.ok()) return v;
+  plan->Execute(array.bytes.data(), v->mutable_data());
+  return v;
+}
+
+absl::StatusOr<LogicalArray> ToLogical(const Value& value) {
+  if (!value.is_array()) return absl::InvalidArgumentError("not an array value");
+  LogicalArray out;
+  out.shape = value.info->shape();
+  out.shape.set_layout(DefaultLayoutForRank(out.shape.rank()));
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(value.info->shape(), out.shape);
+  if (!plan.ok()) return plan.status();
+  out.bytes.resize(plan->dst_bytes());
+  plan->Execute(value.data(), out.bytes.data());
+  return out;
+}
+
+}  // namespace xla_layout::runtime

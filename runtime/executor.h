@@ -1,0 +1,82 @@
+// Runs an HLO module on the CPU with every value in its assigned physical
+// layout. At load time (Create) the executor checks every op and type it
+// will meet, compiles the index math of every array result (ArrayInfo) and
+// builds one packing-core plan per copy and per transpose that moves data;
+// Run executes the entry computation.
+//
+// Arithmetic follows logical indices in a fixed order (a dot adds its
+// products in increasing contracting index, a reduce walks the reduced dims
+// in row-major order), so a module gives bit-identical results whatever its
+// layouts: that is what `hlo-layout verify` checks after a pass.
+//
+// Covered: parameter, constant, iota, copy, bitcast, transpose, reshape,
+// broadcast, slice, dynamic-slice, dynamic-update-slice, concatenate, pad,
+// reverse, convert, the elementwise unary and binary ops of element.h,
+// compare, select, clamp, dot, convolution (any dim_labels, window, feature
+// groups), reduce (variadic, any scalar to_apply), tuple, get-tuple-element,
+// while, conditional, call, fusion. Anything else is refused by Create with
+// an error naming it; the executor never guesses.
+#ifndef RUNTIME_EXECUTOR_H_
+#define RUNTIME_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/hlo_module.h"
+#include "runtime/buffer.h"
+
+namespace xla_layout::runtime {
+
+struct ExecutorOptions {
+  // Refuse a module whose buffers could need more (the sum of every array
+  // result's bytes, a bound on the peak since no computation is active twice).
+  int64_t max_bytes = int64_t{4} << 30;
+  // A while loop that runs longer is an error, not a hang.
+  int64_t max_while_iterations = 1000000;
+  // A laid-out module (what layout assignment produces) hands every value
+  // to a parameter, a callee's caller or the entry's result in the layout
+  // written there; a value that arrives in another layout is an error
+  // naming both. A module nobody laid out yet (the original `verify`
+  // compares against) may disagree: with strict_layouts off the executor
+  // moves such a value into the written layout with the packing core.
+  bool strict_layouts = true;
+};
+
+struct ExecutionStats {
+  int64_t copies = 0;       // copies and data-moving transposes run
+  int64_t copy_bytes = 0;   // bytes they read plus wrote
+  int64_t conformed = 0;    // values moved into a written layout (not strict)
+};
+
+class Executor {
+ public:
+  // Keeps a pointer to `module`, which must outlive the executor.
+  static absl::StatusOr<std::unique_ptr<Executor>> Create(const HloModule& module,
+                                                          ExecutorOptions options = {});
+  ~Executor();
+
+  // Runs the entry computation on arguments in the entry parameters'
+  // layouts (MakeArgument lays logical arrays out so).
+  absl::StatusOr<Value> Run(std::vector<Value> arguments);
+  const ExecutionStats& stats() const { return stats_; }
+
+  // The entry computation's parameter shapes, with their layouts.
+  std::vector<Shape> ParameterShapes() const;
+
+ private:
+  struct Impl;
+  explicit Executor(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  ExecutionStats stats_;
+};
+
+// Lays a logical array out in `shape`'s layout (with the packing core).
+absl::StatusOr<Value> MakeArgument(const Shape& shape, const LogicalArray& array);
+// The logical array of an array value (with the packing core).
+absl::StatusOr<LogicalArray> ToLogical(const Value& value);
+
+}  // namespace xla_layout::runtime
+
+#endif  // RUNTIME_EXECUTOR_H_

@@ -1,0 +1,354 @@
+#include "runtime/executor.h"
+
+#include <functional>
+#include <iostream>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_verifier.h"
+#include "passes/layout_assignment/layout_assignment.h"
+#include "passes/layout_assignment/target_config.h"
+#include "runtime/logical.h"
+#include "runtime/random_module.h"
+#include "xla_layout/test_util.h"
+
+namespace xla_layout::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Every output leaf of `module` run on inputs from random:SEED.
+absl::StatusOr<std::vector<LogicalArray>> RunModule(const HloModule& module, uint64_t seed,
+                                                    ExecutionStats* stats = nullptr,
+                                                    bool strict = true) {
+  ExecutorOptions options;
+  options.strict_layouts = strict;
+  absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(module, options);
+  if (!executor.ok()) return executor.status();
+  std::mt19937_64 rng(seed);
+  std::vector<Value> args;
+  for (const Shape& p : (*executor)->ParameterShapes()) {
+    absl::StatusOr<LogicalArray> a = RandomLogicalArray(p, rng);
+    if (!a.ok()) return a.status();
+    absl::StatusOr<Value> v = MakeArgument(p, *a);
+    if (!v.ok()) return v.status();
+    args.push_back(*std::move(v));
+  }
+  absl::StatusOr<Value> out = (*executor)->Run(std::move(args));
+  if (!out.ok()) return out.status();
+  std::vector<LogicalArray> leaves;
+  std::vector<const Value*> stack = {&*out};
+  std::function<absl::Status(const Value&)> walk = [&](const Value& v) -> absl::Status {
+    if (v.kind == Value::Kind::kTuple) {
+      for (const Value& e : v.elements) {
+        absl::Status s = walk(e);
+        if (!s.ok()) return s;
+      }
+      return absl::OkStatus();
+    }
+    absl::StatusOr<LogicalArray> a = ToLogical(v);
+    if (!a.ok()) return a.status();
+    leaves.push_back(*std::move(a));
+    return absl::OkStatus();
+  };
+  absl::Status s = walk(*out);
+  if (!s.ok()) return s;
+  if (stats != nullptr) *stats = (*executor)->stats();
+  return leaves;
+}
+
+std::unique_ptr<HloModule> Parse(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "t.hlo");
+  EXPECT_TRUE(m.ok()) << m.status() << "\n" << text;
+  if (!m.ok()) return nullptr;
+  absl::Status v = VerifyModule(**m);
+  EXPECT_TRUE(v.ok()) << v << "\n" << text;
+  return v.ok() ? *std::move(m) : nullptr;
+}
+
+// The text of the only output of a module without parameters.
+std::string Eval(const std::string& body, const std::string& extra = "") {
+  std::unique_ptr<HloModule> m = Parse(absl::StrCat("HloModule t\n\n", extra, "ENTRY e {\n", body, "}\n"));
+  if (m == nullptr) return "<parse error>";
+  absl::StatusOr<std::vector<LogicalArray>> out = RunModule(*m, 0);
+  if (!out.ok()) return std::string(out.status().message());
+  return DescribeArray(out->at(0));
+}
+
+// --- What each op computes, on row-major layouts ---------------------------
+
+TEST(ExecutorOpsTest, DataMovement) {
+  const std::string m = "  a = s32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n";
+  EXPECT_EQ(Eval(m + "  ROOT r = s32[3,2] transpose(a), dimensions={1,0}\n"),
+            "s32[3,2] {1, 4, 2, 5, 3, 6}");
+  EXPECT_EQ(Eval(m + "  ROOT r = s32[3,2] reshape(a)\n"), "s32[3,2] {1, 2, 3, 4, 5, 6}");
+  EXPECT_EQ(Eval(m + "  ROOT r = s32[2,2,3] broadcast(a), dimensions={0,2}\n"),
+            "s32[2,2,3] {1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}");
+  EXPECT_EQ(Eval(m + "  ROOT r = s32[2,2] slice(a), slice={[0:2], [0:3:2]}\n"),
+            "s32[2,2] {1, 3, 4, 6}");
+  EXPECT_EQ(Eval(m + "  ROOT r = s32[2,3] reverse(a), dimensions={1}\n"),
+            "s32[2,3] {3, 2, 1, 6, 5, 4}");
+  EXPECT_EQ(Eval(m + "  b = s32[2,3] negate(a)\n  ROOT r = s32[2,6] concatenate(a, b), dimensions={1}\n"),
+            "s32[2,6] {1, 2, 3, -1, -2, -3, 4, 5, 6, -4, -5, -6}");
+  EXPECT_EQ(Eval(m + "  z = s32[] constant(0)\n  ROOT r = s32[3,6] pad(a, z), padding=0_1x1_0_1\n"),
+            "s32[3,6] {0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 0, 0, 0, 0, 0}");
+  // Negative padding cuts.
+  EXPECT_EQ(Eval(m + "  z = s32[] constant(0)\n  ROOT r = s32[2,2] pad(a, z), padding=0_0x-1_0\n"),
+            "s32[2,2] {2, 3, 5, 6}");
+  // Start indices are clamped so the window fits.
+  EXPECT_EQ(Eval(m + "  i = s32[] constant(1)\n  j = s32[] constant(7)\n"
+                     "  ROOT r = s32[1,2] dynamic-slice(a, i, j), dynamic_slice_sizes={1,2}\n"),
+            "s32[1,2] {5, 6}");
+  EXPECT_EQ(Eval(m + "  u = s32[1,2] constant({{9, 8}})\n  i = s32[] constant(-3)\n  j = s32[] constant(1)\n"
+                     "  ROOT r = s32[2,3] dynamic-update-slice(a, u, i, j)\n"),
+            "s32[2,3] {1, 9, 8, 4, 5, 6}");
+  EXPECT_EQ(Eval("  ROOT r = s32[2,3] iota(), iota_dimension=1\n"), "s32[2,3] {0, 1, 2, 0, 1, 2}");
+}
+
+TEST(ExecutorOpsTest, Arithmetic) {
+  // Integers wrap; division by zero gives -1 and remainder the dividend.
+  EXPECT_EQ(Eval("  a = s4[3] constant({7, -8, 5})\n  b = s4[3] constant({1, -1, 0})\n"
+                 "  ROOT r = s4[3] add(a, b)\n"), "s4[3] {-8, 7, 5}");
+  EXPECT_EQ(Eval("  a = s32[3] constant({7, -2147483648, 5})\n  b = s32[3] constant({0, -1, 2})\n"
+                 "  ROOT r = s32[3] divide(a, b)\n"), "s32[3] {-1, -2147483648, 2}");
+  EXPECT_EQ(Eval("  a = u8[2] constant({7, 200})\n  b = u8[2] constant({0, 100})\n"
+                 "  ROOT r = u8[2] remainder(a, b)\n"), "u8[2] {7, 0}");
+  EXPECT_EQ(Eval("  a = u4[2] constant({15, 3})\n  b = u4[2] constant({1, 5})\n"
+                 "  ROOT r = u4[2] add(a, b)\n"), "u4[2] {0, 8}");
+  // Float to integer saturates; NaN becomes 0.
+  EXPECT_EQ(Eval("  a = f32[4] constant({1e10, -1e10, nan, -2.7})\n  ROOT r = s8[4] convert(a)\n"),
+            "s8[4] {127, -128, 0, -2}");
+  EXPECT_EQ(Eval("  a = f32[2] constant({1.00390625, 3})\n  ROOT r = bf16[2] convert(a)\n"),
+            "bf16[2] {1, 3}");
+  EXPECT_EQ(Eval("  a = f32[3] constant({1, nan, -2})\n  b = f32[3] constant({2, 0, -3})\n"
+                 "  ROOT r = f32[3] maximum(a, b)\n"), "f32[3] {2, nan, -2}");
+  EXPECT_EQ(Eval("  a = f32[2] constant({1, 5})\n  b = f32[2] constant({2, 4})\n"
+                 "  c = pred[2] compare(a, b), direction=LT\n  ROOT r = f32[2] select(c, a, b)\n"),
+            "f32[2] {1, 4}");
+  EXPECT_EQ(Eval("  lo = f32[] constant(0)\n  hi = f32[] constant(1)\n  a = f32[3] constant({-1, 0.5, 2})\n"
+                 "  ROOT r = f32[3] clamp(lo, a, hi)\n"), "f32[3] {0, 0.5, 1}");
+  EXPECT_EQ(Eval("  a = f16[2] constant({65504, 1})\n  ROOT r = f16[2] add(a, a)\n"),
+            "f16[2] {inf, 2}");
+}
+
+TEST(ExecutorOpsTest, DotConvolutionReduce) {
+  EXPECT_EQ(Eval("  a = s32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n"
+                 "  b = s32[3,2] constant({{7, 8}, {9, 10}, {11, 12}})\n"
+                 "  ROOT r = s32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"),
+            "s32[2,2] {58, 64, 139, 154}");
+  // Batched: batch dim 0.
+  EXPECT_EQ(Eval("  a = f32[2,1,2] constant({{{1, 2}}, {{3, 4}}})\n"
+                 "  b = f32[2,2,1] constant({{{5}, {6}}, {{7}, {8}}})\n"
+                 "  ROOT r = f32[2,1,1] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, "
+                 "lhs_contracting_dims={2}, rhs_contracting_dims={1}\n"),
+            "f32[2,1,1] {17, 53}");
+  // A 3x3 input, a 2x2 kernel of ones, stride 1, no padding: window sums.
+  EXPECT_EQ(Eval("  x = f32[1,3,3,1] constant({{{{1}, {2}, {3}}, {{4}, {5}, {6}}, {{7}, {8}, {9}}}})\n"
+                 "  k = f32[2,2,1,1] constant({{{{1}}, {{1}}}, {{{1}}, {{1}}}})\n"
+                 "  ROOT r = f32[1,2,2,1] convolution(x, k), window={size=2x2}, dim_labels=b01f_01io->b01f\n"),
+            "f32[1,2,2,1] {12, 16, 24, 28}");
+  // Padding 1 and stride 2.
+  EXPECT_EQ(Eval("  x = f32[1,3,3,1] constant({{{{1}, {2}, {3}}, {{4}, {5}, {6}}, {{7}, {8}, {9}}}})\n"
+                 "  k = f32[2,2,1,1] constant({{{{1}}, {{1}}}, {{{1}}, {{1}}}})\n"
+                 "  ROOT r = f32[1,2,2,1] convolution(x, k), window={size=2x2 stride=2x2 pad=1_0x1_0}, "
+                 "dim_labels=b01f_01io->b01f\n"),
+            "f32[1,2,2,1] {1, 5, 11, 28}");
+  const std::string sum = "sum {\n  l = f32[] parameter(0)\n  r = f32[] parameter(1)\n  ROOT s = f32[] add(l, r)\n}\n\n";
+  EXPECT_EQ(Eval("  a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n  z = f32[] constant(0)\n"
+                 "  ROOT r = f32[2] reduce(a, z), dimensions={1}, to_apply=sum\n", sum),
+            "f32[2] {6, 15}");
+  // Variadic: the max and its index.
+  const std::string argmax =
+      "argmax {\n  a = f32[] parameter(0)\n  i = s32[] parameter(1)\n  b = f32[] parameter(2)\n"
+      "  j = s32[] parameter(3)\n  ge = pred[] compare(a, b), direction=GE\n"
+      "  m = f32[] select(ge, a, b)\n  k = s32[] select(ge, i, j)\n  ROOT t = (f32[], s32[]) tuple(m, k)\n}\n\n";
+  std::unique_ptr<HloModule> m = Parse(
+      "HloModule t\n\n" + argmax +
+      "ENTRY e {\n  a = f32[4] constant({3, 9, 2, 9})\n  i = s32[4] iota(), iota_dimension=0\n"
+      "  lo = f32[] constant(-inf)\n  z = s32[] constant(0)\n"
+      "  ROOT r = (f32[], s32[]) reduce(a, i, lo, z), dimensions={0}, to_apply=argmax\n}\n");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<std::vector<LogicalArray>> out = RunModule(*m, 0);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(DescribeArray((*out)[0]), "f32[] {9}");
+  EXPECT_EQ(DescribeArray((*out)[1]), "s32[] {1}");
+}
+
+TEST(ExecutorOpsTest, ControlFlow) {
+  const std::string comps =
+      "cond {\n  p = (s32[], f32[2]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+      "  k = s32[] constant(3)\n  ROOT lt = pred[] compare(i, k), direction=LT\n}\n\n"
+      "body {\n  p = (s32[], f32[2]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+      "  one = s32[] constant(1)\n  j = s32[] add(i, one)\n  x = f32[2] get-tuple-element(p), index=1\n"
+      "  y = f32[2] add(x, x)\n  ROOT t = (s32[], f32[2]) tuple(j, y)\n}\n\n"
+      "neg {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p)\n}\n\n";
+  EXPECT_EQ(Eval("  z = s32[] constant(0)\n  x = f32[2] constant({1, -2})\n"
+                 "  t = (s32[], f32[2]) tuple(z, x)\n  w = (s32[], f32[2]) while(t), condition=cond, body=body\n"
+                 "  ROOT r = f32[2] get-tuple-element(w), index=1\n", comps),
+            "f32[2] {8, -16}");
+  EXPECT_EQ(Eval("  x = f32[2] constant({1, -2})\n  ROOT r = f32[2] fusion(x), kind=kLoop, calls=neg\n", comps),
+            "f32[2] {-1, 2}");
+  EXPECT_EQ(Eval("  x = f32[2] constant({1, -2})\n  c = s32[] constant(5)\n"
+                 "  ROOT r = f32[2] conditional(c, x, x), branch_computations={neg, neg}\n", comps),
+            "f32[2] {-1, 2}");
+}
+
+TEST(ExecutorOpsTest, RefusesWhatItDoesNotCover) {
+  EXPECT_THAT(Eval("  a = c64[2] constant({(1, 2), (3, 4)})\n  ROOT r = c64[2] negate(a)\n"),
+              HasSubstr("c64 is not supported by the executor"));
+  EXPECT_THAT(Eval("  ROOT t = token[] after-all()\n"),
+              HasSubstr("after-all is not supported by the executor"));
+  EXPECT_THAT(Eval("  a = f32[4] constant({...})\n  ROOT r = f32[4] negate(a)\n"),
+              HasSubstr("values were left out"));
+  EXPECT_THAT(Eval("  a = f32[4]{0} constant({1, 2, 3, 4})\n  ROOT r = s32[4]{0} bitcast(a)\n"),
+              "s32[4] {1065353216, 1073741824, 1077936128, 1082130432}");
+  // The verifier refuses a bitcast between buffers of different sizes; the
+  // executor does too, for a module changed after verification.
+  std::unique_ptr<HloModule> m = Parse(
+      "HloModule t\n\nENTRY e {\n  a = f32[3]{0} constant({1, 2, 3})\n  ROOT r = f32[3]{0} bitcast(a)\n}\n");
+  ASSERT_NE(m, nullptr);
+  m->entry()->root()->set_layout(ParseTestShape("f32[3]{0:T(4)}").layout());
+  EXPECT_THAT(std::string(Executor::Create(*m).status().message()),
+              HasSubstr("does not describe the same bytes"));
+}
+
+TEST(ExecutorTest, LayoutsDisagreeingAtACallAreAnErrorOnlyWhenStrict) {
+  std::unique_ptr<HloModule> m = Parse(
+      "HloModule t\n\nneg {\n  p = f32[2,3]{1,0} parameter(0)\n  ROOT n = f32[2,3]{0,1} negate(p)\n}\n\n"
+      "ENTRY e {\n  a = f32[2,3]{0,1} constant({{1, 2, 3}, {4, 5, 6}})\n"
+      "  ROOT r = f32[2,3]{1,0} call(a), to_apply=neg\n}\n");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<std::vector<LogicalArray>> strict = RunModule(*m, 0);
+  EXPECT_THAT(std::string(strict.status().message()),
+              HasSubstr("parameter 0 of neg is written f32[2,3]{1,0} but receives f32[2,3]{0,1}"));
+  ExecutionStats stats;
+  absl::StatusOr<std::vector<LogicalArray>> loose = RunModule(*m, 0, &stats, /*strict=*/false);
+  ASSERT_TRUE(loose.ok()) << loose.status();
+  EXPECT_EQ(DescribeArray((*loose)[0]), "f32[2,3] {-1, -2, -3, -4, -5, -6}");
+  EXPECT_EQ(stats.conformed, 2);  // into the parameter, out of the call
+}
+
+TEST(ExecutorTest, BufferLimitAndLoopLimit) {
+  std::unique_ptr<HloModule> m = Parse(
+      "HloModule t\n\nENTRY e {\n  p = f32[1024,1024] parameter(0)\n  ROOT r = f32[1024,1024] negate(p)\n}\n");
+  ASSERT_NE(m, nullptr);
+  ExecutorOptions small;
+  small.max_bytes = 1 << 20;
+  EXPECT_THAT(std::string(Executor::Create(*m, small).status().message()),
+              HasSubstr("buffers need up to 8388608 bytes"));
+  std::unique_ptr<HloModule> loop = Parse(
+      "HloModule t\n\ncond {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n\n"
+      "body {\n  ROOT p = s32[] parameter(0)\n}\n\n"
+      "ENTRY e {\n  z = s32[] constant(0)\n  ROOT w = s32[] while(z), condition=cond, body=body\n}\n");
+  ASSERT_NE(loop, nullptr);
+  ExecutorOptions few;
+  few.max_while_iterations = 100;
+  absl::StatusOr<std::unique_ptr<Executor>> e = Executor::Create(*loop, few);
+  ASSERT_TRUE(e.ok());
+  EXPECT_THAT(std::string((*e)->Run({}).status().message()), HasSubstr("ran 100 iterations"));
+}
+
+// --- Layouts do not change results ----------------------------------------
+
+// Any layout on any value the entry computes freely (not a bitcast's, a
+// tuple element's or a callee's) gives bit-identical outputs.
+TEST(ExecutorPropertyTest, RandomLayoutsGiveBitIdenticalResults) {
+  int runs = 0, relaid = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    const std::string text = RandomExecutorModule(seed);
+    SCOPED_TRACE(absl::StrCat("seed ", seed, "\n", text));
+    std::unique_ptr<HloModule> m = Parse(text);
+    ASSERT_NE(m, nullptr);
+    absl::StatusOr<std::vector<LogicalArray>> want = RunModule(*m, seed, nullptr, false);
+    ASSERT_TRUE(want.ok()) << want.status();
+    std::mt19937_64 rng(seed);
+    RandomShapeOptions options;
+    options.allow_attributes = false;
+    options.max_slots = 1 << 16;
+    for (HloInstruction* i : m->entry()->instructions()) {
+      if (!i->shape().IsArray() || i->opcode() == HloOpcode::kBitcast ||
+          i->opcode() == HloOpcode::kGetTupleElement || i->opcode() == HloOpcode::kParameter ||
+          (!i->called_computations().empty() && i->opcode() != HloOpcode::kReduce)) {
+        continue;
+      }
+      bool free = true;
+      for (const HloInstruction* u : i->users()) {
+        free &= u->opcode() != HloOpcode::kTuple && u->opcode() != HloOpcode::kBitcast &&
+                u->called_computations().empty();
+      }
+      if (!free || rng() % 2) continue;
+      Layout layout = RandomLayoutFor(rng, i->shape(), options);
+      const PrimitiveType t = i->shape().element_type();
+      if ((t == S4 || t == U4) && rng() % 2) layout.set_element_size_in_bits(4);
+      i->set_layout(layout);
+      ++relaid;
+    }
+    absl::StatusOr<std::vector<LogicalArray>> got = RunModule(*m, seed, nullptr, false);
+    ASSERT_TRUE(got.ok()) << got.status() << "\n" << m->ToString();
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t k = 0; k < got->size(); ++k) {
+      std::optional<int64_t> diff = FirstDifference((*want)[k], (*got)[k]);
+      ASSERT_FALSE(diff.has_value()) << "output " << k << " element " << *diff << ": "
+                                     << FormatElement((*want)[k], *diff, true) << " vs "
+                                     << FormatElement((*got)[k], *diff, true) << "\n"
+                                     << m->ToString();
+    }
+    ++runs;
+  }
+  std::cout << "random layouts: " << runs << " modules, " << relaid << " values relaid\n";
+  EXPECT_EQ(runs, 300);
+  EXPECT_GT(relaid, 1000);
+}
+
+// The layout pass preserves what a module computes, on every target: each
+// rewritten module runs its copies on the packing core and must give the
+// original's outputs bit for bit.
+TEST(ExecutorPropertyTest, LayoutAssignmentPreservesResultsOnEveryTarget) {
+  int verified = 0, copies = 0, refused = 0;
+  for (uint64_t seed = 0; seed < 500; ++seed) {
+    const std::string text = RandomExecutorModule(seed);
+    std::unique_ptr<HloModule> original = Parse(text);
+    ASSERT_NE(original, nullptr) << "seed " << seed;
+    // The original is not laid out: values move into written layouts.
+    absl::StatusOr<std::vector<LogicalArray>> want = RunModule(*original, seed, nullptr, false);
+    ASSERT_TRUE(want.ok()) << "seed " << seed << ": " << want.status() << "\n" << text;
+    for (const std::string& target : TargetConfig::BuiltinNames()) {
+      SCOPED_TRACE(absl::StrCat("seed ", seed, " target ", target, "\n", text));
+      std::unique_ptr<HloModule> m = Parse(text);
+      absl::StatusOr<TargetConfig> config = TargetConfig::Builtin(target);
+      ASSERT_TRUE(config.ok());
+      LayoutAssignment pass(*config);
+      absl::StatusOr<bool> ran = pass.Run(*m);
+      if (!ran.ok()) {
+        // Entry layouts the target cannot reconcile are refused by the
+        // pass, not miscompiled.
+        ++refused;
+        continue;
+      }
+      ExecutionStats stats;
+      absl::StatusOr<std::vector<LogicalArray>> got = RunModule(*m, seed, &stats);
+      ASSERT_TRUE(got.ok()) << got.status() << "\n" << m->ToString();
+      ASSERT_EQ(got->size(), want->size());
+      for (size_t k = 0; k < got->size(); ++k) {
+        std::optional<int64_t> diff = FirstDifference((*want)[k], (*got)[k]);
+        ASSERT_FALSE(diff.has_value())
+            << "output " << k << " element " << *diff << ": " << FormatElement((*want)[k], *diff, true)
+            << " vs " << FormatElement((*got)[k], *diff, true) << "\n" << m->ToString();
+      }
+      copies += stats.copies;
+      ++verified;
+    }
+  }
+  std::cout << "laid out and verified: " << verified << " module-target pairs, " << refused
+            << " refused by the pass, " << copies << " copies executed\n";
+  EXPECT_GE(verified, 2400);  // 500 modules x 5 targets, nearly all laid out
+  EXPECT_LE(refused, 100);
+  EXPECT_GT(copies, 1000);    // the rewrites do run copies
+}
+
+}  // namespace
+}  // namespace xla_layout::runtime
