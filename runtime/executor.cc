@@ -1,5 +1,6 @@
 #include "runtime/executor.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -80,6 +81,7 @@ struct Executor::Impl {
   ExecutorOptions options;
   absl::flat_hash_map<const HloInstruction*, Compiled> compiled;
   int64_t total_bytes = 0;
+  double total_operations = 0;  // estimated multiply-adds and reduction steps
 
   absl::Status Compile(const HloComputation& c, absl::flat_hash_set<const HloComputation*>& seen);
   absl::Status CompileInstruction(const HloInstruction& i);
@@ -178,7 +180,27 @@ absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
       if (!plan.ok()) return fail(plan.status().message());
       c.plans.push_back(*std::move(plan));
     }
-  } else if (op == HloOpcode::kReduce) {
+  }
+  // Work: a dot or convolution does one multiply-add per output element and
+  // contracted element; a reduce one step per input element.
+  if (op == HloOpcode::kDot || op == HloOpcode::kConvolution || op == HloOpcode::kReduce) {
+    double out_elements = static_cast<double>(c.out[0]->element_count());
+    double lhs = 1;
+    for (int64_t d : i.operand(0)->shape().dimensions()) lhs *= static_cast<double>(d);
+    double rhs = 1;
+    if (i.operand_count() > 1) {
+      for (int64_t d : i.operand(1)->shape().dimensions()) rhs *= static_cast<double>(d);
+    }
+    if (op == HloOpcode::kReduce) {
+      total_operations += lhs * (i.operand_count() / 2);
+    } else {
+      // Per output element at most the smaller operand's size: a dot's
+      // contracted elements divide both, a convolution's window lies in the
+      // kernel.
+      total_operations += out_elements * std::min(lhs, rhs);
+    }
+  }
+  if (op == HloOpcode::kReduce) {
     const HloComputation* to_apply = i.called_computation("to_apply");
     if (to_apply == nullptr) return fail("no to_apply");
     absl::StatusOr<ScalarProgram> p = ScalarProgram::Compile(*to_apply);
@@ -381,6 +403,12 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const HloModule& modu
   absl::flat_hash_set<const HloComputation*> seen;
   absl::Status s = impl->Compile(*module.entry(), seen);
   if (!s.ok()) return s;
+  if (impl->total_operations > static_cast<double>(options.max_operations)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the module needs about ", static_cast<int64_t>(impl->total_operations),
+        " multiply-adds and reduction steps, over the executor's limit of ",
+        options.max_operations));
+  }
   if (impl->total_bytes > options.max_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "the module's buffers need up to ", impl->total_bytes, " bytes, over the executor's limit of ",

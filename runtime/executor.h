@@ -33,6 +33,10 @@ struct ExecutorOptions {
   // Refuse a module whose buffers could need more (the sum of every array
   // result's bytes, a bound on the peak since no computation is active twice).
   int64_t max_bytes = int64_t{4} << 30;
+  // Refuse a module whose dots, convolutions and reduces need more
+  // multiply-adds (or reduction steps) in one pass over the entry (loop
+  // bodies counted once): an error, not a run of hours.
+  int64_t max_operations = int64_t{1} << 40;
   // A while loop that runs longer is an error, not a hang.
   int64_t max_while_iterations = 1000000;
   // A laid-out module (what layout assignment produces) hands every value

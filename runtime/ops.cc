@@ -262,44 +262,91 @@ struct Accumulator {
   }
 };
 
-// Sums lhs[lbase + lk[k]] * rhs[rbase + rk[k]] over k in order. The f32 case
-// reads floats directly; both give the same result (products and sums in
-// double, rounded once).
+// Direct readers of whole-byte floating-point slots, as double.
+struct F32Reader {
+  const uint8_t* d;
+  double operator()(int64_t s) const {
+    float f;
+    std::memcpy(&f, d + 4 * s, 4);
+    return f;
+  }
+};
+struct Bf16Reader {
+  const uint8_t* d;
+  double operator()(int64_t s) const {
+    uint16_t h;
+    std::memcpy(&h, d + 2 * s, 2);
+    const uint32_t u = static_cast<uint32_t>(h) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+};
+struct F64Reader {
+  const uint8_t* d;
+  double operator()(int64_t s) const {
+    double f;
+    std::memcpy(&f, d + 8 * s, 8);
+    return f;
+  }
+};
+
+// Which direct reader serves `v` (0: none).
+int ReaderKind(const Value& v) {
+  const int bits = v.info->slot_bits();
+  switch (v.info->type()) {
+    case F32: return bits == 32 ? 1 : 0;
+    case BF16: return bits == 16 ? 2 : 0;
+    case F64: return bits == 64 ? 3 : 0;
+    default: return 0;
+  }
+}
+
+template <typename Fn>
+void WithReader(int kind, const uint8_t* d, Fn&& fn) {
+  switch (kind) {
+    case 1: return fn(F32Reader{d});
+    case 2: return fn(Bf16Reader{d});
+    default: return fn(F64Reader{d});
+  }
+}
+
+// Sums lhs[lbase + lk[k]] * rhs[rbase + rk[k]] over k in order. Float
+// operands of f32, bf16 or f64 with a float result are read directly; every
+// path gives the same result (products and sums in double, rounded once).
 struct Contraction {
   const Value* lhs;
   const Value* rhs;
   PrimitiveType out;
-  bool f32 = false;
+  int lkind = 0, rkind = 0;  // direct readers, when both have one
 
+  // Whether converting `from` to `to` is exact, so that reading the operand
+  // directly gives what Add's conversion gives.
+  static bool Exact(PrimitiveType from, PrimitiveType to) {
+    return from == to || to == F64 || (to == F32 && from == BF16);
+  }
   Contraction(const Value& l, const Value& r, PrimitiveType o) : lhs(&l), rhs(&r), out(o) {
-    f32 = l.info->type() == F32 && r.info->type() == F32 && o == F32 &&
-          l.info->slot_bits() == 32 && r.info->slot_bits() == 32;
+    if (ReaderKind(l) != 0 && ReaderKind(r) != 0 && Exact(l.info->type(), o) &&
+        Exact(r.info->type(), o)) {
+      lkind = ReaderKind(l);
+      rkind = ReaderKind(r);
+    }
   }
   void Add(Accumulator& acc, int64_t ls, int64_t rs) const {
-    if (f32) {
-      float a, b;
-      std::memcpy(&a, lhs->data() + 4 * ls, 4);
-      std::memcpy(&b, rhs->data() + 4 * rs, 4);
-      acc.f += static_cast<double>(a) * static_cast<double>(b);
-      return;
-    }
     acc.Add(Convert(lhs->info->Load(lhs->data(), ls), lhs->info->type(), out),
             Convert(rhs->info->Load(rhs->data(), rs), rhs->info->type(), out));
   }
   void Run(Accumulator& acc, int64_t lbase, int64_t rbase, const std::vector<int64_t>& lk,
            const std::vector<int64_t>& rk) const {
     const size_t n = lk.size();
-    if (f32) {
-      const uint8_t* a = lhs->data();
-      const uint8_t* b = rhs->data();
-      double sum = acc.f;
-      for (size_t k = 0; k < n; ++k) {
-        float x, y;
-        std::memcpy(&x, a + 4 * (lbase + lk[k]), 4);
-        std::memcpy(&y, b + 4 * (rbase + rk[k]), 4);
-        sum += static_cast<double>(x) * static_cast<double>(y);
-      }
-      acc.f = sum;
+    if (lkind != 0) {
+      WithReader(lkind, lhs->data(), [&](auto a) {
+        WithReader(rkind, rhs->data(), [&](auto b) {
+          double sum = acc.f;
+          for (size_t k = 0; k < n; ++k) sum += a(lbase + lk[k]) * b(rbase + rk[k]);
+          acc.f = sum;
+        });
+      });
       return;
     }
     for (size_t k = 0; k < n; ++k) Add(acc, lbase + lk[k], rbase + rk[k]);

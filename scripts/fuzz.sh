@@ -9,7 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
-targets=(shape_text_fuzz hlo_parser_fuzz layout_pass_fuzz relayout_fuzz)
+targets=(shape_text_fuzz hlo_parser_fuzz layout_pass_fuzz relayout_fuzz verify_fuzz)
 base=${FUZZ_OUTPUT_BASE:-$HOME/.cache/xla_layout_fuzz_output_base}
 bazel_fuzz() { bazel --output_base="$base" "$@"; }
 trap 'bazel --output_base="$base" shutdown >/dev/null 2>&1' EXIT

@@ -24,7 +24,7 @@ count_logs() {  # adds the cases in the current bazel-testlogs to the totals
   for log in $(find -L bazel-testlogs/ -name test.log 2>/dev/null); do
     p=$(grep -hoE '^\[  PASSED  \] [0-9]+ test' "$log" | grep -oE '[0-9]+' | tail -1)
     f=$(grep -hoE '^\[  FAILED  \] [0-9]+ test' "$log" | grep -oE '[0-9]+' | tail -1)
-    g=$(grep -hoE '^(golden|layering|bad_input|fuzz_seeds|out_of_tree_plugin): [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+    g=$(grep -hoE '^(golden|layering|bad_input|fuzz_seeds|out_of_tree_plugin|verify_modules): [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
     passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
     if [ -n "$g" ]; then
       set -- $g
@@ -46,7 +46,7 @@ fi
 if [[ " $stages " == *" 3 "* ]]; then
   echo "== stage 3: fuzzing, ${FUZZ_SECONDS:-60} s per target"
   if bash scripts/fuzz.sh; then
-    passed=$((passed + 4))
+    passed=$((passed + 5))  # one per fuzz target
   else
     failed=$((failed + 1)); status=1
   fi

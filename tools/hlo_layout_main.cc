@@ -81,6 +81,13 @@ Commands:
                         time per run, GB/s (bytes read plus written, no
                         padding) and the ratio to memcpy of the same bytes,
                         measured in the same run.
+  run FILE              Run the module's entry computation on the CPU with
+                        every value in its physical layout (copies run on
+                        the packing core) and print each output.
+  verify FILE --passes=P | --against=OTHER.hlo
+                        Run FILE, and FILE after the pipeline (or OTHER), on
+                        the same inputs; compare every output bit for bit.
+                        Prints OK, or the first differing element (exit 1).
 
 Shapes are written as XLA prints them, f32[3,5]{1,0:T(2,2)}, or in the angle
 form F32[3,5]<1,0:T(2,2)>. Quote them for the shell.
@@ -110,6 +117,15 @@ Flags:
   --streaming=auto|on|off
                         (relayout) Non-temporal stores; auto uses them when
                         the destination is larger than the cache.
+  --inputs=random:SEED | --inputs=a.npy,b.npy,...
+                        (run, verify) Parameter values: seeded random
+                        (default random:0), or one .npy per array parameter.
+  --output-dir=DIR      (run) Write output.npy, or output_0.npy, ... for a
+                        tuple result.
+  --against=OTHER.hlo   (verify) Compare with another module taking the same
+                        parameters.
+  --max-memory=N        (run, verify) Refuse a module whose buffers could
+                        need more than N bytes (default 4294967296).
   --help                Show this text.
 
 Exit codes: 0 success, 1 bad input (the error names the column), 2 bad usage.
@@ -120,6 +136,7 @@ Examples:
   hlo-layout shape --grid 'f32[4,8]{1,0:T(2,4)(2,1)}'
   hlo-layout index 'f32[3,5]{1,0:T(2,2)}' 2,3        # prints 17
   hlo-layout relayout 'f32[4096,4096]{1,0}' 'f32[4096,4096]{1,0:T(8,128)}' --check
+  hlo-layout verify examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2
 )";
 
 absl::StatusOr<PrintOptions> PrintOptionsFrom(const Args& args) {

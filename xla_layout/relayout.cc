@@ -556,9 +556,7 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::CreateSubByte(
   return RelayoutPlan(std::move(impl));
 }
 
-absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
-                                                  const Shape& dst,
-                                                  RelayoutOptions options) {
+absl::Status RelayoutPlan::Validate(const Shape& src, const Shape& dst) {
   for (const auto& [shape, side] :
        {std::pair<const Shape*, absl::string_view>{&src, "source"},
         {&dst, "destination"}}) {
@@ -574,14 +572,27 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   if (!s.ok()) return s.status();
   absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
   if (!d.ok()) return d.status();
-  if (s->element_size_in_bits() < 8 || d->element_size_in_bits() < 8) {
-    return CreateSubByte(src, dst, *s, *d, std::move(options));
-  }
-  if (s->element_size_in_bits() != d->element_size_in_bits()) {
+  if (s->element_size_in_bits() >= 8 && d->element_size_in_bits() >= 8 &&
+      s->element_size_in_bits() != d->element_size_in_bits()) {
     return absl::UnimplementedError(absl::StrCat(
         "source and destination element sizes differ (",
         s->element_size_in_bits(), " and ", d->element_size_in_bits(),
         " bits); the packing core moves whole elements"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
+                                                  const Shape& dst,
+                                                  RelayoutOptions options) {
+  absl::Status valid = Validate(src, dst);
+  if (!valid.ok()) return valid;
+  absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
+  if (!s.ok()) return s.status();
+  absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
+  if (!d.ok()) return d.status();
+  if (s->element_size_in_bits() < 8 || d->element_size_in_bits() < 8) {
+    return CreateSubByte(src, dst, *s, *d, std::move(options));
   }
 
   auto impl = std::make_unique<Impl>();

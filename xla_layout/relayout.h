@@ -62,6 +62,9 @@ class RelayoutPlan {
   static absl::StatusOr<RelayoutPlan> Create(const Shape& src,
                                              const Shape& dst,
                                              RelayoutOptions options = {});
+  // OK when Create would accept the pair (it checks no more than this and
+  // plans nothing): what a pass asks before it inserts a copy.
+  static absl::Status Validate(const Shape& src, const Shape& dst);
   RelayoutPlan(RelayoutPlan&&) noexcept;
   RelayoutPlan& operator=(RelayoutPlan&&) noexcept;
   ~RelayoutPlan();

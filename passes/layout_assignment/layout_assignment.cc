@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 #include "hlo/hlo_verifier.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/layout_assignment/constraints.h"
@@ -9,6 +11,7 @@
 #include "passes/layout_assignment/cost_model.h"
 #include "passes/layout_assignment/propagation.h"
 #include "xla_layout/layout_util.h"
+#include "xla_layout/relayout.h"
 
 namespace xla_layout {
 namespace {
@@ -123,6 +126,19 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   layout_assignment::InsertCopies(module, *constraints, propagation, cost,
                                   stats_.copies);
   changed |= !stats_.copies.empty();
+  // Every copy must run on the packing core (the executor runs them there).
+  for (const LayoutAssignmentStats::Copy& copy : stats_.copies) {
+    const HloComputation* c = module.FindComputation(copy.computation);
+    const HloInstruction* i = c != nullptr ? c->FindInstruction(copy.name) : nullptr;
+    if (i == nullptr) continue;
+    absl::Status runs = RelayoutPlan::Validate(i->operand(0)->shape(), i->shape());
+    if (!runs.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "layout assignment needs a copy of ", copy.operand, " from ", copy.from, " to ",
+          copy.to, " (", copy.reason, "), which the packing core cannot run: ",
+          runs.message()));
+    }
+  }
   absl::StatusOr<bool> entry_changed = WriteEntryLayout(module);
   if (!entry_changed.ok()) return entry_changed.status();
   changed |= *entry_changed;

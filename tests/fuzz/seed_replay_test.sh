@@ -22,5 +22,6 @@ run shape_text_fuzz "$seeds/shapes"
 run relayout_fuzz "$seeds/relayout"
 run hlo_parser_fuzz "${hlo_seeds[@]}"
 run layout_pass_fuzz "${hlo_seeds[@]}"
+run verify_fuzz "${hlo_seeds[@]}"
 echo "fuzz_seeds: $passed passed, $failed failed"
 [ $failed -eq 0 ]
