@@ -454,6 +454,68 @@ absl::StatusOr<Value> MakeArgument(const Shape& shape, const LogicalArray& array
   return v;
 }
 
+namespace {
+
+absl::StatusOr<Value> Assemble(const Shape& shape, absl::Span<const LogicalArray> inputs,
+                               size_t& next) {
+  if (shape.IsTuple()) {
+    std::vector<Value> elements;
+    for (const Shape& s : shape.tuple_shapes()) {
+      absl::StatusOr<Value> e = Assemble(s, inputs, next);
+      if (!e.ok()) return e;
+      elements.push_back(*std::move(e));
+    }
+    return Value::Tuple(std::move(elements));
+  }
+  if (next >= inputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the entry takes more than ", inputs.size(), " input arrays"));
+  }
+  return MakeArgument(shape, inputs[next++]);
+}
+
+absl::Status Flatten(const Value& v, std::vector<LogicalArray>& out) {
+  if (v.kind == Value::Kind::kTuple) {
+    for (const Value& e : v.elements) {
+      absl::Status s = Flatten(e, out);
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<LogicalArray> a = ToLogical(v);
+  if (!a.ok()) return a.status();
+  out.push_back(*std::move(a));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<LogicalArray>> RunLogical(const HloModule& module,
+                                                     absl::Span<const LogicalArray> inputs,
+                                                     const ExecutorOptions& options,
+                                                     ExecutionStats* stats) {
+  absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(module, options);
+  if (!executor.ok()) return executor.status();
+  std::vector<Value> arguments;
+  size_t next = 0;
+  for (const Shape& p : (*executor)->ParameterShapes()) {
+    absl::StatusOr<Value> v = Assemble(p, inputs, next);
+    if (!v.ok()) return v.status();
+    arguments.push_back(*std::move(v));
+  }
+  if (next != inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the entry takes ", next, " input arrays, not ", inputs.size()));
+  }
+  absl::StatusOr<Value> result = (*executor)->Run(std::move(arguments));
+  if (!result.ok()) return result.status();
+  std::vector<LogicalArray> outputs;
+  absl::Status s = Flatten(*result, outputs);
+  if (!s.ok()) return s;
+  if (stats != nullptr) *stats = (*executor)->stats();
+  return outputs;
+}
+
 absl::StatusOr<LogicalArray> ToLogical(const Value& value) {
   if (!value.is_array()) return absl::InvalidArgumentError("not an array value");
   LogicalArray out;

@@ -76,6 +76,15 @@ class Executor {
   ExecutionStats stats_;
 };
 
+// Runs `module`'s entry on logical inputs, one per array leaf of its
+// parameters in order (tuple parameters leaf by leaf), and returns the
+// logical outputs, one per array leaf of the result in order. The inputs are
+// laid out, and the outputs read back, with the packing core.
+absl::StatusOr<std::vector<LogicalArray>> RunLogical(const HloModule& module,
+                                                     absl::Span<const LogicalArray> inputs,
+                                                     const ExecutorOptions& options = {},
+                                                     ExecutionStats* stats = nullptr);
+
 // Lays a logical array out in `shape`'s layout (with the packing core).
 absl::StatusOr<Value> MakeArgument(const Shape& shape, const LogicalArray& array);
 // The logical array of an array value (with the packing core).

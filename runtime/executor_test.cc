@@ -27,38 +27,14 @@ absl::StatusOr<std::vector<LogicalArray>> RunModule(const HloModule& module, uin
                                                     bool strict = true) {
   ExecutorOptions options;
   options.strict_layouts = strict;
-  absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(module, options);
-  if (!executor.ok()) return executor.status();
   std::mt19937_64 rng(seed);
-  std::vector<Value> args;
-  for (const Shape& p : (*executor)->ParameterShapes()) {
-    absl::StatusOr<LogicalArray> a = RandomLogicalArray(p, rng);
+  std::vector<LogicalArray> inputs;
+  for (const HloInstruction* p : module.entry()->parameters()) {
+    absl::StatusOr<LogicalArray> a = RandomLogicalArray(p->shape(), rng);
     if (!a.ok()) return a.status();
-    absl::StatusOr<Value> v = MakeArgument(p, *a);
-    if (!v.ok()) return v.status();
-    args.push_back(*std::move(v));
+    inputs.push_back(*std::move(a));
   }
-  absl::StatusOr<Value> out = (*executor)->Run(std::move(args));
-  if (!out.ok()) return out.status();
-  std::vector<LogicalArray> leaves;
-  std::vector<const Value*> stack = {&*out};
-  std::function<absl::Status(const Value&)> walk = [&](const Value& v) -> absl::Status {
-    if (v.kind == Value::Kind::kTuple) {
-      for (const Value& e : v.elements) {
-        absl::Status s = walk(e);
-        if (!s.ok()) return s;
-      }
-      return absl::OkStatus();
-    }
-    absl::StatusOr<LogicalArray> a = ToLogical(v);
-    if (!a.ok()) return a.status();
-    leaves.push_back(*std::move(a));
-    return absl::OkStatus();
-  };
-  absl::Status s = walk(*out);
-  if (!s.ok()) return s;
-  if (stats != nullptr) *stats = (*executor)->stats();
-  return leaves;
+  return RunLogical(module, inputs, options, stats);
 }
 
 std::unique_ptr<HloModule> Parse(const std::string& text) {

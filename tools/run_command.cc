@@ -23,7 +23,6 @@ namespace {
 
 using runtime::ExecutorOptions;
 using runtime::LogicalArray;
-using runtime::Value;
 
 // Array leaves of `shape`, each with its path ("", "0", "1_0", ...).
 void Leaves(const Shape& shape, const std::string& path,
@@ -36,36 +35,6 @@ void Leaves(const Shape& shape, const std::string& path,
   } else {
     out.push_back({path, shape});
   }
-}
-
-// The logical arrays of a value's leaves, in order.
-absl::Status LogicalLeaves(const Value& v, std::vector<LogicalArray>& out) {
-  if (v.kind == Value::Kind::kTuple) {
-    for (const Value& e : v.elements) {
-      absl::Status s = LogicalLeaves(e, out);
-      if (!s.ok()) return s;
-    }
-    return absl::OkStatus();
-  }
-  absl::StatusOr<LogicalArray> a = runtime::ToLogical(v);
-  if (!a.ok()) return a.status();
-  out.push_back(*std::move(a));
-  return absl::OkStatus();
-}
-
-// Lays the leaves out into the parameters' shapes, tuple by tuple.
-absl::StatusOr<Value> Assemble(const Shape& shape, const std::vector<LogicalArray>& leaves,
-                               size_t& next) {
-  if (shape.IsTuple()) {
-    std::vector<Value> elements;
-    for (const Shape& s : shape.tuple_shapes()) {
-      absl::StatusOr<Value> e = Assemble(s, leaves, next);
-      if (!e.ok()) return e;
-      elements.push_back(*std::move(e));
-    }
-    return Value::Tuple(std::move(elements));
-  }
-  return runtime::MakeArgument(shape, leaves.at(next++));
 }
 
 struct Inputs {
@@ -133,23 +102,12 @@ struct Outcome {
 absl::StatusOr<Outcome> Execute(const HloModule& module, const Inputs& inputs,
                                 ExecutorOptions options, bool strict) {
   options.strict_layouts = strict;
-  absl::StatusOr<std::unique_ptr<runtime::Executor>> executor =
-      runtime::Executor::Create(module, options);
-  if (!executor.ok()) return executor.status();
-  std::vector<Value> arguments;
-  size_t next = 0;
-  for (const Shape& p : (*executor)->ParameterShapes()) {
-    absl::StatusOr<Value> v = Assemble(p, inputs.leaves, next);
-    if (!v.ok()) return v.status();
-    arguments.push_back(*std::move(v));
-  }
-  absl::StatusOr<Value> result = (*executor)->Run(std::move(arguments));
-  if (!result.ok()) return result.status();
   Outcome out;
+  absl::StatusOr<std::vector<LogicalArray>> outputs =
+      runtime::RunLogical(module, inputs.leaves, options, &out.stats);
+  if (!outputs.ok()) return outputs.status();
+  out.outputs = *std::move(outputs);
   Leaves(module.entry()->root()->shape(), "", out.leaves);
-  absl::Status s = LogicalLeaves(*result, out.outputs);
-  if (!s.ok()) return s;
-  out.stats = (*executor)->stats();
   return out;
 }
 

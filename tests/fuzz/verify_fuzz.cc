@@ -17,7 +17,6 @@ namespace {
 
 using xla_layout::runtime::ExecutorOptions;
 using xla_layout::runtime::LogicalArray;
-using xla_layout::runtime::Value;
 
 // The logical outputs, or an error.
 absl::StatusOr<std::vector<LogicalArray>> Run(const xla_layout::HloModule& m, bool strict) {
@@ -26,34 +25,15 @@ absl::StatusOr<std::vector<LogicalArray>> Run(const xla_layout::HloModule& m, bo
   options.max_operations = 1 << 22;
   options.max_while_iterations = 64;
   options.strict_layouts = strict;
-  auto executor = xla_layout::runtime::Executor::Create(m, options);
-  if (!executor.ok()) return executor.status();
   std::mt19937_64 rng(1);
-  std::vector<Value> args;
-  for (const xla_layout::Shape& p : (*executor)->ParameterShapes()) {
-    if (!p.IsArray()) return absl::UnimplementedError("tuple parameter");
-    auto a = xla_layout::runtime::RandomLogicalArray(p, rng);
+  std::vector<LogicalArray> inputs;
+  for (const xla_layout::HloInstruction* p : m.entry()->parameters()) {
+    if (p == nullptr || !p->shape().IsArray()) return absl::UnimplementedError("parameters");
+    auto a = xla_layout::runtime::RandomLogicalArray(p->shape(), rng);
     if (!a.ok()) return a.status();
-    auto v = xla_layout::runtime::MakeArgument(p, *a);
-    if (!v.ok()) return v.status();
-    args.push_back(*std::move(v));
+    inputs.push_back(*std::move(a));
   }
-  auto out = (*executor)->Run(std::move(args));
-  if (!out.ok()) return out.status();
-  std::vector<LogicalArray> leaves;
-  std::vector<const Value*> stack = {&*out};
-  while (!stack.empty()) {
-    const Value* v = stack.back();
-    stack.pop_back();
-    if (v->kind == Value::Kind::kTuple) {
-      for (auto it = v->elements.rbegin(); it != v->elements.rend(); ++it) stack.push_back(&*it);
-      continue;
-    }
-    auto a = xla_layout::runtime::ToLogical(*v);
-    if (!a.ok()) return a.status();
-    leaves.push_back(*std::move(a));
-  }
-  return leaves;
+  return xla_layout::runtime::RunLogical(m, inputs, options);
 }
 
 }  // namespace
