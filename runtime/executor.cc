@@ -1,6 +1,7 @@
 #include "runtime/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -266,7 +267,10 @@ absl::StatusOr<Value> Executor::Impl::Copy(const Value& v, absl::Span<const Rela
   const size_t k = leaf++;
   absl::StatusOr<Value> dst = Value::Allocate(out[k]);
   if (!dst.ok()) return dst;
+  const auto start = std::chrono::steady_clock::now();
   plans[k].Execute(v.data(), dst->mutable_data());
+  stats.copy_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   stats.copies += 1;
   stats.copy_bytes += plans[k].src_bytes() + plans[k].dst_bytes();
   return dst;
@@ -349,6 +353,14 @@ absl::StatusOr<Value> Executor::Impl::RunInstruction(const HloInstruction& i,
         return absl::InvalidArgumentError(absl::StrCat(Where(i), ": no branch ", k));
       }
       return checked(RunComputation(*branches[k], {*ops[k + 1]}, stats));
+    }
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution: {
+      const auto start = std::chrono::steady_clock::now();
+      absl::StatusOr<Value> v = ArrayOp(i, ops, c.out, c.to_apply.get());
+      stats.dot_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return v;
     }
     default:
       return ArrayOp(i, ops, c.out, c.to_apply.get());

@@ -52,6 +52,8 @@ struct ExecutionStats {
   int64_t copies = 0;       // copies and data-moving transposes run
   int64_t copy_bytes = 0;   // bytes they read plus wrote
   int64_t conformed = 0;    // values moved into a written layout (not strict)
+  double copy_seconds = 0;  // wall time in those copies
+  double dot_seconds = 0;   // wall time in dots and convolutions
 };
 
 class Executor {

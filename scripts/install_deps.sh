@@ -6,7 +6,7 @@ packages=(
   g++ pkg-config
   bazel-bootstrap bazel-rules-cc bazel-rules-proto bazel-rules-java bazel-skylib
   libabsl-dev libprotobuf-dev protobuf-compiler
-  libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev libopenblas-dev
   clang-14 libclang-rt-14-dev llvm-14 util-linux
 )
 missing=()

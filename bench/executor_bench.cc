@@ -1,0 +1,148 @@
+// The executor on an MLP layer (dot + bias + relu, 1024 wide, batch 256,
+// row-major parameters and result fixed by the header) after layout
+// assignment for each target. Per target: the whole run, the time in the
+// copies the pass inserted, their throughput against the same relayouts
+// run alone by the packing core in the same process, and the dot's GFLOP/s
+// in its assigned layouts next to OpenBLAS sgemm (one thread) on the same
+// shapes, measured in the same run.
+//
+//   bazel run -c opt //bench:executor_bench
+#include <cblas.h>
+
+#include <chrono>
+#include <map>
+#include <random>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "bench/bench_main.h"
+#include "benchmark/benchmark.h"
+#include "hlo/hlo_parser.h"
+#include "passes/layout_assignment/layout_assignment.h"
+#include "passes/layout_assignment/target_config.h"
+#include "runtime/executor.h"
+#include "runtime/logical.h"
+#include "xla_layout/relayout.h"
+
+namespace xla_layout {
+namespace {
+
+constexpr int64_t kBatch = 256, kWidth = 1024;
+
+std::string MlpText() {
+  return absl::StrFormat(
+      "HloModule mlp, entry_computation_layout={(f32[%d,%d]{1,0}, f32[%d,%d]{1,0}, "
+      "f32[%d]{0})->f32[%d,%d]{1,0}}\n\n"
+      "ENTRY main {\n  x = f32[%d,%d] parameter(0)\n  w = f32[%d,%d] parameter(1)\n"
+      "  b = f32[%d] parameter(2)\n"
+      "  d = f32[%d,%d] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+      "  bb = f32[%d,%d] broadcast(b), dimensions={1}\n  a = f32[%d,%d] add(d, bb)\n"
+      "  zero = f32[] constant(0)\n  z = f32[%d,%d] broadcast(zero), dimensions={}\n"
+      "  ROOT r = f32[%d,%d] maximum(a, z)\n}\n",
+      kBatch, kWidth, kWidth, kWidth, kWidth, kBatch, kWidth, kBatch, kWidth, kWidth, kWidth,
+      kWidth, kBatch, kWidth, kBatch, kWidth, kBatch, kWidth, kBatch, kWidth, kBatch, kWidth);
+}
+
+double Since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+void BM_Mlp(benchmark::State& state, const char* target) {
+  std::unique_ptr<HloModule> m = *ParseHloModule(MlpText());
+  LayoutAssignment pass(*TargetConfig::Builtin(target));
+  if (!pass.Run(*m).ok()) {
+    state.SkipWithError("layout assignment failed");
+    return;
+  }
+  std::mt19937_64 rng(0);
+  std::vector<runtime::LogicalArray> inputs;
+  for (const HloInstruction* p : m->entry()->parameters()) {
+    inputs.push_back(*runtime::RandomLogicalArray(p->shape(), rng));
+  }
+  // The copies run alone: one plan per copy instruction, same buffers sizes.
+  std::vector<RelayoutPlan> plans;
+  for (const HloInstruction* i : m->entry()->instructions()) {
+    if (i->opcode() == HloOpcode::kCopy) plans.push_back(*RelayoutPlan::Create(i->operand(0)->shape(), i->shape()));
+  }
+  std::vector<std::vector<char>> src, dst;
+  for (const RelayoutPlan& p : plans) {
+    src.emplace_back(p.src_bytes(), 1);
+    dst.emplace_back(p.dst_bytes(), 0);
+  }
+  std::vector<float> a(kBatch * kWidth, 0.5f), b(kWidth * kWidth, 0.25f), c(kBatch * kWidth);
+  double copy_s = 0, dot_s = 0, alone_s = 0, blas_s = 0, total_s = 0;
+  int64_t copies = 0, copy_bytes = 0;
+  for (auto _ : state) {
+    runtime::ExecutionStats stats;
+    auto t0 = std::chrono::steady_clock::now();
+    auto out = runtime::RunLogical(*m, inputs, {}, &stats);
+    total_s += Since(t0);
+    if (!out.ok()) {
+      state.SkipWithError(std::string(out.status().message()).c_str());
+      return;
+    }
+    copy_s += stats.copy_seconds;
+    dot_s += stats.dot_seconds;
+    copies = stats.copies;
+    copy_bytes = stats.copy_bytes;
+    state.PauseTiming();
+    t0 = std::chrono::steady_clock::now();
+    for (size_t k = 0; k < plans.size(); ++k) plans[k].Execute(src[k].data(), dst[k].data());
+    alone_s += Since(t0);
+    t0 = std::chrono::steady_clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kBatch, kWidth, kWidth, 1.0f, a.data(),
+                kWidth, b.data(), kWidth, 0.0f, c.data(), kWidth);
+    blas_s += Since(t0);
+    state.ResumeTiming();
+  }
+  const double n = static_cast<double>(state.iterations());
+  const double flops = 2.0 * kBatch * kWidth * kWidth;
+  state.counters["total_s"] = total_s / n;
+  state.counters["copy_s"] = copy_s / n;
+  state.counters["copies"] = static_cast<double>(copies);
+  state.counters["copy_GBps"] = copy_s > 0 ? copy_bytes * n / copy_s / 1e9 : 0;
+  state.counters["alone_GBps"] = alone_s > 0 ? copy_bytes * n / alone_s / 1e9 : 0;
+  state.counters["dot_GFLOPs"] = flops * n / dot_s / 1e9;
+  state.counters["sgemm_GFLOPs"] = flops * n / blas_s / 1e9;
+}
+
+void RegisterAll() {
+  for (const char* t : {"default", "tpu", "cpu-avx2", "cpu-avx512", "arm64"}) {
+    benchmark::RegisterBenchmark(absl::StrFormat("BM_Mlp/%s", t).c_str(), BM_Mlp, t)
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(5);
+  }
+}
+
+void Summary(const std::vector<bench::Run>& runs, std::ostream& os) {
+  os << "\nMLP 256x1024x1024 on the executor (per run; references in the same run)\n";
+  os << absl::StrFormat("%-12s %9s %9s %7s %10s %10s %7s %10s %12s %7s\n", "target", "total s",
+                        "copies s", "copies", "copy GB/s", "alone GB/s", "ratio", "dot GF/s",
+                        "sgemm GF/s", "dot/bl");
+  double default_total = 0;
+  for (const bench::Run& r : runs) {
+    auto get = [&](const char* k) {
+      auto it = r.counters.find(k);
+      return it == r.counters.end() ? 0.0 : static_cast<double>(it->second);
+    };
+    std::string name = r.benchmark_name();
+    std::string target = name.substr(name.find('/') + 1);
+    target = target.substr(0, target.find('/'));
+    if (target == "default") default_total = get("total_s");
+    os << absl::StrFormat("%-12s %9.3f %9.4f %7.0f %10.2f %10.2f %6.2fx %10.2f %12.2f %6.1f%%\n",
+                          target, get("total_s"), get("copy_s"), get("copies"), get("copy_GBps"),
+                          get("alone_GBps"),
+                          get("alone_GBps") > 0 ? get("copy_GBps") / get("alone_GBps") : 0.0,
+                          get("dot_GFLOPs"), get("sgemm_GFLOPs"),
+                          100 * get("dot_GFLOPs") / std::max(1e-9, get("sgemm_GFLOPs")));
+  }
+  if (default_total > 0) os << "(default's total: " << default_total << " s)\n";
+}
+
+}  // namespace
+}  // namespace xla_layout
+
+int main(int argc, char** argv) {
+  openblas_set_num_threads(1);
+  return xla_layout::bench::BenchmarkMain(argc, argv, xla_layout::RegisterAll, xla_layout::Summary);
+}
