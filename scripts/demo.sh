@@ -16,6 +16,10 @@ echo
 echo "\$ hlo-layout examples/mlp.hlo --passes=layout-assignment --target=tpu --stats"
 "$tool" examples/mlp.hlo --passes=layout-assignment --target=tpu --stats 2>&1
 echo
+echo "\$ hlo-layout verify examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2"
+echo "# runs the layer before and after the pass, the copies on the packing core"
+"$tool" verify examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2
+echo
 while IFS= read -r shape; do
   case "$shape" in ""|\#*) continue ;; esac
   echo "\$ hlo-layout shape '$shape'"
