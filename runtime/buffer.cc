@@ -111,12 +111,6 @@ Value Value::Tuple(std::vector<Value> elements) {
   return v;
 }
 
-Value Value::Token() {
-  Value v;
-  v.kind = Kind::kToken;
-  return v;
-}
-
 absl::StatusOr<Value> Value::Allocate(std::shared_ptr<const ArrayInfo> info) {
   absl::Status room = CheckAllocationSize(info->byte_size(), "an executor buffer");
   if (!room.ok()) return room;

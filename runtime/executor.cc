@@ -71,7 +71,6 @@ Shape ShapeOf(const Value& v) {
     for (const Value& e : v.elements) elements.push_back(ShapeOf(e));
     return Shape::MakeTuple(std::move(elements));
   }
-  if (v.kind == Value::Kind::kToken) return Shape::MakeToken();
   return v.info->shape();
 }
 
@@ -224,7 +223,7 @@ absl::StatusOr<Value> Executor::Impl::Conform(Value v, const Shape& declared,
                                               ExecutionStats& stats) {
   const Shape actual = ShapeOf(v);
   if (SameLayouts(actual, declared)) return v;
-  if (options.strict_layouts || v.kind == Value::Kind::kToken ||
+  if (options.strict_layouts ||
       (v.kind == Value::Kind::kTuple) != declared.IsTuple() ||
       !Shape::Equal().IgnoreLayout().IgnoreDynamicDimensions()(actual, declared)) {
     return absl::InternalError(absl::StrCat(where, " is written ", declared.ToString(),
