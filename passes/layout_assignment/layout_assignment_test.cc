@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
@@ -154,6 +155,86 @@ ENTRY e {
   EXPECT_EQ(root->name(), "slice0");
   EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kCopy);
   EXPECT_EQ(PrintShape(root->operand(0)->shape()), "f32[4,5]{0,1}");
+}
+
+int CopyCount(const HloModule& m) {
+  int n = 0;
+  for (HloComputation* c : m.computations()) {
+    for (HloInstruction* i : c->instructions()) n += i->opcode() == HloOpcode::kCopy;
+  }
+  return n;
+}
+
+TEST(LayoutAssignmentTest, ReshapeOperandWithSeveralUsersCopiesNothing) {
+  // XLA's ReshapeOperandHasMultipleUsers: the transpose's fixed result makes
+  // the broadcast {0,1} (the transpose a bitcast); tanh reads the broadcast
+  // and follows it, and broadcast2 reads tanh in any layout. No copy (the
+  // pass made one before: tanh took broadcast2's wish first).
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[4]{0})->(f32[4,3]{1,0}, f32[2,3,4]{2,1,0})}
+ENTRY e {
+  param = f32[4] parameter(0)
+  broadcast = f32[3,4] broadcast(param), dimensions={1}
+  transpose = f32[4,3] transpose(broadcast), dimensions={1,0}
+  tanh = f32[3,4] tanh(broadcast)
+  broadcast2 = f32[2,3,4] broadcast(tanh), dimensions={1,2}
+  ROOT tuple = (f32[4,3], f32[2,3,4]) tuple(transpose, broadcast2)
+})",
+                  "default");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "broadcast"), "{0,1}");
+  EXPECT_EQ(LayoutOf(*m, "transpose"), "{1,0}");
+  EXPECT_EQ(LayoutOf(*m, "tanh"), "{0,1}");
+  EXPECT_EQ(CopyCount(*m), 0);
+}
+
+TEST(LayoutAssignmentTest, ConcatenateFollowsItsLargestOperand) {
+  // XLA propagates only the largest concatenate operand's layout: the small
+  // operand is copied, whichever position it has.
+  for (bool small_first : {true, false}) {
+    const std::string a = small_first ? "f32[32,128]{1,0}" : "f32[96,128]{0,1}";
+    const std::string b = small_first ? "f32[96,128]{0,1}" : "f32[32,128]{1,0}";
+    auto m = Assign(absl::StrCat(
+                        "HloModule m, entry_computation_layout={(", a, ", ", b,
+                        ")->f32[128]{0}}\n"
+                        "add { x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
+                        " ROOT s = f32[] add(x, y) }\n"
+                        "ENTRY e {\n a = ", a.substr(0, a.find('{')), " parameter(0)\n b = ",
+                        b.substr(0, b.find('{')),
+                        " parameter(1)\n c = f32[128,128] concatenate(a, b), dimensions={0}\n"
+                        " zero = f32[] constant(0)\n"
+                        " ROOT r = f32[128] reduce(c, zero), dimensions={0}, to_apply=add\n}\n"),
+                    "default");
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(LayoutOf(*m, "c"), "{0,1}") << small_first;
+    ASSERT_EQ(CopyCount(*m), 1) << m->ToString();
+    const HloInstruction* c = m->entry()->FindInstruction("c");
+    const HloInstruction* copied = c->operand(small_first ? 0 : 1);
+    EXPECT_EQ(copied->opcode(), HloOpcode::kCopy);
+    EXPECT_EQ(PrintShape(copied->shape()), "f32[32,128]{0,1}");
+  }
+}
+
+TEST(LayoutAssignmentTest, SlicesCopyTheOperandTheResultNeedsAsXla) {
+  // A slice, dynamic-slice or pad keeps its operand's order; when the
+  // result's layout is fixed otherwise, the operand is copied (XLA's
+  // ChooseOperandLayoutFromOutputLayout for ops that cannot change layout).
+  for (const char* op :
+       {"f32[8,256] slice(a), slice={[0:8],[0:256]}",
+        "f32[8,256] dynamic-slice(a, i, i), dynamic_slice_sizes={8,256}",
+        "f32[8,256] pad(a, z), padding=0_0x0_0"}) {
+    const bool pad = absl::StrContains(op, "pad(");
+    const std::string in = pad ? "f32[8,256]" : "f32[512,256]";
+    auto m = Assign(absl::StrCat("HloModule m, entry_computation_layout={(", in,
+                                 "{1,0}, s32[])->f32[8,256]{0,1}}\n"
+                                 "ENTRY e {\n a = ", in, " parameter(0)\n i = s32[] parameter(1)\n"
+                                 " z = f32[] constant(0)\n ROOT r = ", op, "\n}\n"),
+                    "default");
+    ASSERT_NE(m, nullptr);
+    const HloInstruction* root = m->entry()->root();
+    EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kCopy) << op;
+    EXPECT_EQ(CopyCount(*m), 1) << op;
+  }
 }
 
 // --- Targets ----------------------------------------------------------------

@@ -116,32 +116,73 @@ void LayoutPropagation::Set(int slot, const Layout& layout, int level,
   if (propagate) queue_.push_back(g);
 }
 
+namespace {
+
+// Whether the operand of `edge` is a concatenate operand that another one
+// outgrows along the concatenated dim: as in XLA, only the largest operand
+// lays out a concatenate, so a layout change copies the smaller ones.
+bool SmallerConcatenateOperand(const OperandEdge& edge) {
+  const HloInstruction* user = edge.user;
+  if (user == nullptr || user->opcode() != HloOpcode::kConcatenate) return false;
+  const auto& dims = user->attributes().dimensions;
+  if (!dims || dims->size() != 1) return false;
+  const int64_t d = (*dims)[0];
+  auto extent = [d](const HloInstruction* op) -> int64_t {
+    const Shape& s = op->shape();
+    return s.IsArray() && d >= 0 && d < s.rank() ? s.dimensions(static_cast<int>(d)) : 0;
+  };
+  const int64_t mine = extent(user->operand(edge.operand_index));
+  for (const HloInstruction* sibling : user->operands()) {
+    if (extent(sibling) > mine) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void LayoutPropagation::Drain() {
   const int64_t budget =
       64 * static_cast<int64_t>(constraints_.slots().size()) + 4096;
   const std::vector<OperandEdge>& edges = constraints_.edges();
-  while (!queue_.empty() && ++steps_ < budget) {
+  // Edges without a copy (reshape, transpose, broadcast, reduce) only carry
+  // preferences. They wait until the copy-checked edges have spread what
+  // the queue holds, so that a value tied to its neighbours by same-layout
+  // edges takes their layout rather than a reader's wish (XLA's
+  // ReshapeOperandHasMultipleUsers: tanh follows the broadcast it reads,
+  // not the broadcast that reads it).
+  std::deque<std::pair<int, int>> deferred;  // (group, edge)
+  auto spread = [&](int g, int e, int level) {
+    const OperandEdge& edge = edges[e];
+    for (bool toward_operand : {true, false}) {
+      const int here = toward_operand ? edge.result : edge.operand;
+      const int there = toward_operand ? edge.operand : edge.result;
+      if (Find(here) != g) continue;
+      if (!toward_operand && SmallerConcatenateOperand(edge)) continue;
+      int other = Find(there);
+      std::optional<Layout> d = RelatedLayout(
+          edge, constraints_, cost_, toward_operand, layout_[g],
+          level_[other] != kUnset ? &layout_[other] : nullptr);
+      if (d) Set(there, *d, level, true, g);
+    }
+  };
+  while ((!queue_.empty() || !deferred.empty()) && ++steps_ < budget) {
+    if (queue_.empty()) {
+      auto [g, e] = deferred.front();
+      deferred.pop_front();
+      // Producers bind their own value only; what they propagate is as
+      // strong as any other mandatory constraint, and a preference is at
+      // most a hint: it never overrides a written layout.
+      spread(g, e, std::min<int>({level_[g], kMandatory, kHint}));
+      continue;
+    }
     int g = queue_.front();
     queue_.pop_front();
-    // Producers bind their own value only; what they propagate is as strong
-    // as any other mandatory constraint.
-    int level = std::min<int>(level_[g], kMandatory);
-    const Layout layout = layout_[g];
+    const int level = std::min<int>(level_[g], kMandatory);
     for (int e : adjacent_[g]) {
-      const OperandEdge& edge = edges[e];
-      // Edges without a copy (reshape, transpose, broadcast, reduce) only
-      // carry preferences: they never override a written layout.
-      int edge_level = edge.reason == nullptr ? std::min<int>(level, kHint) : level;
-      // The group may sit on either side of the edge, or on both.
-      for (bool toward_operand : {true, false}) {
-        const int here = toward_operand ? edge.result : edge.operand;
-        const int there = toward_operand ? edge.operand : edge.result;
-        if (Find(here) != g) continue;
-        int other = Find(there);
-        std::optional<Layout> d = RelatedLayout(
-            edge, constraints_, cost_, toward_operand, layout,
-            level_[other] != kUnset ? &layout_[other] : nullptr);
-        if (d) Set(there, *d, edge_level, true, g);
+      if (edges[e].reason == nullptr) {
+        deferred.emplace_back(g, e);
+      } else {
+        spread(g, e, level);
       }
     }
   }
