@@ -16,6 +16,9 @@
 #include "hlo/hlo_verifier.h"
 #include "hlo/source_text.h"
 #include "passes/hlo_pass.h"
+#include "google/protobuf/text_format.h"
+#include "passes/layout_assignment/target_config.h"
+#include "tools/calibrate_command.h"
 #include "tools/cli_util.h"
 #include "tools/module_args.h"
 #include "tools/relayout_command.h"
@@ -88,6 +91,13 @@ Commands:
                         Run FILE, and FILE after the pipeline (or OTHER), on
                         the same inputs; compare every output bit for bit.
                         Prints OK, or the first differing element (exit 1).
+  calibrate [--target=NAME | --target-file=FILE] [-o OUT] [--repeat=N]
+                        Measure the packing core's copy throughput on this
+                        machine per kernel class (contiguous, tile,
+                        transpose, sub-byte; 32 MiB a side, median of N=5
+                        samples) and print the target table (default:
+                        default) with cost_model.copy_throughput filled in;
+                        the measurements go to stderr.
 
 Shapes are written as XLA prints them, f32[3,5]{1,0:T(2,2)}, or in the angle
 form F32[3,5]<1,0:T(2,2)>. Quote them for the shell.
@@ -247,6 +257,50 @@ absl::StatusOr<int> PositiveInt(const Args& args, absl::string_view name,
         absl::StrCat("--", name, " needs a positive integer"));
   }
   return n;
+}
+
+int RunCalibrate(const Args& args) {
+  absl::Status known = args.CheckKnown({"target", "target-file", "repeat", "help"});
+  if (!known.ok()) return UsageError(known.message());
+  std::optional<std::string> out_path;
+  const std::vector<std::string>& rest = args.positional;
+  if (rest.size() == 2 && rest[0] == "-o") {
+    out_path = rest[1];
+    if (out_path->empty()) return UsageError("-o needs a file name, not ''");
+  } else if (!rest.empty()) {
+    return UsageError(rest[0] == "-o" ? "-o needs a file name"
+                                      : "calibrate takes no arguments but -o OUT");
+  }
+  if (args.Has("target") && args.Has("target-file")) {
+    return UsageError("give --target or --target-file, not both");
+  }
+  absl::StatusOr<int> repeat = PositiveInt(args, "repeat", 5);
+  if (!repeat.ok()) return UsageError(repeat.status().message());
+  if (*repeat > 1000) return UsageError("--repeat is at most 1000 for calibrate");
+  absl::StatusOr<TargetConfig> target =
+      args.Has("target-file")
+          ? TargetConfig::FromFile(args.Value("target-file").value_or(""))
+          : TargetConfig::Builtin(args.Value("target").value_or("default"));
+  if (!target.ok()) {
+    return args.Has("target-file") ? InputError(target.status().message())
+                                   : UsageError(target.status().message());
+  }
+  CalibrateOptions options;
+  options.repeat = *repeat;
+  absl::StatusOr<CalibrateResult> result = RunCalibrate(target->proto(), options);
+  if (!result.ok()) return InputError(result.status().message());
+  std::string table;
+  google::protobuf::TextFormat::PrintToString(result->table, &table);
+  table = absl::StrCat("# Measured by hlo-layout calibrate (copy_throughput: GB/s of bytes\n",
+                       "# read plus written, per kernel class of the packing core).\n", table);
+  std::cerr << result->report;
+  if (out_path && *out_path != "-") {
+    absl::Status s = WriteFileSafely(*out_path, table);
+    if (!s.ok()) return InputError(s.message());
+  } else {
+    std::cout << table;
+  }
+  return kExitOk;
 }
 
 int RunRelayout(const Args& args) {
@@ -435,6 +489,7 @@ int Main(int argc, char** argv) {
   if (command == "relayout") return RunRelayout(args);
   if (command == "run") return RunRunCommand(args);
   if (command == "verify") return RunVerifyCommand(args);
+  if (command == "calibrate") return RunCalibrate(args);
   return RunModule(argc, argv);
 }
 

@@ -14,53 +14,22 @@
 #include "absl/strings/str_join.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/relayout_kernels.h"
+#include "xla_layout/relayout_planner.h"
 #include "xla_layout/tiled_layout.h"
 #include "xla_layout/memory.h"
 #include "xla_layout/subbyte.h"
 
 namespace xla_layout {
 
+using internal::ClassOfTasks;
+using internal::Kind;
+using internal::KindName;
+using internal::Loop;
+using internal::PlanDigits;
+using internal::Task;
+
 namespace {
 
-// One loop of a task; strides in bytes.
-struct Loop {
-  int64_t extent;
-  int64_t src;
-  int64_t dst;
-};
-
-enum class Kind {
-  kCopy,       // last loop contiguous on both sides: runs of bytes
-  kTranspose,  // last two loops (a, b): a contiguous in src, b in dst
-  kStrided,    // element by element
-  kFill,       // padding: last loop contiguous in dst
-};
-
-absl::string_view KindName(Kind kind) {
-  switch (kind) {
-    case Kind::kCopy:
-      return "copy";
-    case Kind::kTranspose:
-      return "transpose";
-    case Kind::kStrided:
-      return "strided";
-    case Kind::kFill:
-      return "fill";
-  }
-  return "?";
-}
-
-struct Task {
-  Kind kind;
-  int64_t src_offset = 0;  // bytes
-  int64_t dst_offset = 0;
-  std::vector<Loop> loops;  // outer to inner
-  int64_t Elements() const {
-    int64_t n = 1;
-    for (const Loop& l : loops) n *= l.extent;
-    return n;
-  }
-};
 
 // A share of one task for one thread: the range [begin, end) of loops[0].
 struct WorkItem {
@@ -68,151 +37,6 @@ struct WorkItem {
   int64_t begin, end;
 };
 
-// Drops size-1 loops, orders loops by destination stride (writes advance
-// through memory), and fuses neighbours that are contiguous on both sides.
-std::vector<Loop> Simplify(std::vector<Loop> loops) {
-  loops.erase(std::remove_if(loops.begin(), loops.end(),
-                             [](const Loop& l) { return l.extent == 1; }),
-              loops.end());
-  std::stable_sort(loops.begin(), loops.end(), [](const Loop& a, const Loop& b) {
-    if (a.dst != b.dst) return a.dst > b.dst;
-    return a.src > b.src;
-  });
-  std::vector<Loop> fused;
-  for (const Loop& l : loops) {
-    if (!fused.empty()) {
-      Loop& outer = fused.back();
-      if (outer.dst == l.dst * l.extent && outer.src == l.src * l.extent) {
-        outer = Loop{outer.extent * l.extent, l.src, l.dst};
-        continue;
-      }
-    }
-    fused.push_back(l);
-  }
-  return fused;
-}
-
-// Writes stay efficient as long as the innermost loops fill whole pages of
-// the destination; past that, the outer loops are ordered by source stride
-// so that the source is read in long runs too (loop interchange, the
-// blocking of the loop-tiling document at page granularity). Without it,
-// e.g. a 32x32 panel pack walks every page of the source once per panel.
-constexpr int64_t kContiguousDestinationBytes = 4096;
-
-void OrderOuterLoopsForSource(std::vector<Loop>& loops, int64_t es) {
-  int64_t block = es;
-  size_t inner = loops.size();  // loops[inner..] fill `block` bytes
-  while (inner > 0 && loops[inner - 1].dst == block &&
-         block < kContiguousDestinationBytes) {
-    Loop& l = loops[inner - 1];
-    int64_t need = (kContiguousDestinationBytes + block - 1) / block;
-    // (A lone loop is one run already: nothing outside it to reorder.)
-    if (inner > 1 && l.extent > need && l.extent % need == 0) {
-      // Split so the inner part just fills the block; the rest is outer.
-      Loop outer{l.extent / need, l.src * need, l.dst * need};
-      l.extent = need;
-      loops.insert(loops.begin() + (inner - 1), outer);
-      ++inner;
-    }
-    block *= loops[inner - 1].extent;
-    --inner;
-  }
-  if (block < kContiguousDestinationBytes) return;
-  std::stable_sort(loops.begin(), loops.begin() + inner,
-                   [](const Loop& a, const Loop& b) { return a.src > b.src; });
-}
-
-// Picks the kernel for a copy task and puts its loops in kernel order.
-Task MakeCopyTask(int64_t src_offset, int64_t dst_offset,
-                  std::vector<Loop> loops, int64_t es) {
-  Task task{Kind::kStrided, src_offset, dst_offset, Simplify(std::move(loops))};
-  std::vector<Loop>& l = task.loops;
-  if (l.empty()) {
-    l.push_back(Loop{1, es, es});
-    task.kind = Kind::kCopy;
-    return task;
-  }
-  if (l.back().dst == es && l.back().src == es) {
-    task.kind = Kind::kCopy;
-    OrderOuterLoopsForSource(l, es);
-  } else if (l.back().dst == es) {
-    for (size_t k = 0; k + 1 < l.size(); ++k) {
-      if (l[k].src == es) {
-        Loop a = l[k];
-        l.erase(l.begin() + k);
-        l.insert(l.end() - 1, a);
-        task.kind = Kind::kTranspose;
-        break;
-      }
-    }
-  }
-  return task;
-}
-
-// The ranges of one logical dim's digits that cover [lo_value, d) or [0, d):
-// the mixed-radix boxes of SPEC's partial tiles.
-struct DigitRange {
-  int digit;  // index into the digit list of the caller
-  int64_t begin, end;
-};
-using Box = std::vector<DigitRange>;
-
-// `digits` are the digits of one logical dim, least significant first, with
-// `divisor[i]` and `extent[i]` (the last is the top). Writes the boxes that
-// partition [0, d) into `valid`, and those that partition [d, top) into
-// `padding`.
-void DimBoxes(const std::vector<int>& ids, const std::vector<int64_t>& divisor,
-              const std::vector<int64_t>& extent, int64_t d,
-              std::vector<Box>* valid, std::vector<Box>* padding) {
-  const int m = static_cast<int>(ids.size()) - 1;
-  std::vector<int64_t> q(m + 1);
-  for (int i = 0; i <= m; ++i) {
-    q[i] = i == m ? d / divisor[i] : (d / divisor[i]) % extent[i];
-  }
-  auto box = [&](int i, int64_t begin, int64_t end) {
-    Box b;
-    for (int k = 0; k <= m; ++k) {
-      if (k > i) b.push_back({ids[k], q[k], q[k] + 1});
-      if (k == i) b.push_back({ids[k], begin, end});
-      if (k < i) b.push_back({ids[k], 0, extent[k]});
-    }
-    return b;
-  };
-  for (int i = m; i >= 0; --i) {
-    // Digits above i hold d's digits; past the top extent no slot exists.
-    bool reachable = true;
-    for (int k = i + 1; k <= m; ++k) reachable &= q[k] < extent[k];
-    if (!reachable) continue;
-    if (valid != nullptr && q[i] > 0) valid->push_back(box(i, 0, q[i]));
-    if (padding != nullptr && q[i] + 1 < extent[i]) {
-      padding->push_back(box(i, q[i] + 1, extent[i]));
-    }
-  }
-  if (padding != nullptr) {
-    bool inside = true;
-    for (int k = 0; k <= m; ++k) inside &= q[k] < extent[k];
-    if (inside) padding->push_back(box(-1, 0, 0));  // the element e == d
-  }
-}
-
-// Calls `fn` with every combination of one box per group.
-void ForEachProduct(const std::vector<std::vector<Box>>& groups,
-                    const std::function<void(const Box&)>& fn) {
-  Box current;
-  std::function<void(size_t)> rec = [&](size_t g) {
-    if (g == groups.size()) {
-      fn(current);
-      return;
-    }
-    for (const Box& b : groups[g]) {
-      size_t mark = current.size();
-      current.insert(current.end(), b.begin(), b.end());
-      rec(g + 1);
-      current.resize(mark);
-    }
-  };
-  rec(0);
-}
 
 }  // namespace
 
@@ -238,6 +62,7 @@ struct RelayoutPlan::Impl {
   // Gather path: for each destination slot, the source slot or -1.
   std::vector<int64_t> gather;
   bool use_gather = false;
+  CopyClass copy_class = CopyClass::kContiguous;
 
   void RunTask(const Task& task, int64_t begin, int64_t end, const char* src,
                char* dst) const;
@@ -361,150 +186,36 @@ absl::Status CheckSupported(const Shape& shape, absl::string_view side) {
   return absl::OkStatus();
 }
 
-// Builds the tasks of a layout pair whose tiled dims are all digits.
-// Returns false when the two sides' digits of some logical dim do not nest
-// (e.g. tiles of 3 and 4 on one dim); the caller then uses a gather table.
-bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
-                std::vector<Task>* tasks) {
-  const auto& sd = *src.digits();
-  const auto& dd = *dst.digits();
-  const int rank = src.rank();
-
-  // Refined digits: every divisor boundary of either side, per logical dim.
-  struct Refined {
-    int dim;
-    int64_t divisor, extent, src_stride, dst_stride;
-  };
-  std::vector<Refined> refined;
-  std::vector<std::vector<int>> per_dim(rank);
-  auto stride_in = [](const std::vector<TiledLayout::Digit>& digits, int dim,
-                      int64_t divisor) -> int64_t {
-    // The digit holding `divisor`: the one with the largest divisor <= it.
-    const TiledLayout::Digit* best = nullptr;
-    for (const TiledLayout::Digit& d : digits) {
-      if (d.logical_dim == dim && d.divisor <= divisor &&
-          (best == nullptr || d.divisor > best->divisor)) {
-        best = &d;
-      }
-    }
-    return best->stride * (divisor / best->divisor);
-  };
-  for (int dim = 0; dim < rank; ++dim) {
-    int64_t size = src.logical_dims()[dim];
-    if (size <= 1) continue;
-    std::vector<int64_t> bounds;
-    for (const auto* digits : {&sd, &dd}) {
-      int64_t top = 0;
-      for (const TiledLayout::Digit& d : *digits) {
-        if (d.logical_dim == dim) top = std::max(top, d.divisor);
-      }
-      for (const TiledLayout::Digit& d : *digits) {
-        if (d.logical_dim != dim) continue;
-        bounds.push_back(d.divisor);
-        if (d.divisor != top) bounds.push_back(d.divisor * d.extent);
-      }
-    }
-    std::sort(bounds.begin(), bounds.end());
-    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
-    for (size_t i = 0; i + 1 < bounds.size(); ++i) {
-      if (bounds[i + 1] % bounds[i] != 0) return false;
-    }
-    for (size_t i = 0; i < bounds.size(); ++i) {
-      int64_t extent = i + 1 < bounds.size()
-                           ? bounds[i + 1] / bounds[i]
-                           : (size + bounds[i] - 1) / bounds[i];
-      per_dim[dim].push_back(static_cast<int>(refined.size()));
-      refined.push_back(Refined{dim, bounds[i], extent,
-                                stride_in(sd, dim, bounds[i]) * es,
-                                stride_in(dd, dim, bounds[i]) * es});
-    }
-  }
-
-  // Copy the valid elements, one box per combination of partial tiles.
-  if (src.element_count() > 0) {
-    std::vector<std::vector<Box>> groups;
-    for (int dim = 0; dim < rank; ++dim) {
-      if (per_dim[dim].empty()) continue;
-      std::vector<int64_t> divisor, extent;
-      for (int id : per_dim[dim]) {
-        divisor.push_back(refined[id].divisor);
-        extent.push_back(refined[id].extent);
-      }
-      std::vector<Box> valid;
-      DimBoxes(per_dim[dim], divisor, extent, src.logical_dims()[dim], &valid,
-               nullptr);
-      groups.push_back(std::move(valid));
-    }
-    ForEachProduct(groups, [&](const Box& box) {
-      int64_t so = 0, d_o = 0;
-      std::vector<Loop> loops;
-      for (const DigitRange& r : box) {
-        const Refined& f = refined[r.digit];
-        so += r.begin * f.src_stride;
-        d_o += r.begin * f.dst_stride;
-        loops.push_back(Loop{r.end - r.begin, f.src_stride, f.dst_stride});
-      }
-      tasks->push_back(MakeCopyTask(so, d_o, std::move(loops), es));
-    });
-  }
-
-  // Fill the destination's padding: for each condition (a logical dim, or a
-  // dim whose only valid coordinate is 0), the boxes where it is the first
-  // to fail.
-  std::vector<std::vector<Box>> valid_of, padding_of;
-  for (int i = 0; i < static_cast<int>(dd.size()); ++i) {
-    if (dd[i].logical_dim < 0 && dd[i].extent > 1) {
-      valid_of.push_back({Box{{i, 0, 1}}});
-      padding_of.push_back({Box{{i, 1, dd[i].extent}}});
-    }
-  }
-  for (int dim = 0; dim < rank; ++dim) {
-    std::vector<int> ids;
-    for (int i = 0; i < static_cast<int>(dd.size()); ++i) {
-      if (dd[i].logical_dim == dim) ids.push_back(i);
-    }
-    if (ids.empty()) continue;
-    std::sort(ids.begin(), ids.end(),
-              [&](int a, int b) { return dd[a].divisor < dd[b].divisor; });
-    std::vector<int64_t> divisor, extent;
-    for (int id : ids) {
-      divisor.push_back(dd[id].divisor);
-      extent.push_back(dd[id].extent);
-    }
-    std::vector<Box> valid, padding;
-    DimBoxes(ids, divisor, extent, dst.logical_dims()[dim], &valid, &padding);
-    valid_of.push_back(std::move(valid));
-    padding_of.push_back(std::move(padding));
-  }
-  for (size_t c = 0; c < padding_of.size(); ++c) {
-    std::vector<std::vector<Box>> groups(valid_of.begin(), valid_of.begin() + c);
-    groups.push_back(padding_of[c]);
-    ForEachProduct(groups, [&](const Box& box) {
-      std::vector<bool> ranged(dd.size(), false);
-      int64_t d_o = 0;
-      std::vector<Loop> loops;
-      for (const DigitRange& r : box) {
-        ranged[r.digit] = true;
-        d_o += r.begin * dd[r.digit].stride * es;
-        loops.push_back(Loop{r.end - r.begin, 0, dd[r.digit].stride * es});
-      }
-      for (size_t i = 0; i < dd.size(); ++i) {
-        if (!ranged[i]) loops.push_back(Loop{dd[i].extent, 0, dd[i].stride * es});
-      }
-      for (const Loop& l : loops) {
-        if (l.extent == 0) return;
-      }
-      Task task{Kind::kFill, 0, d_o, Simplify(std::move(loops))};
-      if (task.loops.empty() || task.loops.back().dst != es) {
-        task.loops.push_back(Loop{1, 0, es});
-      }
-      tasks->push_back(std::move(task));
-    });
-  }
-  return true;
-}
 
 }  // namespace
+
+absl::string_view CopyClassName(CopyClass c) {
+  switch (c) {
+    case CopyClass::kContiguous: return "contiguous";
+    case CopyClass::kTile: return "tile";
+    case CopyClass::kTranspose: return "transpose";
+    case CopyClass::kSubByte: return "sub-byte";
+  }
+  return "?";
+}
+
+absl::StatusOr<CopyClass> RelayoutPlan::Classify(const Shape& src, const Shape& dst) {
+  absl::Status valid = Validate(src, dst);
+  if (!valid.ok()) return valid;
+  absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
+  if (!s.ok()) return s.status();
+  absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
+  if (!d.ok()) return d.status();
+  if (s->element_size_in_bits() < 8 || d->element_size_in_bits() < 8) {
+    return CopyClass::kSubByte;
+  }
+  std::vector<Task> tasks;
+  if (!s->digits().has_value() || !d->digits().has_value() ||
+      !PlanDigits(*s, *d, s->element_size_in_bits() / 8, &tasks)) {
+    return CopyClass::kTranspose;  // a gather table
+  }
+  return ClassOfTasks(tasks, s->element_size_in_bits() / 8);
+}
 
 RelayoutPlan::RelayoutPlan(std::unique_ptr<Impl> impl)
     : impl_(std::move(impl)) {}
@@ -552,6 +263,7 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::CreateSubByte(
   impl->threads = bytes->threads();
   impl->isa = bytes->isa();
   impl->es = 1;
+  impl->copy_class = CopyClass::kSubByte;
   impl->bytes = std::make_unique<RelayoutPlan>(*std::move(bytes));
   return RelayoutPlan(std::move(impl));
 }
@@ -634,6 +346,7 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
 
   bool planned = s->digits().has_value() && d->digits().has_value() &&
                  PlanDigits(*s, *d, impl->es, &impl->tasks);
+  impl->copy_class = planned ? ClassOfTasks(impl->tasks, impl->es) : CopyClass::kTranspose;
   if (!planned) {
     impl->tasks.clear();
     impl->use_gather = true;
@@ -749,6 +462,7 @@ int64_t RelayoutPlan::dst_bytes() const { return impl_->dst_bytes; }
 int64_t RelayoutPlan::element_bytes() const { return impl_->element_bytes; }
 int RelayoutPlan::threads() const { return impl_->threads; }
 Isa RelayoutPlan::isa() const { return impl_->isa; }
+CopyClass RelayoutPlan::copy_class() const { return impl_->copy_class; }
 
 std::string RelayoutPlan::Describe() const {
   const Impl& p = *impl_;

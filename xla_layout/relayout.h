@@ -57,6 +57,18 @@ struct RelayoutOptions {
   Streaming streaming = Streaming::kAuto;
 };
 
+// What kind of kernel moves most of a relayout's bytes; the layout pass
+// prices a copy at its class's throughput (TargetLayoutConfig's
+// copy_throughput, measured by `hlo-layout calibrate`).
+enum class CopyClass {
+  kContiguous,  // runs of at least kContiguousRunBytes on both sides
+  kTile,        // shorter runs: 2-D tiles copied line by line
+  kTranspose,   // element transposes, strided loops and gather tables
+  kSubByte,     // E(1|2|4) elements, unpacked and packed around a byte plan
+};
+inline constexpr int64_t kContiguousRunBytes = 4096;
+absl::string_view CopyClassName(CopyClass c);  // "contiguous", "tile", ...
+
 class RelayoutPlan {
  public:
   static absl::StatusOr<RelayoutPlan> Create(const Shape& src,
@@ -65,6 +77,9 @@ class RelayoutPlan {
   // OK when Create would accept the pair (it checks no more than this and
   // plans nothing): what a pass asks before it inserts a copy.
   static absl::Status Validate(const Shape& src, const Shape& dst);
+  // The class of the plan Create would build, without building it (no
+  // gather table, no buffers): what a pass asks to price a copy.
+  static absl::StatusOr<CopyClass> Classify(const Shape& src, const Shape& dst);
   RelayoutPlan(RelayoutPlan&&) noexcept;
   RelayoutPlan& operator=(RelayoutPlan&&) noexcept;
   ~RelayoutPlan();
@@ -79,6 +94,7 @@ class RelayoutPlan {
   int64_t element_bytes() const;
   int threads() const;
   Isa isa() const;
+  CopyClass copy_class() const;
   // One line per step of the plan, for --explain and tests.
   std::string Describe() const;
 

@@ -108,6 +108,32 @@ INSTANTIATE_TEST_SUITE_P(ElementSizes, AllPairsTest,
                          ::testing::Values("s8", "bf16", "f32", "f64",
                                            "c128"));
 
+TEST(RelayoutTest, CopyClassesNameTheKernelThatMovesMostBytes) {
+  struct Case {
+    const char* src;
+    const char* dst;
+    CopyClass want;
+  } cases[] = {
+      {"f32[64,2048]{1,0}", "f32[64,2048]{1,0:T(2,2048)}", CopyClass::kContiguous},
+      {"f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)}", CopyClass::kTile},
+      {"f32[64,256]{1,0}", "f32[64,256]{0,1}", CopyClass::kTranspose},
+      {"bf16[64,256]{1,0}", "bf16[64,256]{1,0:T(8,128)(2,1)}", CopyClass::kTranspose},
+      {"f32[12,12]{1,0:T(3,3)}", "f32[12,12]{1,0:T(4,4)}", CopyClass::kTranspose},  // gather
+      {"s4[64,128]{1,0:E(4)}", "s4[64,128]{0,1:E(4)}", CopyClass::kSubByte},
+      {"s4[64,128]{1,0:E(4)}", "s4[64,128]{1,0}", CopyClass::kSubByte},
+  };
+  for (const Case& c : cases) {
+    Shape src = *ParseShape(c.src), dst = *ParseShape(c.dst);
+    absl::StatusOr<CopyClass> classified = RelayoutPlan::Classify(src, dst);
+    ASSERT_TRUE(classified.ok()) << classified.status();
+    EXPECT_EQ(CopyClassName(*classified), CopyClassName(c.want)) << c.src << " -> " << c.dst;
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->copy_class(), *classified) << c.src << " -> " << c.dst;
+  }
+  EXPECT_FALSE(RelayoutPlan::Classify(*ParseShape("f32[4]"), *ParseShape("f32[5]")).ok());
+}
+
 TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
   // 1030x2070 f32: over 4 MiB per thread, odd edges for the SIMD blocks.
   Shape src = Parse("f32[1030,2070]{1,0}");

@@ -130,7 +130,14 @@ void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation
     r.read_cost = static_cast<int64_t>(
         std::min(9.2e18, factor * static_cast<double>(ByteSize(as_is))));
     r.copy_bytes = SaturatingAdd(ByteSize(as_is), ByteSize(preferred));
-    r.copied = factor == 0 || r.read_cost > r.copy_bytes;
+    // The copy's price comes from the plan the packing core would run.
+    absl::StatusOr<CopyClass> copy_class = RelayoutPlan::Classify(as_is, preferred);
+    r.copy_class = copy_class.ok() ? std::string(CopyClassName(*copy_class)) : "none";
+    r.read_seconds = cost.ReadCost(ByteSize(as_is));
+    r.copy_seconds = copy_class.ok() ? cost.CopyCost(r.copy_bytes, *copy_class) : 0;
+    r.timed = copy_class.ok() && cost.CopyRate(*copy_class) &&
+              cost.CopyRate(CopyClass::kContiguous);
+    r.copied = copy_class.ok() && (factor == 0 || r.read_seconds > r.copy_seconds);
     if (r.copied) {
       constraints.AddOperandLayout({p.operand, p.layout, "convolution operand layout", p.conv,
                                     p.conv->parent(), p.operand_index, 0});

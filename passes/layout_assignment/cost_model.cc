@@ -121,4 +121,33 @@ Layout LayoutCostModel::AdaptTiles(const Layout& from, const Shape& from_shape,
   return TargetTiled(to, from.minor_to_major());
 }
 
+std::optional<double> LayoutCostModel::CopyRate(CopyClass copy_class) const {
+  const CopyThroughput& t = target_.proto().cost_model().copy_throughput();
+  double gbps = 0;
+  switch (copy_class) {
+    case CopyClass::kContiguous: gbps = t.contiguous_gbps(); break;
+    case CopyClass::kTile: gbps = t.tile_gbps(); break;
+    case CopyClass::kTranspose: gbps = t.transpose_gbps(); break;
+    case CopyClass::kSubByte: gbps = t.subbyte_gbps(); break;
+  }
+  if (gbps <= 0) return std::nullopt;
+  return gbps * 1e9;
+}
+
+double LayoutCostModel::CopyCost(int64_t bytes, CopyClass copy_class) const {
+  std::optional<double> rate = CopyRate(copy_class);
+  std::optional<double> contiguous = CopyRate(CopyClass::kContiguous);
+  // Without both figures, costs stay in bytes so that they compare with
+  // ReadCost in the same unit.
+  if (!rate || !contiguous) return static_cast<double>(bytes);
+  return static_cast<double>(bytes) / *rate;
+}
+
+double LayoutCostModel::ReadCost(int64_t bytes) const {
+  const double factor = target_.proto().cost_model().conv_mismatch_read_factor();
+  std::optional<double> contiguous = CopyRate(CopyClass::kContiguous);
+  const double b = factor * static_cast<double>(bytes);
+  return contiguous ? b / *contiguous : b;
+}
+
 }  // namespace xla_layout::layout_assignment

@@ -14,6 +14,7 @@
 #include "absl/types/span.h"
 #include "passes/layout_assignment/target_config.h"
 #include "xla_layout/layout.h"
+#include "xla_layout/relayout.h"
 #include "xla_layout/shape.h"
 
 namespace xla_layout::layout_assignment {
@@ -64,6 +65,15 @@ class LayoutCostModel {
   // target's tiles for `to`.
   Layout AdaptTiles(const Layout& from, const Shape& from_shape,
                     const Shape& to) const;
+
+  // The rate of a copy of `copy_class`, in bytes per second, from the
+  // target's copy_throughput; none when the table has no figure for it.
+  std::optional<double> CopyRate(CopyClass copy_class) const;
+  // The cost of moving `bytes` with a copy of `copy_class`, and of reading
+  // `bytes` at the contiguous rate: seconds when the target has the rates,
+  // else the bytes themselves (every class at one rate).
+  double CopyCost(int64_t bytes, CopyClass copy_class) const;
+  double ReadCost(int64_t bytes) const;
 
  private:
   const TargetConfig& target_;

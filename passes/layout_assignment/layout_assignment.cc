@@ -126,17 +126,22 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   layout_assignment::InsertCopies(module, *constraints, propagation, cost,
                                   stats_.copies);
   changed |= !stats_.copies.empty();
-  // Every copy must run on the packing core (the executor runs them there).
-  for (const LayoutAssignmentStats::Copy& copy : stats_.copies) {
+  // Every copy must run on the packing core (the executor runs them there);
+  // its plan's kernel class prices it.
+  for (LayoutAssignmentStats::Copy& copy : stats_.copies) {
     const HloComputation* c = module.FindComputation(copy.computation);
     const HloInstruction* i = c != nullptr ? c->FindInstruction(copy.name) : nullptr;
     if (i == nullptr) continue;
-    absl::Status runs = RelayoutPlan::Validate(i->operand(0)->shape(), i->shape());
+    absl::StatusOr<CopyClass> runs = RelayoutPlan::Classify(i->operand(0)->shape(), i->shape());
     if (!runs.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "layout assignment needs a copy of ", copy.operand, " from ", copy.from, " to ",
           copy.to, " (", copy.reason, "), which the packing core cannot run: ",
-          runs.message()));
+          runs.status().message()));
+    }
+    copy.kernel_class = std::string(CopyClassName(*runs));
+    if (std::optional<double> rate = cost.CopyRate(*runs)) {
+      copy.seconds = static_cast<double>(copy.bytes) / *rate;
     }
   }
   absl::StatusOr<bool> entry_changed = WriteEntryLayout(module);

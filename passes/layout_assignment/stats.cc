@@ -34,7 +34,10 @@ std::string LayoutAssignmentStats::ToText() const {
   for (const Copy& c : copies) {
     absl::StrAppend(&out, "    ", c.name, " in ", c.computation, ": ", c.operand,
                     " ", c.from, " -> ", c.to, ", ", c.bytes, " bytes",
-                    c.in_loop ? " per loop iteration" : "", " (", c.reason, ")\n");
+                    c.in_loop ? " per loop iteration" : "", " (", c.reason, "); ",
+                    c.kernel_class, " kernel",
+                    c.seconds ? absl::StrFormat(", est. %.3g us", *c.seconds * 1e6) : "",
+                    "\n");
   }
   if (computations_cloned > 0) {
     absl::StrAppend(&out, "  computations cloned to give each caller its own: ",
@@ -48,9 +51,15 @@ std::string LayoutAssignmentStats::ToText() const {
                     convolution_reads.size() - read_as_is, " copied)\n");
   }
   for (const ConvolutionRead& r : convolution_reads) {
-    absl::StrAppend(&out, "    ", r.conv, " operand ", r.operand, ": ", r.have, " instead of ",
-                    r.want, ": reading it so costs ", r.read_cost, " bytes, a copy ",
-                    r.copy_bytes, ": ", r.copied ? "copied" : "read as it is", "\n");
+    absl::StrAppend(
+        &out, "    ", r.conv, " operand ", r.operand, ": ", r.have, " instead of ", r.want,
+        ": reading it so costs ",
+        r.timed ? absl::StrFormat("%.3g us", r.read_seconds * 1e6)
+                : absl::StrCat(r.read_cost, " bytes"),
+        ", a copy (", r.copy_class, " kernel) ",
+        r.timed ? absl::StrFormat("%.3g us", r.copy_seconds * 1e6)
+                : absl::StrCat(r.copy_bytes, " bytes"),
+        ": ", r.copied ? "copied" : "read as it is", "\n");
   }
   for (const FreeOrder& f : free_orders) {
     absl::StrAppend(&out, absl::StrFormat("  free value %s: %s (score %.3f)", f.value, f.chosen,
@@ -100,7 +109,9 @@ std::string LayoutAssignmentStats::ToJson() const {
         "{\"name\":", JsonString(c.name), ",\"computation\":", JsonString(c.computation),
         ",\"operand\":", JsonString(c.operand), ",\"reason\":", JsonString(c.reason),
         ",\"from\":", JsonString(c.from), ",\"to\":", JsonString(c.to),
-        ",\"bytes\":", c.bytes, ",\"in_loop\":", c.in_loop ? "true" : "false", "}"));
+        ",\"bytes\":", c.bytes, ",\"in_loop\":", c.in_loop ? "true" : "false",
+        ",\"kernel_class\":", JsonString(c.kernel_class), ",\"estimated_seconds\":",
+        c.seconds ? absl::StrFormat("%.9g", *c.seconds) : "null", "}"));
   }
   std::vector<std::string> reasons, refused, layouts, packs, convs, frees;
   for (const FreeOrder& f : free_orders) {
@@ -114,8 +125,12 @@ std::string LayoutAssignmentStats::ToJson() const {
     convs.push_back(absl::StrCat("{\"conv\":", JsonString(r.conv), ",\"operand\":", r.operand,
                                  ",\"have\":", JsonString(r.have), ",\"want\":",
                                  JsonString(r.want), ",\"read_cost\":", r.read_cost,
-                                 ",\"copy_bytes\":", r.copy_bytes, ",\"copied\":",
-                                 r.copied ? "true" : "false", "}"));
+                                 ",\"copy_bytes\":", r.copy_bytes, ",\"copy_class\":",
+                                 JsonString(r.copy_class), ",\"read_seconds\":",
+                                 r.timed ? absl::StrFormat("%.9g", r.read_seconds) : "null",
+                                 ",\"copy_seconds\":",
+                                 r.timed ? absl::StrFormat("%.9g", r.copy_seconds) : "null",
+                                 ",\"copied\":", r.copied ? "true" : "false", "}"));
   }
   for (const Packing& p : packing) {
     packs.push_back(absl::StrCat("{\"dot\":", JsonString(p.dot), ",\"operand\":",

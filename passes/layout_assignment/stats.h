@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,9 @@ struct LayoutAssignmentStats {
     std::string to;
     int64_t bytes = 0;  // read + written by one execution of the copy
     bool in_loop = false;  // runs once per iteration of a while loop
+    std::string kernel_class;  // the packing core's class for the copy
+    // bytes at the class's rate; none without the target's copy_throughput
+    std::optional<double> seconds;
   };
   std::vector<Copy> copies;
   // Control-flow computations cloned so that each has one caller.
@@ -59,6 +63,11 @@ struct LayoutAssignmentStats {
     std::string have, want;  // layouts, as printed
     int64_t read_cost = 0;   // bytes: the operand's bytes times the factor
     int64_t copy_bytes = 0;  // read + written by the copy
+    std::string copy_class;  // the packing core's class for that copy
+    // The two costs compared: seconds when the target has copy rates
+    // (`timed`), else bytes.
+    double read_seconds = 0, copy_seconds = 0;
+    bool timed = false;
     bool copied = false;
   };
   std::vector<ConvolutionRead> convolution_reads;

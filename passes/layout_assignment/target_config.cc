@@ -1,5 +1,7 @@
 #include "passes/layout_assignment/target_config.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -16,11 +18,15 @@ namespace {
 // ones put four rows in a word, (4,1). CPUs pack f32 matmul operands like
 // IREE's data tiling: 8x8x1 (AVX2, arm64), 16x16x1 (AVX-512). The padding
 // limit of 1.5 lets e.g. f32[100,200] tile (1.28x) but refuses the tiny-dim
-// cases users complain about (u32[12582912,1] would take 128x).
+// cases users complain about (u32[12582912,1] would take 128x). The copy
+// throughputs of the x86 tables and `default` are `hlo-layout calibrate` on
+// the project's build machine (a 2-core AMD EPYC VM with AVX-512); the TPU
+// and arm64 tables have none, so their copies are priced by their bytes.
 constexpr absl::string_view kBuiltins[][2] = {
     {"default", R"pb(
       name: "default"
       description: "row-major layouts, no tiles"
+      cost_model { copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 0.18 } }
     )pb"},
     {"tpu", R"pb(
       name: "tpu"
@@ -50,14 +56,16 @@ constexpr absl::string_view kBuiltins[][2] = {
       description: "x86 AVX2: f32 matmul operands packed 8x8x1"
       dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
       conv_channels_last: true
-      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1 }
+      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1
+                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 0.18 } }
     )pb"},
     {"cpu-avx512", R"pb(
       name: "cpu-avx512"
       description: "x86 AVX-512: f32 matmul operands packed 16x16x1"
       dot_tilings { element_type: F32 m0: 16 n0: 16 k0: 1 }
       conv_channels_last: true
-      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1 }
+      cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1
+                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 0.18 } }
     )pb"},
     {"arm64", R"pb(
       name: "arm64"
@@ -174,6 +182,16 @@ absl::StatusOr<TargetConfig> TargetConfig::FromProto(TargetLayoutConfig proto) {
   if (proto.cost_model().conv_mismatch_read_factor() < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         where, ": cost_model.conv_mismatch_read_factor must not be negative"));
+  }
+  const CopyThroughput& rates = proto.cost_model().copy_throughput();
+  for (auto [name, value] : {std::pair{"contiguous_gbps", rates.contiguous_gbps()},
+                             std::pair{"tile_gbps", rates.tile_gbps()},
+                             std::pair{"transpose_gbps", rates.transpose_gbps()},
+                             std::pair{"subbyte_gbps", rates.subbyte_gbps()}}) {
+    if (!(value >= 0) || !std::isfinite(value)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": cost_model.copy_throughput.", name, " must be a finite, non-negative rate"));
+    }
   }
   if (proto.cost_model().min_dot_operand_reads() < 0) {
     return absl::InvalidArgumentError(absl::StrCat(

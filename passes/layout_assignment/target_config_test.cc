@@ -87,6 +87,10 @@ TEST(TargetConfigTest, Errors) {
               HasSubstr("m0, n0 and k0 must be positive"));
   EXPECT_THAT(error("name: \"x\" cost_model { max_padding_ratio: 0.5 }"),
               HasSubstr("max_padding_ratio is 0.5"));
+  EXPECT_THAT(error("name: \"x\" cost_model { copy_throughput { tile_gbps: -2 } }"),
+              HasSubstr("cost_model.copy_throughput.tile_gbps must be a finite, non-negative rate"));
+  EXPECT_THAT(error("name: \"x\" cost_model { copy_throughput { subbyte_gbps: nan } }"),
+              HasSubstr("copy_throughput.subbyte_gbps must be"));
   EXPECT_THAT(TargetConfig::FromFile("/no/such.textproto").status().message(),
               HasSubstr("cannot open target file /no/such.textproto"));
 }

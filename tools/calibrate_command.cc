@@ -1,0 +1,111 @@
+#include "tools/calibrate_command.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xla_layout/memory.h"
+#include "xla_layout/relayout.h"
+#include "xla_layout/shape_text.h"
+
+namespace xla_layout::cli {
+namespace {
+
+struct Case {
+  CopyClass copy_class;
+  std::string src, dst;
+};
+
+// Seconds per call of `fn`: enough calls to pass a millisecond, after one
+// warm-up call.
+template <typename Fn>
+double Time(Fn&& fn) {
+  fn();
+  int calls = 0;
+  auto start = std::chrono::steady_clock::now();
+  std::chrono::duration<double> elapsed{0};
+  do {
+    fn();
+    ++calls;
+    elapsed = std::chrono::steady_clock::now() - start;
+  } while (elapsed.count() < 1e-3);
+  return elapsed.count() / calls;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+absl::StatusOr<CalibrateResult> RunCalibrate(TargetLayoutConfig base,
+                                             const CalibrateOptions& options) {
+  // Rows of 4096 f32 (16 KiB); the sub-byte case moves as many bytes of s4.
+  const int64_t rows = std::max<int64_t>(16, options.bytes / (4096 * 4) / 16 * 16);
+  const std::string f32 = absl::StrCat("f32[", rows, ",4096]");
+  const std::string s4 = absl::StrCat("s4[", 2 * rows, ",4096]");
+  const Case cases[] = {
+      {CopyClass::kContiguous, f32 + "{1,0}", f32 + "{1,0:T(2,4096)}"},
+      {CopyClass::kTile, f32 + "{1,0}", f32 + "{1,0:T(8,128)}"},
+      {CopyClass::kTranspose, f32 + "{1,0}", f32 + "{0,1}"},
+      {CopyClass::kSubByte, s4 + "{1,0:E(4)}", s4 + "{0,1:E(4)}"},
+  };
+  CalibrateResult result;
+  result.report = absl::StrFormat(
+      "copy throughput on this machine: %d MiB a side, median of %d samples, "
+      "GB/s of bytes read plus written\n  %-11s %-44s %8s %8s %6s\n",
+      rows * 4096 * 4 >> 20, options.repeat, "class", "relayout", "GB/s", "memcpy", "ratio");
+  CopyThroughput* rates = base.mutable_cost_model()->mutable_copy_throughput();
+  for (const Case& c : cases) {
+    absl::StatusOr<Shape> src = ParseShape(c.src);
+    if (!src.ok()) return src.status();
+    absl::StatusOr<Shape> dst = ParseShape(c.dst);
+    if (!dst.ok()) return dst.status();
+    RelayoutOptions ro;
+    ro.threads = options.threads;
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(*src, *dst, ro);
+    if (!plan.ok()) return plan.status();
+    if (plan->copy_class() != c.copy_class) {
+      return absl::InternalError(absl::StrCat("calibration case ", c.src, " -> ", c.dst,
+                                              " plans as ", CopyClassName(plan->copy_class()),
+                                              ", not ", CopyClassName(c.copy_class)));
+    }
+    absl::StatusOr<AlignedBuffer> in = AllocateAligned(plan->src_bytes(), "calibration source");
+    if (!in.ok()) return in.status();
+    absl::StatusOr<AlignedBuffer> out = AllocateAligned(plan->dst_bytes(), "calibration destination");
+    if (!out.ok()) return out.status();
+    std::memset(in->get(), 0x5a, plan->src_bytes());
+    std::memset(out->get(), 0, plan->dst_bytes());
+    std::vector<double> core, copy;
+    for (int k = 0; k < options.repeat; ++k) {
+      core.push_back(Time([&] { plan->Execute(in->get(), out->get()); }));
+      copy.push_back(Time([&] {
+        std::memcpy(out->get(), in->get(), std::min(plan->src_bytes(), plan->dst_bytes()));
+      }));
+    }
+    const double moved = static_cast<double>(plan->src_bytes() + plan->dst_bytes());
+    const double gbps = moved / Median(core) / 1e9;
+    const double memcpy_gbps =
+        2.0 * static_cast<double>(std::min(plan->src_bytes(), plan->dst_bytes())) /
+        Median(copy) / 1e9;
+    switch (c.copy_class) {
+      case CopyClass::kContiguous: rates->set_contiguous_gbps(gbps); break;
+      case CopyClass::kTile: rates->set_tile_gbps(gbps); break;
+      case CopyClass::kTranspose: rates->set_transpose_gbps(gbps); break;
+      case CopyClass::kSubByte: rates->set_subbyte_gbps(gbps); break;
+    }
+    absl::StrAppend(&result.report,
+                    absl::StrFormat("  %-11s %-44s %8.2f %8.2f %5.2fx\n",
+                                    CopyClassName(c.copy_class),
+                                    absl::StrCat(c.src, " -> ", c.dst.substr(c.dst.find('{'))),
+                                    gbps, memcpy_gbps, gbps / memcpy_gbps));
+  }
+  result.table = std::move(base);
+  return result;
+}
+
+}  // namespace xla_layout::cli

@@ -1,0 +1,36 @@
+// `hlo-layout calibrate`: measures what the packing core moves per second on
+// this machine for each kernel class (contiguous runs, 2-D tiles,
+// transposes, sub-byte elements) and writes a target table whose
+// cost_model.copy_throughput holds the figures, for the layout pass to
+// price its copies with.
+#ifndef TOOLS_CALIBRATE_COMMAND_H_
+#define TOOLS_CALIBRATE_COMMAND_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/target.pb.h"
+
+namespace xla_layout::cli {
+
+struct CalibrateOptions {
+  int64_t bytes = 32 << 20;  // per buffer, each side
+  int repeat = 5;            // timed samples per case; the median is kept
+  int threads = 0;           // as the executor runs copies: all threads
+};
+
+struct CalibrateResult {
+  TargetLayoutConfig table;  // the base table with the measured rates
+  std::string report;        // one line per case, with memcpy beside it
+};
+
+// Times one relayout per class, each sample interleaved with a memcpy of
+// the same bytes (the relayout command's method), and fills
+// `base.cost_model.copy_throughput` with the medians.
+absl::StatusOr<CalibrateResult> RunCalibrate(TargetLayoutConfig base,
+                                             const CalibrateOptions& options);
+
+}  // namespace xla_layout::cli
+
+#endif  // TOOLS_CALIBRATE_COMMAND_H_

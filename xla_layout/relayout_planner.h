@@ -1,0 +1,55 @@
+// The packing core's planner (internal to xla_layout/): the loop nests a
+// relayout runs, built from the two layouts' digits, and the kernel class
+// they amount to. relayout.cc executes them.
+#ifndef XLA_LAYOUT_RELAYOUT_PLANNER_H_
+#define XLA_LAYOUT_RELAYOUT_PLANNER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "xla_layout/relayout.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout::internal {
+
+// One loop of a task; strides in bytes.
+struct Loop {
+  int64_t extent;
+  int64_t src;
+  int64_t dst;
+};
+
+enum class Kind {
+  kCopy,       // last loop contiguous on both sides: runs of bytes
+  kTranspose,  // last two loops (a, b): a contiguous in src, b in dst
+  kStrided,    // element by element
+  kFill,       // padding: last loop contiguous in dst
+};
+
+absl::string_view KindName(Kind kind);
+
+struct Task {
+  Kind kind;
+  int64_t src_offset = 0;  // bytes
+  int64_t dst_offset = 0;
+  std::vector<Loop> loops;  // outer to inner
+  int64_t Elements() const {
+    int64_t n = 1;
+    for (const Loop& l : loops) n *= l.extent;
+    return n;
+  }
+};
+
+// Builds the tasks of a layout pair whose tiled dims are all digits.
+// Returns false when the two sides' digits of some logical dim do not nest
+// (e.g. tiles of 3 and 4 on one dim); the caller then uses a gather table.
+bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
+                std::vector<Task>* tasks);
+
+// The class of the tasks that move the most bytes (padding fills aside).
+CopyClass ClassOfTasks(const std::vector<Task>& tasks, int64_t es);
+
+}  // namespace xla_layout::internal
+
+#endif  // XLA_LAYOUT_RELAYOUT_PLANNER_H_
