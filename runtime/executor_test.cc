@@ -3,6 +3,7 @@
 #include <functional>
 #include <iostream>
 #include <random>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,8 +13,10 @@
 #include "hlo/hlo_verifier.h"
 #include "passes/layout_assignment/layout_assignment.h"
 #include "passes/layout_assignment/target_config.h"
+#include "runtime/dot_kernel.h"
 #include "runtime/logical.h"
 #include "runtime/random_module.h"
+#include "xla_layout/shape_text.h"
 #include "xla_layout/test_util.h"
 
 namespace xla_layout::runtime {
@@ -53,6 +56,79 @@ std::string Eval(const std::string& body, const std::string& extra = "") {
   absl::StatusOr<std::vector<LogicalArray>> out = RunModule(*m, 0);
   if (!out.ok()) return std::string(out.status().message());
   return DescribeArray(out->at(0));
+}
+
+// --- The packed dot kernel ---------------------------------------------------
+
+std::string DotModule(int64_t m, int64_t k, int64_t n, const std::string& lhs_layout,
+                      const std::string& rhs_layout, const std::string& out_layout,
+                      bool special_lhs) {
+  const std::string lhs = absl::StrCat("f32[", m, ",", k, "]");
+  const std::string rhs = absl::StrCat("f32[", k, ",", n, "]");
+  const std::string res = absl::StrCat("f32[", m, ",", n, "]");
+  std::string lhs_def = absl::StrCat("  a = ", lhs, lhs_layout, " parameter(0)\n");
+  if (special_lhs) {
+    // inf, -inf, nan, -0 and ordinary values, as a constant in the lhs layout.
+    std::vector<std::string> rows;
+    const char* values[] = {"inf", "-inf", "nan", "-0", "1.5", "-2", "0.25", "3"};
+    for (int64_t i = 0; i < m; ++i) {
+      std::vector<std::string> row;
+      for (int64_t j = 0; j < k; ++j) row.push_back(values[(i * 7 + j * 3) % 8]);
+      rows.push_back(absl::StrCat("{", absl::StrJoin(row, ","), "}"));
+    }
+    lhs_def = absl::StrCat("  a = ", lhs, lhs_layout, " constant({", absl::StrJoin(rows, ","), "})\n");
+  }
+  return absl::StrCat("HloModule d, entry_computation_layout={(",
+                      special_lhs ? "" : absl::StrCat(lhs, lhs_layout, ", "), rhs, rhs_layout,
+                      ")->", res, out_layout, "}\n\nENTRY e {\n", lhs_def, "  b = ", rhs,
+                      rhs_layout, " parameter(", special_lhs ? 0 : 1, ")\n  ROOT d = ", res,
+                      out_layout, " dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+}
+
+TEST(PackedDotTest, PackedOperandsGiveTheGenericDotsBits) {
+  struct Size {
+    int64_t m, k, n;
+  } sizes[] = {{8, 5, 16}, {16, 33, 8}, {24, 64, 40}, {64, 256, 128}};
+  for (const Size& z : sizes) {
+    for (bool special : {false, true}) {
+      for (const auto& [l, r, o] :
+           {std::tuple<std::string, std::string, std::string>{"{1,0:T(8,1)}", "{0,1:T(8,1)}",
+                                                              "{1,0:T(8,8)}"},
+            {"{1,0:T(8,1)}", "{0,1:T(8,1)}", "{0,1}"},
+            {"{0,1}", "{1,0}", "{1,0}"}}) {
+        SCOPED_TRACE(absl::StrCat(z.m, "x", z.k, "x", z.n, " ", l, " ", r, " ", o, " ", special));
+        std::unique_ptr<HloModule> packed = Parse(DotModule(z.m, z.k, z.n, l, r, o, special));
+        std::unique_ptr<HloModule> plain =
+            Parse(DotModule(z.m, z.k, z.n, "{1,0}", "{1,0}", "{1,0}", special));
+        ASSERT_NE(packed, nullptr);
+        ASSERT_NE(plain, nullptr);
+        absl::StatusOr<std::vector<LogicalArray>> a = RunModule(*packed, 11);
+        absl::StatusOr<std::vector<LogicalArray>> b = RunModule(*plain, 11);
+        ASSERT_TRUE(a.ok()) << a.status();
+        ASSERT_TRUE(b.ok()) << b.status();
+        EXPECT_EQ(a->at(0).bytes, b->at(0).bytes);
+      }
+    }
+  }
+}
+
+TEST(PackedDotTest, TakesPackedOperandsOnly) {
+  auto dot_of = [](const HloModule& m) { return m.entry()->root(); };
+  auto value = [](const std::string& text) {
+    absl::StatusOr<std::shared_ptr<const ArrayInfo>> info = ArrayInfo::Create(*ParseShape(text));
+    EXPECT_TRUE(info.ok()) << info.status();
+    return std::make_pair(*info, *Value::Allocate(*info));
+  };
+  std::unique_ptr<HloModule> m =
+      Parse(DotModule(16, 8, 16, "{1,0:T(8,1)}", "{0,1:T(8,1)}", "{1,0:T(8,8)}", false));
+  ASSERT_NE(m, nullptr);
+  auto [out_info, out] = value("f32[16,16]{1,0:T(8,8)}");
+  auto lhs = value("f32[16,8]{1,0:T(8,1)}").second;
+  auto rhs = value("f32[8,16]{0,1:T(8,1)}").second;
+  auto row_major_lhs = value("f32[16,8]{1,0}").second;
+  EXPECT_TRUE(PackedDot(*dot_of(*m), lhs, rhs, out_info).has_value());
+  EXPECT_TRUE(PackedDot(*dot_of(*m), lhs, value("f32[8,16]{1,0}").second, out_info).has_value());
+  EXPECT_FALSE(PackedDot(*dot_of(*m), row_major_lhs, rhs, out_info).has_value());
 }
 
 // --- What each op computes, on row-major layouts ---------------------------

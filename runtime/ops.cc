@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/hlo_literal.h"
+#include "runtime/dot_kernel.h"
 #include "xla_layout/primitive_type.h"
 
 namespace xla_layout::runtime {
@@ -355,6 +356,9 @@ struct Contraction {
 
 absl::StatusOr<Value> Dot(const HloInstruction& inst, const Value& lhs, const Value& rhs,
                           const Info& out) {
+  if (std::optional<absl::StatusOr<Value>> packed = PackedDot(inst, lhs, rhs, out)) {
+    return *std::move(packed);
+  }
   const auto& at = inst.attributes();
   const std::vector<int64_t> lb = Attr(at.lhs_batch_dims), rb = Attr(at.rhs_batch_dims);
   const std::vector<int64_t> lc = Attr(at.lhs_contracting_dims), rc = Attr(at.rhs_contracting_dims);
