@@ -31,6 +31,24 @@ float LoadF32(const uint8_t* data, int64_t slot) {
   return f;
 }
 
+// The operand `v` of a matmul as panels of doubles [free/run][K][run], its
+// free dim `free_dim` contiguous in runs of `run`, the other dim K.
+std::vector<double> Panels(const Value& v, int free_dim, int run) {
+  const ArrayInfo& info = *v.info;
+  const int k_dim = 1 - free_dim;
+  const int64_t free_size = info.dims()[free_dim], k_size = info.dims()[k_dim];
+  std::vector<double> panels(free_size * k_size);
+  double* to = panels.data();
+  for (int64_t block = 0; block < free_size / run; ++block) {
+    const int64_t base = info.origin() + info.DimOffset(free_dim, block * run);
+    for (int64_t k = 0; k < k_size; ++k, to += run) {
+      const int64_t s = base + info.DimOffset(k_dim, k);
+      for (int i = 0; i < run; ++i) to[i] = LoadF32(v.data(), s + i);
+    }
+  }
+  return panels;
+}
+
 // c[r][j] += a[k][r] * b[k][j] for k in [0, K), in that order; a and b are
 // panels of doubles ([K][kMr] and [K][kNr]). mul then add, never fused, as
 // the generic dot computes (for f32 operands the product is exact, so the
@@ -100,23 +118,8 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
   absl::Status room = CheckAllocationSize(8 * (m_size + n_size) * k_size, "the dot's panels");
   if (!room.ok()) return absl::StatusOr<Value>(room);
   // Panels of doubles, converted once: the lhs [M/4][K][4], the rhs [N/8][K][8].
-  std::vector<double> a(m_size * k_size), b(n_size * k_size);
-  for (int64_t mb = 0; mb < m_size / kMr; ++mb) {
-    const int64_t row = l.origin() + l.DimOffset(0, mb * kMr);
-    double* to = &a[mb * k_size * kMr];
-    for (int64_t k = 0; k < k_size; ++k, to += kMr) {
-      const int64_t s = row + l.DimOffset(1, k);
-      for (int i = 0; i < kMr; ++i) to[i] = LoadF32(lhs.data(), s + i);
-    }
-  }
-  for (int64_t nb = 0; nb < n_size / kNr; ++nb) {
-    const int64_t col = r.origin() + r.DimOffset(1, nb * kNr);
-    double* to = &b[nb * k_size * kNr];
-    for (int64_t k = 0; k < k_size; ++k, to += kNr) {
-      const int64_t s = col + r.DimOffset(0, k);
-      for (int j = 0; j < kNr; ++j) to[j] = LoadF32(rhs.data(), s + j);
-    }
-  }
+  const std::vector<double> a = Panels(lhs, /*free_dim=*/0, kMr);
+  const std::vector<double> b = Panels(rhs, /*free_dim=*/1, kNr);
   absl::StatusOr<Value> result = Value::Allocate(out);
   if (!result.ok()) return result;
   uint8_t* data = result->mutable_data();
