@@ -23,6 +23,7 @@
 #include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "oneapi/dnnl/dnnl.hpp"
+#include "xla_layout/copy_reference.h"
 #include "xla_layout/relayout.h"
 #include "tools/relayout_check.h"
 #include "xla_layout/shape_text.h"
@@ -193,29 +194,12 @@ void BM_Memcpy(benchmark::State& state, Case c) {
   SetMoved(state, p.element_bytes);
 }
 
-__attribute__((target("avx2"))) void StreamCopy(const char* src, char* dst,
-                                                int64_t bytes) {
-  int64_t i = 0;
-  for (; i + 128 <= bytes; i += 128) {
-    __m256i v0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i));
-    __m256i v1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i + 32));
-    __m256i v2 = _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i + 64));
-    __m256i v3 = _mm256_load_si256(reinterpret_cast<const __m256i*>(src + i + 96));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), v0);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), v1);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 64), v2);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 96), v3);
-  }
-  std::memcpy(dst + i, src + i, bytes - i);
-  _mm_sfence();
-}
-
 // The practical ceiling: one streaming pass over the same bytes.
 void BM_StreamCopy(benchmark::State& state, Case c) {
   Prepared p = Prepare(c);
   Buffers b(p.element_bytes, p.element_bytes);
   for (auto _ : state) {
-    StreamCopy(b.src.get(), b.dst.get(), p.element_bytes);
+    StreamingCopy(b.src.get(), b.dst.get(), p.element_bytes);
     benchmark::ClobberMemory();
   }
   SetMoved(state, p.element_bytes);

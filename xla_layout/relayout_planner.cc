@@ -95,6 +95,16 @@ Task MakeCopyTask(int64_t src_offset, int64_t dst_offset,
         l.erase(l.begin() + k);
         l.insert(l.end() - 1, a);
         task.kind = Kind::kTranspose;
+        // When the transposed block fills whole pages of the destination
+        // (a 32x32 f32 tile is 4 KiB), the loops outside it follow the
+        // source, as for copies: otherwise each block reads a narrow
+        // column strip across every row of the source, a page per row.
+        const Loop& inner = l.back();
+        if (a.dst == inner.extent * es &&
+            a.extent * inner.extent * es >= kContiguousDestinationBytes) {
+          std::stable_sort(l.begin(), l.end() - 2,
+                           [](const Loop& x, const Loop& y) { return x.src > y.src; });
+        }
         break;
       }
     }
