@@ -96,8 +96,16 @@ bool IsListAttribute(absl::string_view name) {
 }  // namespace
 
 std::string HloInstruction::ToString(const PrintOptions& options) const {
-  std::string out = absl::StrCat("%", name_, " = ", PrintShape(shape_, options),
-                                 " ", HloOpcodeString(opcode_), "(");
+  std::string out;
+  Print(&out, options);
+  return out;
+}
+
+void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) const {
+  std::string& out = *out_ptr;
+  absl::StrAppend(&out, "%", name_, " = ");
+  shape_.Print(&out, options);
+  absl::StrAppend(&out, " ", HloOpcodeString(opcode_), "(");
   if (opcode_ == HloOpcode::kParameter) {
     absl::StrAppend(&out, parameter_number_);
   } else if (opcode_ == HloOpcode::kConstant) {
@@ -107,8 +115,8 @@ std::string HloInstruction::ToString(const PrintOptions& options) const {
       if (i > 0) out += ", ";
       // As XLA prints operands: every fifth one with its index.
       if (i > 0 && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
-      absl::StrAppend(&out, PrintShape(operands_[i]->shape(), options), " %",
-                      operands_[i]->name());
+      operands_[i]->shape().Print(&out, options);
+      absl::StrAppend(&out, " %", operands_[i]->name());
     }
   }
   out += ")";
@@ -167,7 +175,6 @@ std::string HloInstruction::ToString(const PrintOptions& options) const {
       out += attr.value;
     }
   }
-  return out;
 }
 
 bool HloComputation::is_entry() const {
@@ -329,8 +336,9 @@ std::string HloComputation::ToString(const PrintOptions& options) const {
   absl::StrAppend(&out, absl::StrJoin(params, ", "), ") -> ",
                   root_ ? PrintShape(root_->shape(), options) : "()", " {\n");
   for (const auto& i : instructions_) {
-    absl::StrAppend(&out, "  ", i.get() == root_ ? "ROOT " : "",
-                    i->ToString(options), "\n");
+    out += i.get() == root_ ? "  ROOT " : "  ";
+    i->Print(&out, options);
+    out += "\n";
   }
   out += "}";
   if (!execution_thread_.empty()) {

@@ -204,6 +204,9 @@ class HloInstruction {
 
   // The text of this instruction, without indentation or ROOT.
   std::string ToString(const PrintOptions& options = {}) const;
+  // Appends that text to `out` (printing a module builds no string per
+  // instruction).
+  void Print(std::string* out, const PrintOptions& options = {}) const;
 
  private:
   friend class HloComputation;

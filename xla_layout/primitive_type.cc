@@ -1,5 +1,7 @@
 #include "xla_layout/primitive_type.h"
 
+#include <array>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
@@ -49,7 +51,18 @@ constexpr TypeInfo kTypes[] = {
     {TOKEN, "token", 0},
 };
 
+// Shapes ask for their type's width on every query: index by the enum's
+// value instead of scanning the table.
+constexpr int kMaxTypeValue = 64;
 const TypeInfo* Find(PrimitiveType type) {
+  static const std::array<const TypeInfo*, kMaxTypeValue> by_value = [] {
+    std::array<const TypeInfo*, kMaxTypeValue> table{};
+    for (const TypeInfo& info : kTypes) {
+      if (info.type >= 0 && info.type < kMaxTypeValue) table[info.type] = &info;
+    }
+    return table;
+  }();
+  if (type >= 0 && type < kMaxTypeValue) return by_value[type];
   for (const TypeInfo& info : kTypes) {
     if (info.type == type) return &info;
   }
@@ -64,6 +77,8 @@ std::string PrimitiveTypeName(PrimitiveType type) {
 }
 
 std::string PrimitiveTypeText(PrimitiveType type, const PrintOptions& options) {
+  const TypeInfo* info = Find(type);
+  if (info != nullptr && options.syntax != ShapeSyntax::kAngle) return info->name;
   std::string name = PrimitiveTypeName(type);
   return options.syntax == ShapeSyntax::kAngle ? absl::AsciiStrToUpper(name)
                                                : name;

@@ -4,18 +4,33 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/primitive_type.h"
 
 namespace xla_layout::layout_assignment {
+
+std::optional<double> LayoutCostModel::PaddingRatio(const Shape& shape) const {
+  // Modules repeat a few shapes many times: the index math runs once per
+  // distinct shape and layout.
+  std::string key;
+  shape.Print(&key);
+  auto [it, inserted] = padding_ratios_.try_emplace(std::move(key));
+  if (inserted) {
+    absl::StatusOr<double> ratio = TargetConfig::PaddingRatio(shape);
+    if (ratio.ok()) it->second = *ratio;
+  }
+  return it->second;
+}
 
 bool LayoutCostModel::Acceptable(const Shape& shape, const Layout& layout) const {
   if (!ValidateLayoutForShape(layout, shape).ok()) return false;
   if (layout.tiles().empty()) return true;
   Shape laid_out = shape;
   laid_out.set_layout(layout);
-  absl::StatusOr<bool> ok = target_.PaddingAcceptable(laid_out);
-  return ok.ok() && *ok;
+  std::optional<double> ratio = PaddingRatio(laid_out);
+  const double limit = target_.proto().cost_model().max_padding_ratio();
+  return ratio && (limit == 0 || *ratio <= limit);
 }
 
 Layout LayoutCostModel::TargetTiled(const Shape& shape,
@@ -29,6 +44,18 @@ Layout LayoutCostModel::TargetTiled(const Shape& shape,
 }
 
 LayoutCostModel::Default LayoutCostModel::ChooseFreeLayout(
+    const Shape& shape, absl::Span<const int64_t> keep_major) const {
+  std::string key;
+  shape.Print(&key);
+  for (int64_t d : keep_major) absl::StrAppend(&key, "|", d);
+  auto it = free_layouts_.find(key);
+  if (it != free_layouts_.end()) return it->second;
+  Default d = SearchFreeLayout(shape, keep_major);
+  free_layouts_.emplace(std::move(key), d);
+  return d;
+}
+
+LayoutCostModel::Default LayoutCostModel::SearchFreeLayout(
     const Shape& shape, absl::Span<const int64_t> keep_major) const {
   const Layout descending = DefaultLayoutForRank(shape.rank());
   const std::vector<int64_t> desc(descending.minor_to_major().begin(),
@@ -75,8 +102,8 @@ LayoutCostModel::Default LayoutCostModel::ChooseFreeLayout(
       } else {
         Shape laid_out = shape;
         laid_out.set_layout(layout);
-        absl::StatusOr<double> ratio = TargetConfig::PaddingRatio(laid_out);
-        score = ratio.ok() ? *ratio : untiled;
+        std::optional<double> ratio = PaddingRatio(laid_out);
+        score = ratio ? *ratio : untiled;
       }
     }
     for (size_t pos = 0; pos < order.size() && pos < 2; ++pos) {
@@ -105,8 +132,8 @@ LayoutCostModel::Default LayoutCostModel::ChooseFreeLayout(
   if (!tiles.empty() && d.layout.tiles().empty()) {
     Shape probe = shape;
     probe.set_layout(Layout(desc).set_tiles(tiles));
-    absl::StatusOr<double> ratio = TargetConfig::PaddingRatio(probe);
-    d.refused_ratio = ratio.ok() ? *ratio : -1.0;
+    std::optional<double> ratio = PaddingRatio(probe);
+    d.refused_ratio = ratio ? *ratio : -1.0;
   }
   return d;
 }

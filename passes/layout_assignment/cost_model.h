@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "passes/layout_assignment/target_config.h"
 #include "xla_layout/layout.h"
@@ -76,7 +78,14 @@ class LayoutCostModel {
   double ReadCost(int64_t bytes) const;
 
  private:
+  Default SearchFreeLayout(const Shape& shape, absl::Span<const int64_t> keep_major) const;
+  // Slots over padding (TargetConfig::PaddingRatio), memoized per printed
+  // shape; none when the index math refuses the shape.
+  std::optional<double> PaddingRatio(const Shape& shape) const;
+
   const TargetConfig& target_;
+  mutable absl::flat_hash_map<std::string, std::optional<double>> padding_ratios_;
+  mutable absl::flat_hash_map<std::string, Default> free_layouts_;
 };
 
 }  // namespace xla_layout::layout_assignment

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 #include "hlo/hlo_verifier.h"
@@ -128,10 +129,20 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   changed |= !stats_.copies.empty();
   // Every copy must run on the packing core (the executor runs them there);
   // its plan's kernel class prices it.
+  absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>, const HloInstruction*>
+      inserted;
+  if (!stats_.copies.empty()) {
+    for (const HloComputation* c : module.computations()) {
+      for (const HloInstruction* i : c->instructions()) {
+        if (i->opcode() == HloOpcode::kCopy) inserted[{c->name(), i->name()}] = i;
+      }
+    }
+  }
   for (LayoutAssignmentStats::Copy& copy : stats_.copies) {
-    const HloComputation* c = module.FindComputation(copy.computation);
-    const HloInstruction* i = c != nullptr ? c->FindInstruction(copy.name) : nullptr;
-    if (i == nullptr) continue;
+    auto found = inserted.find(std::pair<absl::string_view, absl::string_view>(
+        copy.computation, copy.name));
+    if (found == inserted.end()) continue;
+    const HloInstruction* i = found->second;
     absl::StatusOr<CopyClass> runs = RelayoutPlan::Classify(i->operand(0)->shape(), i->shape());
     if (!runs.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(

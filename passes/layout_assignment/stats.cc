@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -211,12 +212,21 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
     }
   }
   absl::flat_hash_set<int> counted;
+  // The padded size of each distinct shape, computed once.
+  absl::flat_hash_map<std::string, int64_t> sizes;
+  auto byte_size = [&sizes](const Shape& shape) {
+    std::string key;
+    shape.Print(&key);
+    auto [it, inserted] = sizes.try_emplace(std::move(key), 0);
+    if (inserted) it->second = ByteSize(shape);
+    return it->second;
+  };
   for (size_t s = 0; s < slots.size(); ++s) {
     const HloInstruction* owner = slots[s].instruction;
     if (owner->opcode() == HloOpcode::kParameter && fused.contains(owner->parent())) continue;
     if (!counted.insert(propagation.Find(static_cast<int>(s))).second) continue;
     stats.data_bytes = SaturatingAdd(stats.data_bytes, DataBytes(*slots[s].shape));
-    stats.padded_bytes = SaturatingAdd(stats.padded_bytes, ByteSize(*slots[s].shape));
+    stats.padded_bytes = SaturatingAdd(stats.padded_bytes, byte_size(*slots[s].shape));
   }
   LayoutNames names;
   for (HloComputation* c : module.computations()) {
@@ -225,7 +235,7 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
       for (Shape* s : ls) ++stats.instructions_per_layout[names.Of(s->layout())];
       if (i->opcode() == HloOpcode::kCopy && !constraints.Covers(i) && !ls.empty()) {
         stats.data_bytes = SaturatingAdd(stats.data_bytes, DataBytes(*ls[0]));
-        stats.padded_bytes = SaturatingAdd(stats.padded_bytes, ByteSize(*ls[0]));
+        stats.padded_bytes = SaturatingAdd(stats.padded_bytes, byte_size(*ls[0]));
       }
       if (i->operand_count() != 1 || ls.size() != 1 ||
           !IsLaidOut(i->operand(0)->shape())) {
