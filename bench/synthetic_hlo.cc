@@ -43,4 +43,21 @@ std::string SyntheticModule(int64_t n, bool layouts) {
   return text;
 }
 
+std::string ChainModule(int64_t n) {
+  std::string text =
+      "HloModule chain\n\nENTRY main {\n"
+      "  x.0 = f32[64,256] parameter(0)\n  w = f32[256,256] parameter(1)\n";
+  int64_t link = 0;
+  for (int64_t count = 3; count + 4 <= n; count += 4, ++link) {
+    const std::string l = absl::StrCat(link);
+    absl::StrAppend(&text, "  d.", l, " = f32[64,256] dot(x.", l,
+                    ", w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n", "  t.", l,
+                    " = f32[256,64] transpose(d.", l, "), dimensions={1,0}\n", "  u.", l,
+                    " = f32[64,256] transpose(t.", l, "), dimensions={1,0}\n", "  x.", link + 1,
+                    " = f32[64,256] add(u.", l, ", d.", l, ")\n");
+  }
+  absl::StrAppend(&text, "  ROOT out = f32[64,256] negate(x.", link, ")\n}\n");
+  return text;
+}
+
 }  // namespace xla_layout

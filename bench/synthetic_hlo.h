@@ -14,6 +14,11 @@ namespace xla_layout {
 // assignment.
 std::string SyntheticModule(int64_t n, bool layouts = true);
 
+// A chain of about `n` instructions, four per link: dot, transpose,
+// transpose back, add, on f32[64,256], no layouts written (the pipeline
+// benchmark's module: parse, layout assignment for tpu, print).
+std::string ChainModule(int64_t n);
+
 }  // namespace xla_layout
 
 #endif  // BENCH_SYNTHETIC_HLO_H_

@@ -2,10 +2,10 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "runtime/element.h"
 #include "xla_layout/memory.h"
 
 namespace xla_layout::runtime {
@@ -50,16 +50,16 @@ std::vector<double> Panels(const Value& v, int free_dim, int run) {
 }
 
 // c[r][j] += a[k][r] * b[k][j] for k in [0, K), in that order; a and b are
-// panels of doubles ([K][kMr] and [K][kNr]). mul then add, never fused, as
+// panels of doubles ([K][kMr] and [K][kNr]); c holds the sums so far. mul then add, never fused, as
 // the generic dot computes (for f32 operands the product is exact, so the
 // two agree bit for bit either way, but NaN operands pick their payload the
 // same way only with the same instructions).
 __attribute__((target("avx2"))) void Kernel4x8Avx2(const double* a, const double* b,
                                                    int64_t k_size, double* c) {
-  __m256d c00 = _mm256_setzero_pd(), c01 = _mm256_setzero_pd();
-  __m256d c10 = _mm256_setzero_pd(), c11 = _mm256_setzero_pd();
-  __m256d c20 = _mm256_setzero_pd(), c21 = _mm256_setzero_pd();
-  __m256d c30 = _mm256_setzero_pd(), c31 = _mm256_setzero_pd();
+  __m256d c00 = _mm256_loadu_pd(c + 0), c01 = _mm256_loadu_pd(c + 4);
+  __m256d c10 = _mm256_loadu_pd(c + 8), c11 = _mm256_loadu_pd(c + 12);
+  __m256d c20 = _mm256_loadu_pd(c + 16), c21 = _mm256_loadu_pd(c + 20);
+  __m256d c30 = _mm256_loadu_pd(c + 24), c31 = _mm256_loadu_pd(c + 28);
   for (int64_t k = 0; k < k_size; ++k, a += kMr, b += kNr) {
     const __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
     __m256d r = _mm256_broadcast_sd(a);
@@ -86,13 +86,11 @@ __attribute__((target("avx2"))) void Kernel4x8Avx2(const double* a, const double
 }
 
 void Kernel4x8Scalar(const double* a, const double* b, int64_t k_size, double* c) {
-  double acc[kMr * kNr] = {};
   for (int64_t k = 0; k < k_size; ++k, a += kMr, b += kNr) {
     for (int r = 0; r < kMr; ++r) {
-      for (int j = 0; j < kNr; ++j) acc[r * kNr + j] += a[r] * b[j];
+      for (int j = 0; j < kNr; ++j) c[r * kNr + j] += a[r] * b[j];
     }
   }
-  std::memcpy(c, acc, sizeof(acc));
 }
 
 }  // namespace
@@ -124,24 +122,33 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
   if (!result.ok()) return result;
   uint8_t* data = result->mutable_data();
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  double c[kMr * kNr];
-  // Column panels outside: one rhs panel stays in cache while every row
-  // block passes over it.
-  for (int64_t nb = 0; nb < n_size / kNr; ++nb) {
-    const double* bp = &b[nb * k_size * kNr];
-    for (int64_t mb = 0; mb < m_size / kMr; ++mb) {
-      const double* ap = &a[mb * k_size * kMr];
-      if (avx2) {
-        Kernel4x8Avx2(ap, bp, k_size, c);
-      } else {
-        Kernel4x8Scalar(ap, bp, k_size, c);
-      }
-      for (int i = 0; i < kMr; ++i) {
-        const int64_t row = out->origin() + out->DimOffset(0, mb * kMr + i);
-        for (int j = 0; j < kNr; ++j) {
-          Num n;
-          n.f = c[i * kNr + j];
-          out->Store(data, row + out->DimOffset(1, nb * kNr + j), Normalize(n, F32));
+  // The contracting dim is cut into blocks whose rhs panel stays in L1
+  // while every row block passes over it; the sums so far wait in `c`, so
+  // each still adds its products in increasing k.
+  constexpr int64_t kKc = 256;
+  const int64_t mbs = m_size / kMr, nbs = n_size / kNr;
+  std::vector<double> c(m_size * n_size, 0.0);
+  for (int64_t k0 = 0; k0 < k_size; k0 += kKc) {
+    const int64_t kc = std::min(kKc, k_size - k0);
+    const bool last = k0 + kc == k_size;
+    for (int64_t nb = 0; nb < nbs; ++nb) {
+      const double* bp = &b[(nb * k_size + k0) * kNr];
+      for (int64_t mb = 0; mb < mbs; ++mb) {
+        const double* ap = &a[(mb * k_size + k0) * kMr];
+        double* cp = &c[(nb * mbs + mb) * kMr * kNr];
+        if (avx2) {
+          Kernel4x8Avx2(ap, bp, kc, cp);
+        } else {
+          Kernel4x8Scalar(ap, bp, kc, cp);
+        }
+        if (!last) continue;
+        for (int i = 0; i < kMr; ++i) {
+          const int64_t row = out->origin() + out->DimOffset(0, mb * kMr + i);
+          for (int j = 0; j < kNr; ++j) {
+            // What Normalize and Store make of the sum: rounded to f32 once.
+            const float f = static_cast<float>(cp[i * kNr + j]);
+            std::memcpy(data + 4 * (row + out->DimOffset(1, nb * kNr + j)), &f, 4);
+          }
         }
       }
     }
