@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "proto/layout.pb.h"
 #include "xla_layout/print_options.h"
@@ -52,7 +53,8 @@ class Tile {
   bool operator!=(const Tile& other) const { return !(*this == other); }
 
  private:
-  std::vector<int64_t> dimensions_;
+  // Inline: tiles have two or three dims, and layouts are copied often.
+  absl::InlinedVector<int64_t, 4> dimensions_;
 };
 
 // How a dimension is split between memories: SC(dim:i,j).
@@ -208,7 +210,7 @@ class Layout {
   std::string ToString(const PrintOptions& options = {}) const;
 
  private:
-  std::vector<int64_t> minor_to_major_;
+  absl::InlinedVector<int64_t, 6> minor_to_major_;
   std::vector<DimLevelType> dim_level_types_;
   std::vector<bool> dim_unique_;
   std::vector<bool> dim_ordered_;

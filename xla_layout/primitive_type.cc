@@ -1,7 +1,9 @@
 #include "xla_layout/primitive_type.h"
 
 #include <array>
+#include <memory>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
@@ -85,10 +87,20 @@ std::string PrimitiveTypeText(PrimitiveType type, const PrintOptions& options) {
 }
 
 absl::StatusOr<PrimitiveType> ParsePrimitiveType(absl::string_view name) {
+  // Every shape in a module names its type: one hash lookup, no lowering
+  // unless the name has capitals (the angle syntax writes F32).
+  static const auto* const by_name = [] {
+    auto table = std::make_unique<absl::flat_hash_map<absl::string_view, PrimitiveType>>();
+    for (const TypeInfo& info : kTypes) {
+      if (info.type != TUPLE) table->emplace(info.name, info.type);
+    }
+    return table.release();
+  }();
+  auto found = by_name->find(name);
+  if (found != by_name->end()) return found->second;
   std::string lower = absl::AsciiStrToLower(name);
-  for (const TypeInfo& info : kTypes) {
-    if (info.type != TUPLE && lower == info.name) return info.type;
-  }
+  found = by_name->find(lower);
+  if (found != by_name->end()) return found->second;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown element type '", name, "'"));
 }

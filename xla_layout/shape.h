@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "proto/layout.pb.h"
 #include "xla_layout/layout.h"
@@ -126,8 +127,9 @@ class Shape {
 
  private:
   PrimitiveType element_type_ = PRIMITIVE_TYPE_INVALID;
-  std::vector<int64_t> dimensions_;
-  std::vector<bool> dynamic_;
+  // Inline: most arrays have few dims, and shapes are copied often.
+  absl::InlinedVector<int64_t, 6> dimensions_;
+  absl::InlinedVector<bool, 6> dynamic_;
   std::vector<Shape> tuple_shapes_;
   std::optional<Layout> layout_;
 };
