@@ -88,7 +88,7 @@ std::string DotModule(int64_t m, int64_t k, int64_t n, const std::string& lhs_la
 TEST(PackedDotTest, PackedOperandsGiveTheGenericDotsBits) {
   struct Size {
     int64_t m, k, n;
-  } sizes[] = {{8, 5, 16}, {16, 33, 8}, {24, 64, 40}, {64, 256, 128}, {8, 600, 16}};
+  } sizes[] = {{8, 5, 16}, {16, 33, 8}, {24, 64, 40}, {64, 256, 128}, {8, 600, 16}, {16, 300, 32}};
   for (const Size& z : sizes) {
     for (bool special : {false, true}) {
       for (const auto& [l, r, o] :
