@@ -82,8 +82,9 @@ Commands:
                         integer i, little-endian, cut to the element width;
                         source padding holds 0xEE), and the tool prints the
                         time per run, GB/s (bytes read plus written, no
-                        padding) and the ratio to memcpy of the same bytes,
-                        measured in the same run.
+                        padding) and the ratios to memcpy of the same bytes
+                        and to the ceiling (the better of memcpy and a
+                        streaming-store copy), measured in the same run.
   run FILE              Run the module's entry computation on the CPU with
                         every value in its physical layout (copies run on
                         the packing core) and print each output.
