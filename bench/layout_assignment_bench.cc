@@ -1,5 +1,6 @@
-// The layout assignment pass on synthetic MLP-like modules of 10k, 100k and
-// 1M instructions that write no layouts, after parsing, per target. Each
+// The layout assignment pass on the corpus's MobileNet v2 training step
+// (copies, bytes, pass time per target), and on synthetic MLP-like modules
+// of 10k, 100k and 1M instructions that write no layouts, after parsing, per target. Each
 // row also times, in the same run, two references over the same module: a
 // parse of its text and a post-order walk of every computation (the
 // cheapest pass conceivable), so the pass's cost reads as a ratio that
@@ -7,6 +8,7 @@
 //
 //   bazel run -c opt //bench:layout_assignment_bench
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -16,6 +18,7 @@
 #include "benchmark/benchmark.h"
 #include "hlo/hlo_parser.h"
 #include "passes/layout_assignment/layout_assignment.h"
+#include "xla_layout/file_io.h"
 
 namespace xla_layout {
 namespace {
@@ -66,6 +69,7 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
   };
   std::map<std::string, std::map<int64_t, Row>> rows;
   for (const bench::Run& run : runs) {
+    if (run.counters.find("parse_s") == run.counters.end()) continue;
     Row row;
     row.pass = run.GetAdjustedRealTime() / 1e3;  // unit is ms
     row.parse = run.counters.at("parse_s").value;
@@ -90,7 +94,57 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
   }
 }
 
+// The MobileNet v2 training step of the corpus (../shared/hlo-corpus beside
+// the repository, or $HLO_CORPUS_DIR): per target, the pass's time, its
+// copies and the bytes they move per step.
+std::string CorpusFile(const std::string& name) {
+  std::string dir;
+  if (const char* env = std::getenv("HLO_CORPUS_DIR")) {
+    dir = env;
+  } else if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
+    dir = std::string(ws) + "/../shared/hlo-corpus";
+  } else {
+    dir = "../shared/hlo-corpus";
+  }
+  return dir + "/" + name;
+}
+
+void BM_MobileNetStep(benchmark::State& state, const char* target) {
+  absl::StatusOr<std::string> text =
+      ReadFileBounded(CorpusFile("mobilenet_v2_train_step.hlo"), "the MobileNet module");
+  if (!text.ok()) {
+    state.SkipWithError(std::string(text.status().message()).c_str());
+    return;
+  }
+  int64_t copies = 0, copy_bytes = 0, buffer_bytes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::unique_ptr<HloModule> m = *ParseHloModule(*text);
+    LayoutAssignment pass(*TargetConfig::Builtin(target));
+    state.ResumeTiming();
+    absl::StatusOr<bool> ran = pass.Run(*m);
+    state.PauseTiming();
+    if (!ran.ok()) state.SkipWithError(std::string(ran.status().message()).c_str());
+    copies = pass.stats().copies.size();
+    copy_bytes = 0;
+    for (const auto& c : pass.stats().copies) copy_bytes += c.bytes;
+    buffer_bytes = pass.stats().padded_bytes;
+    m.reset();
+    state.ResumeTiming();
+  }
+  state.counters["copies"] = static_cast<double>(copies);
+  state.counters["copy_MB"] = static_cast<double>(copy_bytes) / 1e6;
+  state.counters["buffer_MB"] = static_cast<double>(buffer_bytes) / 1e6;
+}
+
 void RegisterAll() {
+  for (const char* target : {"default", "tpu", "cpu-avx2", "cpu-avx512", "arm64"}) {
+    benchmark::RegisterBenchmark(absl::StrFormat("mobilenet_v2_step/%s", target).c_str(),
+                                 [target](benchmark::State& s) { BM_MobileNetStep(s, target); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(3);
+  }
   for (const char* target : {"tpu", "cpu-avx2"}) {
     std::string name = absl::StrFormat("layout_assignment_%s", target);
     benchmark::RegisterBenchmark(name.c_str(), [target](benchmark::State& s) {
