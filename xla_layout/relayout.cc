@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -199,13 +200,26 @@ absl::string_view CopyClassName(CopyClass c) {
   return "?";
 }
 
-absl::StatusOr<CopyClass> RelayoutPlan::Classify(const Shape& src, const Shape& dst) {
-  absl::Status valid = Validate(src, dst);
+namespace {
+
+// The index math of both sides of a pair Validate accepts.
+absl::StatusOr<std::pair<TiledLayout, TiledLayout>> Sides(const Shape& src, const Shape& dst) {
+  absl::Status valid = RelayoutPlan::Validate(src, dst);
   if (!valid.ok()) return valid;
   absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
   if (!s.ok()) return s.status();
   absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
   if (!d.ok()) return d.status();
+  return std::make_pair(*std::move(s), *std::move(d));
+}
+
+}  // namespace
+
+absl::StatusOr<CopyClass> RelayoutPlan::Classify(const Shape& src, const Shape& dst) {
+  absl::StatusOr<std::pair<TiledLayout, TiledLayout>> sides = Sides(src, dst);
+  if (!sides.ok()) return sides.status();
+  const TiledLayout* s = &sides->first;
+  const TiledLayout* d = &sides->second;
   if (s->element_size_in_bits() < 8 || d->element_size_in_bits() < 8) {
     return CopyClass::kSubByte;
   }
@@ -297,12 +311,10 @@ absl::Status RelayoutPlan::Validate(const Shape& src, const Shape& dst) {
 absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
                                                   const Shape& dst,
                                                   RelayoutOptions options) {
-  absl::Status valid = Validate(src, dst);
-  if (!valid.ok()) return valid;
-  absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
-  if (!s.ok()) return s.status();
-  absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
-  if (!d.ok()) return d.status();
+  absl::StatusOr<std::pair<TiledLayout, TiledLayout>> sides = Sides(src, dst);
+  if (!sides.ok()) return sides.status();
+  const TiledLayout* s = &sides->first;
+  const TiledLayout* d = &sides->second;
   if (s->element_size_in_bits() < 8 || d->element_size_in_bits() < 8) {
     return CreateSubByte(src, dst, *s, *d, std::move(options));
   }
