@@ -203,6 +203,70 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   }
 }
 
+// A 16x16 block of bytes: 16 source rows (16 bytes of a each, at stride
+// ssb) become 16 destination rows (16 bytes of b each, at stride dsa), in
+// four rounds of unpacks (bytes, words, dwords, qwords).
+__attribute__((target("avx2"))) inline void Transpose16x16Bytes(const char* src,
+                                                                char* dst, int64_t ssb,
+                                                                int64_t dsa) {
+  __m128i r[16], x[16], y[16];
+  for (int i = 0; i < 16; ++i) {
+    r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * ssb));
+  }
+  // x[8h + k]: rows 2k, 2k+1 interleaved, columns 8h..8h+7.
+  for (int k = 0; k < 8; ++k) {
+    x[k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+    x[8 + k] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+  }
+  // y[8h + 4q + k]: rows 4k..4k+3, columns 8h + 4q .. +3.
+  for (int h = 0; h < 2; ++h) {
+    for (int k = 0; k < 4; ++k) {
+      y[8 * h + k] = _mm_unpacklo_epi16(x[8 * h + 2 * k], x[8 * h + 2 * k + 1]);
+      y[8 * h + 4 + k] = _mm_unpackhi_epi16(x[8 * h + 2 * k], x[8 * h + 2 * k + 1]);
+    }
+  }
+  // x[g + 2p + k] (g = 8h + 4q): rows 8k..8k+7, columns 8h + 4q + 2p, +1.
+  for (int g = 0; g < 16; g += 4) {
+    for (int k = 0; k < 2; ++k) {
+      x[g + k] = _mm_unpacklo_epi32(y[g + 2 * k], y[g + 2 * k + 1]);
+      x[g + 2 + k] = _mm_unpackhi_epi32(y[g + 2 * k], y[g + 2 * k + 1]);
+    }
+  }
+  for (int g = 0; g < 16; g += 4) {
+    for (int p = 0; p < 2; ++p) {
+      const int column = g + 2 * p;  // 8h + 4q + 2p
+      const __m128i lo = x[g + 2 * p], hi = x[g + 2 * p + 1];
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + column * dsa),
+                       _mm_unpacklo_epi64(lo, hi));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (column + 1) * dsa),
+                       _mm_unpackhi_epi64(lo, hi));
+    }
+  }
+}
+
+// Byte transposes in 16x16 blocks, in strips of source rows as the 32-bit
+// kernel does; the edges go element by element.
+__attribute__((target("avx2"))) void Transpose8Avx2Strips(const char* src, char* dst,
+                                                         int64_t na, int64_t nb,
+                                                         int64_t ssb, int64_t dsa) {
+  const int64_t na16 = na & ~int64_t{15}, nb16 = nb & ~int64_t{15};
+  constexpr int64_t kStripRows = 256;
+  for (int64_t b0 = 0; b0 < nb16; b0 += kStripRows) {
+    const int64_t b1 = std::min(nb16, b0 + kStripRows);
+    for (int64_t a = 0; a < na16; a += 16) {
+      for (int64_t b = b0; b < b1; b += 16) {
+        Transpose16x16Bytes(src + a + b * ssb, dst + a * dsa + b, ssb, dsa);
+      }
+    }
+  }
+  if (nb16 < nb) {
+    TransposeScalarT<uint8_t>(src + nb16 * ssb, dst + nb16, na16, nb - nb16, ssb, dsa);
+  }
+  if (na16 < na) {
+    TransposeScalarT<uint8_t>(src + na16, dst + na16 * dsa, na - na16, nb, ssb, dsa);
+  }
+}
+
 __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
                                                    int64_t na, int64_t nb,
                                                    int64_t ssb, int64_t dsa,
@@ -218,6 +282,9 @@ __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
   }
   if (es == 2 && nb == 2 && dsa == 4) {
     return Interleave2x16Avx2(src, dst, na, ssb);
+  }
+  if (es == 1 && na >= 16 && nb >= 16) {
+    return Transpose8Avx2Strips(src, dst, na, nb, ssb, dsa);
   }
   TransposeScalar(src, dst, na, nb, ssb, dsa, es);
 }
