@@ -416,7 +416,9 @@ void RelayoutPlan::Execute(const void* src_ptr, void* dst_ptr) const {
   const Impl& p = *impl_;
   if (p.bytes != nullptr) {
     // Sub-byte: unpack, move bytes, pack (scratch sizes checked in Create).
-    std::vector<uint8_t> in, out;
+    // Scratch kept per thread from one run to the next: fresh pages cost a
+    // fault each, more than the unpacking itself.
+    thread_local std::vector<uint8_t> in, out;
     const void* from = src_ptr;
     void* to = dst_ptr;
     if (p.src_bits != 0) {

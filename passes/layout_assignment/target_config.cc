@@ -26,7 +26,7 @@ constexpr absl::string_view kBuiltins[][2] = {
     {"default", R"pb(
       name: "default"
       description: "row-major layouts, no tiles"
-      cost_model { copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 0.18 } }
+      cost_model { copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 } }
     )pb"},
     {"tpu", R"pb(
       name: "tpu"
@@ -57,7 +57,7 @@ constexpr absl::string_view kBuiltins[][2] = {
       dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
       conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1
-                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 0.18 } }
+                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 } }
     )pb"},
     {"cpu-avx512", R"pb(
       name: "cpu-avx512"
@@ -65,7 +65,7 @@ constexpr absl::string_view kBuiltins[][2] = {
       dot_tilings { element_type: F32 m0: 16 n0: 16 k0: 1 }
       conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1
-                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 0.18 } }
+                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 } }
     )pb"},
     {"arm64", R"pb(
       name: "arm64"
