@@ -389,6 +389,19 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   impl->threads = static_cast<int>(std::max<int64_t>(
       1, std::min<int64_t>(impl->threads, total / kMinBytesPerThread)));
   impl->work.resize(impl->threads);
+  if (impl->threads > 1) {
+    // A lone transpose is shared by its source rows (the loop contiguous in
+    // the destination): each thread reads whole rows and writes its own
+    // column band, instead of every thread striding over every source row.
+    for (Task& t : impl->tasks) {
+      if (t.kind != Kind::kTranspose || t.loops.size() != 2) continue;
+      const Loop b = t.loops[1];
+      const int64_t chunk = b.extent / impl->threads;
+      if (b.extent % impl->threads != 0 || chunk % 16 != 0) continue;
+      t.loops = {Loop{impl->threads, b.src * chunk, b.dst * chunk}, t.loops[0],
+                 Loop{chunk, b.src, b.dst}};
+    }
+  }
   if (!impl->use_gather) {
     int64_t share = total / impl->threads + 1, filled = 0;
     for (int i = 0; i < static_cast<int>(impl->tasks.size()); ++i) {

@@ -135,9 +135,16 @@ TEST(RelayoutTest, CopyClassesNameTheKernelThatMovesMostBytes) {
 }
 
 TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
-  // 1030x2070 f32: over 4 MiB per thread, odd edges for the SIMD blocks.
-  Shape src = Parse("f32[1030,2070]{1,0}");
-  Shape dst = Parse("f32[1030,2070]{0,1}");
+  // Over 4 MiB per thread, odd edges for the SIMD blocks; 1030 source rows
+  // share the outer loop, 1024 and 4096 split the rows between threads
+  // (f32 and byte kernels).
+  for (const auto& [src_text, dst_text] :
+       {std::pair<const char*, const char*>{"f32[1030,2070]{1,0}", "f32[1030,2070]{0,1}"},
+        {"f32[1024,2070]{1,0}", "f32[1024,2070]{0,1}"},
+        {"s8[4096,2072]{1,0}", "s8[4096,2072]{0,1}"}}) {
+  SCOPED_TRACE(src_text);
+  Shape src = Parse(src_text);
+  Shape dst = Parse(dst_text);
   for (Isa isa : Paths()) {
     RelayoutOptions options;
     options.isa = isa;
@@ -147,6 +154,7 @@ TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
     EXPECT_EQ(plan->threads(), 2);
     EXPECT_THAT(plan->Describe(), HasSubstr("transpose"));
     RunAndCheck(src, dst, options);
+  }
   }
 }
 
