@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "xla_layout/layout_util.h"
+#include "xla_layout/relayout.h"
 #include "xla_layout/shape_text.h"
 
 namespace xla_layout::layout_assignment {
@@ -18,8 +19,9 @@ using Batch = std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruct
 
 class CopyInserter {
  public:
-  CopyInserter(HloModule& module, std::vector<LayoutAssignmentStats::Copy>& copies)
-      : copies_(copies) {
+  CopyInserter(HloModule& module, const LayoutCostModel& cost,
+               std::vector<LayoutAssignmentStats::Copy>& copies)
+      : cost_(cost), copies_(copies) {
     for (HloComputation* c : module.computations()) {
       for (HloInstruction* i : c->instructions()) names_.insert(i->name());
     }
@@ -40,11 +42,15 @@ class CopyInserter {
   HloInstruction* MakeCopy(HloComputation* c, HloInstruction* value,
                            const Shape& target, HloInstruction* anchor,
                            const char* reason, Batch& batch);
+  // The first copy the packing core cannot run, if any.
+  const absl::Status& status() const { return status_; }
 
  private:
   std::string NewName(absl::string_view base);
 
+  const LayoutCostModel& cost_;
   std::vector<LayoutAssignmentStats::Copy>& copies_;
+  absl::Status status_;
   // Names in use: views of the instructions' own names, plus the new ones.
   absl::flat_hash_set<absl::string_view> names_;
   std::deque<std::string> new_names_;
@@ -78,6 +84,18 @@ HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
     record.to = PrintLayout(target.layout());
     record.bytes = SaturatingAdd(ByteSize(value->shape()), ByteSize(target));
     record.in_loop = in_loop_.contains(c);
+    // Every copy must run on the packing core (the executor runs it there);
+    // the class of the plan it would run prices it.
+    absl::StatusOr<CopyClass> runs = RelayoutPlan::Classify(value->shape(), target);
+    if (runs.ok()) {
+      record.kernel_class = std::string(CopyClassName(*runs));
+      record.seconds = cost_.CopySeconds(record.bytes, *runs);
+    } else if (status_.ok()) {
+      status_ = absl::InvalidArgumentError(absl::StrCat(
+          "layout assignment needs a copy of ", record.operand, " from ", record.from, " to ",
+          record.to, " (", reason, "), which the packing core cannot run: ",
+          runs.status().message()));
+    }
     copies_.push_back(std::move(record));
     HloInstruction* raw = copy.get();
     batch.push_back({anchor, std::move(copy)});
@@ -146,10 +164,10 @@ void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation
   }
 }
 
-void InsertCopies(HloModule& module, const LayoutConstraints& constraints,
-                  LayoutPropagation& propagation, const LayoutCostModel& cost,
-                  std::vector<LayoutAssignmentStats::Copy>& copies) {
-  CopyInserter inserter(module, copies);
+absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraints,
+                          LayoutPropagation& propagation, const LayoutCostModel& cost,
+                          std::vector<LayoutAssignmentStats::Copy>& copies) {
+  CopyInserter inserter(module, cost, copies);
   const std::vector<Slot>& slots = constraints.slots();
   // One entry per use (an operand of an instruction, or a root) with the
   // leaves whose layouts it needs changed.
@@ -221,6 +239,7 @@ void InsertCopies(HloModule& module, const LayoutConstraints& constraints,
     auto it = batches.find(c);
     if (it != batches.end()) c->InsertInstructions(std::move(it->second));
   }
+  return inserter.status();
 }
 
 }  // namespace xla_layout::layout_assignment

@@ -13,6 +13,8 @@
 
 #include <vector>
 
+#include "absl/status/status.h"
+
 #include "hlo/hlo_module.h"
 #include "passes/layout_assignment/constraints.h"
 #include "passes/layout_assignment/cost_model.h"
@@ -31,10 +33,12 @@ void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation
                                std::vector<LayoutAssignmentStats::ConvolutionRead>& reads);
 
 // Inserts the copies `module` needs after its layouts were set from
-// `propagation`, and records each in `copies`.
-void InsertCopies(HloModule& module, const LayoutConstraints& constraints,
-                  LayoutPropagation& propagation, const LayoutCostModel& cost,
-                  std::vector<LayoutAssignmentStats::Copy>& copies);
+// `propagation`, and records each in `copies` with the packing core's class
+// for it and its estimated time. An error names the first copy the packing
+// core cannot run (the copies are inserted all the same).
+absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraints,
+                          LayoutPropagation& propagation, const LayoutCostModel& cost,
+                          std::vector<LayoutAssignmentStats::Copy>& copies);
 
 }  // namespace xla_layout::layout_assignment
 

@@ -161,13 +161,18 @@ std::optional<double> LayoutCostModel::CopyRate(CopyClass copy_class) const {
   return gbps * 1e9;
 }
 
-double LayoutCostModel::CopyCost(int64_t bytes, CopyClass copy_class) const {
+std::optional<double> LayoutCostModel::CopySeconds(int64_t bytes, CopyClass copy_class) const {
   std::optional<double> rate = CopyRate(copy_class);
-  std::optional<double> contiguous = CopyRate(CopyClass::kContiguous);
+  if (!rate) return std::nullopt;
+  return static_cast<double>(bytes) / *rate;
+}
+
+double LayoutCostModel::CopyCost(int64_t bytes, CopyClass copy_class) const {
+  std::optional<double> seconds = CopySeconds(bytes, copy_class);
   // Without both figures, costs stay in bytes so that they compare with
   // ReadCost in the same unit.
-  if (!rate || !contiguous) return static_cast<double>(bytes);
-  return static_cast<double>(bytes) / *rate;
+  if (!seconds || !CopyRate(CopyClass::kContiguous)) return static_cast<double>(bytes);
+  return *seconds;
 }
 
 double LayoutCostModel::ReadCost(int64_t bytes) const {

@@ -71,6 +71,8 @@ class LayoutCostModel {
   // The rate of a copy of `copy_class`, in bytes per second, from the
   // target's copy_throughput; none when the table has no figure for it.
   std::optional<double> CopyRate(CopyClass copy_class) const;
+  // `bytes` at that rate, in seconds; none without the rate.
+  std::optional<double> CopySeconds(int64_t bytes, CopyClass copy_class) const;
   // The cost of moving `bytes` with a copy of `copy_class`, and of reading
   // `bytes` at the contiguous rate: seconds when the target has the rates,
   // else the bytes themselves (every class at one rate).

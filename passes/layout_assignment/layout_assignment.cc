@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 #include "hlo/hlo_verifier.h"
@@ -12,7 +11,6 @@
 #include "passes/layout_assignment/cost_model.h"
 #include "passes/layout_assignment/propagation.h"
 #include "xla_layout/layout_util.h"
-#include "xla_layout/relayout.h"
 
 namespace xla_layout {
 namespace {
@@ -124,37 +122,10 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   changed |= ApplyLayouts(*constraints, propagation);
   layout_assignment::DecideConvolutionOperands(*constraints, propagation, cost,
                                                stats_.convolution_reads);
-  layout_assignment::InsertCopies(module, *constraints, propagation, cost,
-                                  stats_.copies);
+  absl::Status copied = layout_assignment::InsertCopies(module, *constraints, propagation,
+                                                        cost, stats_.copies);
+  if (!copied.ok()) return copied;
   changed |= !stats_.copies.empty();
-  // Every copy must run on the packing core (the executor runs them there);
-  // its plan's kernel class prices it.
-  absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>, const HloInstruction*>
-      inserted;
-  if (!stats_.copies.empty()) {
-    for (const HloComputation* c : module.computations()) {
-      for (const HloInstruction* i : c->instructions()) {
-        if (i->opcode() == HloOpcode::kCopy) inserted[{c->name(), i->name()}] = i;
-      }
-    }
-  }
-  for (LayoutAssignmentStats::Copy& copy : stats_.copies) {
-    auto found = inserted.find(std::pair<absl::string_view, absl::string_view>(
-        copy.computation, copy.name));
-    if (found == inserted.end()) continue;
-    const HloInstruction* i = found->second;
-    absl::StatusOr<CopyClass> runs = RelayoutPlan::Classify(i->operand(0)->shape(), i->shape());
-    if (!runs.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "layout assignment needs a copy of ", copy.operand, " from ", copy.from, " to ",
-          copy.to, " (", copy.reason, "), which the packing core cannot run: ",
-          runs.status().message()));
-    }
-    copy.kernel_class = std::string(CopyClassName(*runs));
-    if (std::optional<double> rate = cost.CopyRate(*runs)) {
-      copy.seconds = static_cast<double>(copy.bytes) / *rate;
-    }
-  }
   absl::StatusOr<bool> entry_changed = WriteEntryLayout(module);
   if (!entry_changed.ok()) return entry_changed.status();
   changed |= *entry_changed;
