@@ -17,6 +17,7 @@
 #include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "hlo/hlo_parser.h"
+#include "hlo/hlo_verifier.h"
 #include "passes/layout_assignment/layout_assignment.h"
 #include "xla_layout/file_io.h"
 
@@ -69,7 +70,7 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
   };
   std::map<std::string, std::map<int64_t, Row>> rows;
   for (const bench::Run& run : runs) {
-    if (run.counters.find("parse_s") == run.counters.end()) continue;
+    if (run.counters.find("walk_s") == run.counters.end()) continue;
     Row row;
     row.pass = run.GetAdjustedRealTime() / 1e3;  // unit is ms
     row.parse = run.counters.at("parse_s").value;
@@ -92,6 +93,64 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
       prev_s = row.pass;
     }
   }
+  // The chain pipeline: phases per size, and the scaling the issue bounds.
+  double prev_n = 0, prev_s = 0;
+  for (const bench::Run& run : runs) {
+    if (run.benchmark_name().rfind("chain_pipeline", 0) != 0) continue;
+    const auto& c = run.counters;
+    double n = c.at("instructions").value, s = run.GetAdjustedRealTime() / 1e3;
+    if (prev_n == 0) out << "\nchain pipeline (tpu): seconds per module\n";
+    out << absl::StrFormat(
+        "  %8.0f instructions: %.3f s = parse %.3f + verify %.3f + pass %.3f + "
+        "print %.3f + free %.3f",
+        n, s, c.at("parse_s").value, c.at("verify_s").value, c.at("pass_s").value,
+        c.at("print_s").value, c.at("free_s").value);
+    if (prev_n > 0) out << "; " << bench::ScalingNote(prev_n, prev_s, n, s);
+    out << "\n";
+    prev_n = n;
+    prev_s = s;
+  }
+}
+
+// The issue's pipeline module (ChainModule: dot, transpose, transpose back,
+// add on f32[64,256], no layouts written) through what `hlo-layout FILE
+// --passes=layout-assignment --target=tpu` does: parse, verify, the pass,
+// print, and freeing the module. The row's time is the whole; the counters
+// split it by phase (seconds per module).
+void BM_ChainPipeline(benchmark::State& state) {
+  const std::string text = ChainModule(state.range(0));
+  double parse_s = 0, verify_s = 0, pass_s = 0, print_s = 0, free_s = 0;
+  int64_t instructions = 0, bytes_out = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::unique_ptr<HloModule> m = *ParseHloModule(text);
+    parse_s += Seconds(t0);
+    t0 = std::chrono::steady_clock::now();
+    if (!VerifyModule(*m).ok()) state.SkipWithError("verify failed");
+    verify_s += Seconds(t0);
+    instructions = m->instruction_count();
+    t0 = std::chrono::steady_clock::now();
+    LayoutAssignment pass(*TargetConfig::Builtin("tpu"));
+    absl::StatusOr<bool> ran = pass.Run(*m);
+    if (!ran.ok()) state.SkipWithError(std::string(ran.status().message()).c_str());
+    pass_s += Seconds(t0);
+    t0 = std::chrono::steady_clock::now();
+    std::string out = m->ToString();
+    bytes_out = static_cast<int64_t>(out.size());
+    benchmark::DoNotOptimize(out);
+    print_s += Seconds(t0);
+    t0 = std::chrono::steady_clock::now();
+    m.reset();
+    free_s += Seconds(t0);
+  }
+  double iterations = static_cast<double>(state.iterations());
+  state.counters["instructions"] = static_cast<double>(instructions);
+  state.counters["parse_s"] = parse_s / iterations;
+  state.counters["verify_s"] = verify_s / iterations;
+  state.counters["pass_s"] = pass_s / iterations;
+  state.counters["print_s"] = print_s / iterations;
+  state.counters["free_s"] = free_s / iterations;
+  state.counters["bytes_out"] = static_cast<double>(bytes_out);
 }
 
 // The MobileNet v2 training step of the corpus (../shared/hlo-corpus beside
@@ -145,6 +204,12 @@ void RegisterAll() {
         ->UseRealTime()
         ->Iterations(3);
   }
+  benchmark::RegisterBenchmark("chain_pipeline_tpu", BM_ChainPipeline)
+      ->Arg(100000)
+      ->Arg(1000000)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->Iterations(3);
   for (const char* target : {"tpu", "cpu-avx2"}) {
     std::string name = absl::StrFormat("layout_assignment_%s", target);
     benchmark::RegisterBenchmark(name.c_str(), [target](benchmark::State& s) {
