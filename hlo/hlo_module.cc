@@ -84,8 +84,13 @@ HloComputation* HloInstruction::called_computation(
 
 namespace {
 
-std::string IntList(const std::vector<int64_t>& v) {
-  return absl::StrCat("{", absl::StrJoin(v, ","), "}");
+void AppendIntList(std::string& out, const std::vector<int64_t>& v) {
+  out += '{';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendInt(&out, v[i]);
+  }
+  out += '}';
 }
 
 // Called-computation attributes whose value is a list.
@@ -103,11 +108,16 @@ std::string HloInstruction::ToString(const PrintOptions& options) const {
 
 void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) const {
   std::string& out = *out_ptr;
-  absl::StrAppend(&out, "%", name_, " = ");
+  out += '%';
+  out += name_;
+  out += " = ";
   shape_.Print(&out, options);
-  absl::StrAppend(&out, " ", HloOpcodeString(opcode_), "(");
+  out += ' ';
+  absl::string_view opcode = HloOpcodeString(opcode_);
+  out.append(opcode.data(), opcode.size());
+  out += '(';
   if (opcode_ == HloOpcode::kParameter) {
-    absl::StrAppend(&out, parameter_number_);
+    AppendInt(&out, parameter_number_);
   } else if (opcode_ == HloOpcode::kConstant) {
     out += literal_;
   } else {
@@ -116,27 +126,29 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
       // As XLA prints operands: every fifth one with its index.
       if (i > 0 && i % 5 == 0) absl::StrAppend(&out, "/*index=", i, "*/");
       operands_[i]->shape().Print(&out, options);
-      absl::StrAppend(&out, " %", operands_[i]->name());
+      out += " %";
+      out += operands_[i]->name();
     }
   }
   out += ")";
-  absl::flat_hash_set<std::string> printed_called;
   for (const HloAttribute& attr : raw_) {
-    absl::StrAppend(&out, ", ", attr.name, "=");
+    out += ", ";
+    out += attr.name;
+    out += '=';
     const Attributes& a = attributes_;
     const std::string& n = attr.name;
     if (n == "dimensions" && a.dimensions) {
-      out += IntList(*a.dimensions);
+      AppendIntList(out, *a.dimensions);
     } else if (n == "index" && a.index) {
-      absl::StrAppend(&out, *a.index);
+      AppendInt(&out, *a.index);
     } else if (n == "lhs_contracting_dims" && a.lhs_contracting_dims) {
-      out += IntList(*a.lhs_contracting_dims);
+      AppendIntList(out, *a.lhs_contracting_dims);
     } else if (n == "rhs_contracting_dims" && a.rhs_contracting_dims) {
-      out += IntList(*a.rhs_contracting_dims);
+      AppendIntList(out, *a.rhs_contracting_dims);
     } else if (n == "lhs_batch_dims" && a.lhs_batch_dims) {
-      out += IntList(*a.lhs_batch_dims);
+      AppendIntList(out, *a.lhs_batch_dims);
     } else if (n == "rhs_batch_dims" && a.rhs_batch_dims) {
-      out += IntList(*a.rhs_batch_dims);
+      AppendIntList(out, *a.rhs_batch_dims);
     } else if (n == "iota_dimension" && a.iota_dimension) {
       absl::StrAppend(&out, *a.iota_dimension);
     } else if (n == "slice" && a.slice) {

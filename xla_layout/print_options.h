@@ -4,7 +4,20 @@
 #ifndef XLA_LAYOUT_PRINT_OPTIONS_H_
 #define XLA_LAYOUT_PRINT_OPTIONS_H_
 
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/numbers.h"
+
 namespace xla_layout {
+
+// Appends the decimal digits of `value`: the printers' one way to write an
+// integer, without the temporary strings StrCat and StrJoin build.
+inline void AppendInt(std::string* out, int64_t value) {
+  char buffer[absl::numbers_internal::kFastToBufferSize];
+  char* end = absl::numbers_internal::FastIntToBuffer(value, buffer);
+  out->append(buffer, end - buffer);
+}
 
 enum class ShapeSyntax {
   kXla,    // lower-case types, {} layouts: what XLA prints (the default).
