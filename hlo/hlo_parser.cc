@@ -83,6 +83,12 @@ bool Parser::ConsumeKeyword(absl::string_view word) {
 }
 
 absl::StatusOr<std::string> Parser::ParseName(absl::string_view what) {
+  absl::StatusOr<absl::string_view> name = ParseNameView(what);
+  if (!name.ok()) return name.status();
+  return std::string(*name);
+}
+
+absl::StatusOr<absl::string_view> Parser::ParseNameView(absl::string_view what) {
   SkipSpace();
   size_t start = pos_;
   if (pos_ < text_.size() && text_[pos_] == '%') ++pos_;
@@ -91,7 +97,7 @@ absl::StatusOr<std::string> Parser::ParseName(absl::string_view what) {
   if (pos_ == name_start) {
     return ErrorAt(start, absl::StrCat("expected ", what));
   }
-  return std::string(text_.substr(name_start, pos_ - name_start));
+  return text_.substr(name_start, pos_ - name_start);
 }
 
 absl::StatusOr<Shape> SetDefaultLayoutsAndCheckSizes(Shape shape) {
@@ -309,7 +315,7 @@ absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction&
       shape = *std::move(ws);
       at = (SkipSpace(), pos_);
     }
-    absl::StatusOr<std::string> op = ParseName("an operand name");
+    absl::StatusOr<absl::string_view> op = ParseNameView("an operand name");
     if (!op.ok()) return op.status();
     // `opcode(...)` in place of a name: an instruction written inline, as
     // XLA allows (without attributes).
@@ -363,15 +369,18 @@ absl::Status Parser::ParseInstruction(
   size_t start = (SkipSpace(), pos_);
   bool is_root = ConsumeKeyword("ROOT");
   size_t name_at = (SkipSpace(), pos_);
-  absl::StatusOr<std::string> name = ParseName("an instruction name");
+  absl::StatusOr<absl::string_view> name = ParseNameView("an instruction name");
   if (!name.ok()) return name.status();
-  if (!names_.insert(*name).second) {
+  auto [slot, inserted] = names_.try_emplace(*name, nullptr);
+  if (!inserted) {
     return ErrorAt(name_at, absl::StrCat("instruction '", *name,
                                          "' is defined twice in '",
                                          computation.name(), "'"));
   }
-  absl::Status s = Expect("=", absl::StrCat("after instruction name '", *name, "'"));
-  if (!s.ok()) return s;
+  absl::Status s;
+  // Error messages are built only on the error path: this runs once per
+  // instruction of modules of millions.
+  if (!Consume("=")) return Expect("=", absl::StrCat("after instruction name '", *name, "'"));
   // Newer XLA text may leave out the result shape (`abs(b)`): an opcode
   // directly followed by '(' means the shape is to be inferred.
   size_t shape_at = (SkipSpace(), pos_);
@@ -412,15 +421,16 @@ absl::Status Parser::ParseInstruction(
   if (!opcode.ok()) return ErrorAt(op_at, opcode.status().message());
   const bool written = !inferred && AllLayoutsWritten(*shape);
   if (!inferred) SetDefaultLayouts(*shape);
-  auto instr = std::make_unique<HloInstruction>(*name, *opcode, *shape);
+  auto instr =
+      std::make_unique<HloInstruction>(std::string(*name), *opcode, *std::move(shape));
   instr->set_layout_written(written);
   instr->set_location(source_.LocationOf(name_at));
-  s = Expect("(", absl::StrCat("after opcode '", op_text, "'"));
-  if (!s.ok()) return s;
+  if (!Consume("(")) return Expect("(", absl::StrCat("after opcode '", op_text, "'"));
   std::vector<PendingOperand> operands;
   s = ParseArguments(computation, *instr, operands, pending);
   if (!s.ok()) return s;
   HloInstruction* raw = computation.AddInstruction(std::move(instr));
+  slot->second = raw;
   if (inferred) inferred_.push_back({raw, shape_at});
   if (wrapped) async_.push_back({raw, *wrapped, op_at});
   while (true) {
@@ -445,8 +455,7 @@ absl::Status Parser::ParseInstruction(
         return ErrorAt(at, absl::StrCat("attribute '", *attr, "' is given twice"));
       }
     }
-    s = Expect("=", absl::StrCat("after attribute '", *attr, "'"));
-    if (!s.ok()) return s;
+    if (!Consume("=")) return Expect("=", absl::StrCat("after attribute '", *attr, "'"));
     HloAttribute a{*attr, ""};
     if (*attr == "operand_layout_constraints") {
       // Shapes are read with the parser's own cursor, so that an error in
@@ -580,12 +589,11 @@ absl::Status Parser::ParseComputation(HloModule& module) {
     std::string base = absl::StrCat(HloOpcodeString(i->opcode()), ".anon");
     std::string name = base;
     for (int64_t n = 1; names_.contains(name); ++n) name = absl::StrCat(base, ".", n);
-    names_.insert(name);
     i->set_name(std::move(name));
+    names_.emplace(i->name(), i);
   }
   nested_.clear();
-  absl::flat_hash_map<std::string, HloInstruction*> by_name;
-  for (HloInstruction* i : instrs) by_name[i->name()] = i;
+  const absl::flat_hash_map<absl::string_view, HloInstruction*>& by_name = names_;
   for (size_t k = 0; k < instrs.size(); ++k) {
     for (const PendingOperand& op : pending[k]) {
       if (op.nested != nullptr) {

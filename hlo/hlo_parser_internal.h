@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -36,7 +37,7 @@ class Parser {
   // Operands are resolved after their computation is read. Written shapes
   // are rare and large, so they live in written_shapes_ (index or -1).
   struct PendingOperand {
-    std::string name;
+    absl::string_view name;  // in the text
     int written_shape;
     size_t offset;
     HloInstruction* nested = nullptr;  // an operand written inline
@@ -55,6 +56,8 @@ class Parser {
   char Peek() { return SkipSpace(), pos_ < text_.size() ? text_[pos_] : '\0'; }
   absl::Status Expect(absl::string_view s, absl::string_view context);
   absl::StatusOr<std::string> ParseName(absl::string_view what);
+  // The same, as a view into the text (no string per name).
+  absl::StatusOr<absl::string_view> ParseNameView(absl::string_view what);
   // Consumes `word` when it stands alone (not the start of a longer name).
   bool ConsumeKeyword(absl::string_view word);
   absl::StatusOr<Shape> ParseShapeHere();
@@ -135,7 +138,9 @@ class Parser {
   // Infers the shapes left out, checks what waited for them, and the
   // written signatures: once every callee is known.
   absl::Status FinishShapes();
-  absl::flat_hash_set<std::string> names_;  // of the current computation
+  // The instructions of the current computation by name; keys view the
+  // text or the instructions' own names (null while one is being read).
+  absl::flat_hash_map<absl::string_view, HloInstruction*> names_;
   std::vector<Shape> written_shapes_;
 };
 

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <limits>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -145,8 +146,8 @@ absl::StatusOr<Shape> ShapeParser::ParseArrayShape() {
 
   absl::Status s = Expect('[', "after the element type");
   if (!s.ok()) return s;
-  std::vector<int64_t> dims;
-  std::vector<bool> dynamic;
+  absl::InlinedVector<int64_t, 6> dims;
+  absl::InlinedVector<bool, 6> dynamic;
   if (!Consume(']')) {
     while (true) {
       SkipSpace();
@@ -169,7 +170,7 @@ absl::StatusOr<Shape> ShapeParser::ParseArrayShape() {
   }
   Shape shape(*type, dims);
   for (size_t i = 0; i < dynamic.size(); ++i) {
-    shape.set_dynamic_dimension(static_cast<int>(i), dynamic[i]);
+    if (dynamic[i]) shape.set_dynamic_dimension(static_cast<int>(i), true);
   }
   if (!shape.IsArray() && !dims.empty()) {
     return Error(start, absl::StrCat(name, " shapes have no dimensions"));
