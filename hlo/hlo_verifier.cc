@@ -288,22 +288,38 @@ absl::Status VerifyCallees(const Context& ctx, const HloComputation& c,
 }
 
 // Operands form a DAG within a computation: no instruction reads itself,
-// directly or through others. Iterative, so deep chains cannot overflow.
-absl::Status VerifyAcyclic(const Context& ctx, const HloComputation& c) {
-  absl::flat_hash_map<const HloInstruction*, int8_t> state;  // 1 open, 2 done
-  for (HloInstruction* start : c.instructions()) {
-    if (state[start] == 2) continue;
+// directly or through others. `index` numbers the computation's
+// instructions in order. Iterative, so deep chains cannot overflow.
+absl::Status VerifyAcyclic(
+    const Context& ctx, const HloComputation& c,
+    const absl::flat_hash_map<const HloInstruction*, int>& index) {
+  const std::vector<HloInstruction*> instrs = c.instructions();
+  // Text order is nearly always an order of definitions before uses, which
+  // proves the DAG without a search.
+  bool ordered = true;
+  for (size_t k = 0; k < instrs.size() && ordered; ++k) {
+    for (HloInstruction* op : instrs[k]->operands()) {
+      if (index.at(op) >= static_cast<int>(k)) {
+        ordered = false;
+        break;
+      }
+    }
+  }
+  if (ordered) return absl::OkStatus();
+  std::vector<int8_t> state(instrs.size(), 0);  // 1 open, 2 done
+  for (HloInstruction* start : instrs) {
+    if (state[index.at(start)] == 2) continue;
     std::vector<std::pair<HloInstruction*, int>> stack = {{start, 0}};
-    state[start] = 1;
+    state[index.at(start)] = 1;
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
       if (next == node->operand_count()) {
-        state[node] = 2;
+        state[index.at(node)] = 2;
         stack.pop_back();
         continue;
       }
       HloInstruction* op = node->operand(next++);
-      int8_t& st = state[op];
+      int8_t& st = state[index.at(op)];
       if (st == 2) continue;
       if (st == 1) {
         std::vector<std::string> path;
@@ -331,7 +347,8 @@ absl::Status VerifyModule(const HloModule& module,
     return absl::InvalidArgumentError("verifier: the module has no entry computation");
   }
   const Context ctx{module, options};
-  absl::flat_hash_set<std::string> computation_names, instruction_names;
+  // Views of names the module owns, which do not change while it is read.
+  absl::flat_hash_set<absl::string_view> computation_names, instruction_names;
   absl::flat_hash_set<const HloComputation*> owned;
   for (HloComputation* c : module.computations()) owned.insert(c);
   for (HloComputation* c : module.computations()) {
@@ -341,8 +358,12 @@ absl::Status VerifyModule(const HloModule& module,
     if (c->root() == nullptr || c->root()->parent() != c) {
       return Fail(ctx, *c, nullptr, "has no root instruction of its own");
     }
-    absl::flat_hash_set<const HloInstruction*> mine;
-    for (HloInstruction* i : c->instructions()) mine.insert(i);
+    // The computation's own instructions, numbered in order.
+    absl::flat_hash_map<const HloInstruction*, int> mine;
+    mine.reserve(c->instruction_count());
+    for (HloInstruction* i : c->instructions()) {
+      mine.emplace(i, static_cast<int>(mine.size()));
+    }
     std::vector<int> parameter_seen;
     for (HloInstruction* i : c->instructions()) {
       if (!instruction_names.insert(i->name()).second) {
@@ -384,7 +405,7 @@ absl::Status VerifyModule(const HloModule& module,
         return Fail(ctx, *c, nullptr, absl::StrCat("parameter ", n, " is missing"));
       }
     }
-    absl::Status acyclic = VerifyAcyclic(ctx, *c);
+    absl::Status acyclic = VerifyAcyclic(ctx, *c, mine);
     if (!acyclic.ok()) return acyclic;
   }
   // Calls form a DAG (XLA's rule): a computation never calls itself,
