@@ -58,7 +58,7 @@ void Tile::Print(std::string* out) const {
     if (d == kCombineDimension) {
       *out += '*';
     } else {
-      absl::StrAppend(out, d);
+      AppendInt(out, d);
     }
   }
   *out += ')';
@@ -70,6 +70,41 @@ std::string Tile::ToString() const {
   return out;
 }
 
+struct Layout::Rare {
+  std::vector<DimLevelType> dim_level_types;
+  std::vector<bool> dim_unique;
+  std::vector<bool> dim_ordered;
+  int64_t tail_padding_alignment_in_elements = 1;
+  PrimitiveType index_primitive_type = PRIMITIVE_TYPE_INVALID;
+  PrimitiveType pointer_primitive_type = PRIMITIVE_TYPE_INVALID;
+  std::unique_ptr<Shape> physical_shape;
+  int64_t dynamic_shape_metadata_prefix_bytes = 0;
+  std::vector<SplitConfig> split_configs;
+
+  Rare() = default;
+  Rare(const Rare& o)
+      : dim_level_types(o.dim_level_types),
+        dim_unique(o.dim_unique),
+        dim_ordered(o.dim_ordered),
+        tail_padding_alignment_in_elements(o.tail_padding_alignment_in_elements),
+        index_primitive_type(o.index_primitive_type),
+        pointer_primitive_type(o.pointer_primitive_type),
+        physical_shape(o.physical_shape ? std::make_unique<Shape>(*o.physical_shape)
+                                        : nullptr),
+        dynamic_shape_metadata_prefix_bytes(o.dynamic_shape_metadata_prefix_bytes),
+        split_configs(o.split_configs) {}
+};
+
+const Layout::Rare& Layout::rare() const {
+  static const Rare* const kDefaults = new Rare();
+  return rare_ != nullptr ? *rare_ : *kDefaults;
+}
+
+Layout::Rare& Layout::mutable_rare() {
+  if (rare_ == nullptr) rare_ = std::make_unique<Rare>();
+  return *rare_;
+}
+
 Layout::Layout() = default;
 Layout::Layout(absl::Span<const int64_t> minor_to_major)
     : minor_to_major_(minor_to_major.begin(), minor_to_major.end()) {}
@@ -79,59 +114,94 @@ Layout::~Layout() = default;
 
 Layout::Layout(const Layout& other)
     : minor_to_major_(other.minor_to_major_),
-      dim_level_types_(other.dim_level_types_),
-      dim_unique_(other.dim_unique_),
-      dim_ordered_(other.dim_ordered_),
       tiles_(other.tiles_),
-      tail_padding_alignment_in_elements_(
-          other.tail_padding_alignment_in_elements_),
       element_size_in_bits_(other.element_size_in_bits_),
       memory_space_(other.memory_space_),
-      index_primitive_type_(other.index_primitive_type_),
-      pointer_primitive_type_(other.pointer_primitive_type_),
-      physical_shape_(other.physical_shape_
-                          ? std::make_unique<Shape>(*other.physical_shape_)
-                          : nullptr),
-      dynamic_shape_metadata_prefix_bytes_(
-          other.dynamic_shape_metadata_prefix_bytes_),
-      split_configs_(other.split_configs_) {}
+      rare_(other.rare_ ? std::make_unique<Rare>(*other.rare_) : nullptr) {}
 
 Layout& Layout::operator=(const Layout& other) {
   if (this != &other) {
-    Layout copy(other);
-    *this = std::move(copy);
+    minor_to_major_ = other.minor_to_major_;
+    tiles_ = other.tiles_;
+    element_size_in_bits_ = other.element_size_in_bits_;
+    memory_space_ = other.memory_space_;
+    rare_ = other.rare_ ? std::make_unique<Rare>(*other.rare_) : nullptr;
   }
+  return *this;
+}
+
+int64_t Layout::tail_padding_alignment_in_elements() const {
+  return rare().tail_padding_alignment_in_elements;
+}
+Layout& Layout::set_tail_padding_alignment_in_elements(int64_t n) {
+  if (n != 1 || rare_ != nullptr) mutable_rare().tail_padding_alignment_in_elements = n;
+  return *this;
+}
+int64_t Layout::dynamic_shape_metadata_prefix_bytes() const {
+  return rare().dynamic_shape_metadata_prefix_bytes;
+}
+Layout& Layout::set_dynamic_shape_metadata_prefix_bytes(int64_t n) {
+  if (n != 0 || rare_ != nullptr) mutable_rare().dynamic_shape_metadata_prefix_bytes = n;
+  return *this;
+}
+const std::vector<DimLevelType>& Layout::dim_level_types() const {
+  return rare().dim_level_types;
+}
+const std::vector<bool>& Layout::dim_unique() const { return rare().dim_unique; }
+const std::vector<bool>& Layout::dim_ordered() const { return rare().dim_ordered; }
+PrimitiveType Layout::index_primitive_type() const { return rare().index_primitive_type; }
+Layout& Layout::set_index_primitive_type(PrimitiveType t) {
+  if (t != PRIMITIVE_TYPE_INVALID || rare_ != nullptr) mutable_rare().index_primitive_type = t;
+  return *this;
+}
+PrimitiveType Layout::pointer_primitive_type() const {
+  return rare().pointer_primitive_type;
+}
+Layout& Layout::set_pointer_primitive_type(PrimitiveType t) {
+  if (t != PRIMITIVE_TYPE_INVALID || rare_ != nullptr) {
+    mutable_rare().pointer_primitive_type = t;
+  }
+  return *this;
+}
+bool Layout::has_physical_shape() const { return rare().physical_shape != nullptr; }
+const Shape& Layout::physical_shape() const { return *rare().physical_shape; }
+const std::vector<SplitConfig>& Layout::split_configs() const {
+  return rare().split_configs;
+}
+Layout& Layout::add_split_config(SplitConfig config) {
+  mutable_rare().split_configs.push_back(std::move(config));
   return *this;
 }
 
 Layout& Layout::add_dim_level_type(DimLevelType type, bool unique,
                                    bool ordered) {
-  dim_level_types_.push_back(type);
-  dim_unique_.push_back(unique);
-  dim_ordered_.push_back(ordered);
+  Rare& r = mutable_rare();
+  r.dim_level_types.push_back(type);
+  r.dim_unique.push_back(unique);
+  r.dim_ordered.push_back(ordered);
   return *this;
 }
 
 Layout& Layout::set_physical_shape(const Shape& shape) {
-  physical_shape_ = std::make_unique<Shape>(shape);
+  mutable_rare().physical_shape = std::make_unique<Shape>(shape);
   return *this;
 }
 
 bool Layout::IsSparse() const {
-  for (DimLevelType t : dim_level_types_) {
+  for (DimLevelType t : dim_level_types()) {
     if (t != DIM_DENSE) return true;
   }
   return false;
 }
 
 bool Layout::HasAttributes() const {
-  return !dim_level_types_.empty() || !tiles_.empty() ||
-         tail_padding_alignment_in_elements_ != 1 ||
-         index_primitive_type_ != PRIMITIVE_TYPE_INVALID ||
-         pointer_primitive_type_ != PRIMITIVE_TYPE_INVALID ||
-         element_size_in_bits_ != 0 || memory_space_ != 0 ||
-         !split_configs_.empty() || physical_shape_ != nullptr ||
-         dynamic_shape_metadata_prefix_bytes_ != 0;
+  if (!tiles_.empty() || element_size_in_bits_ != 0 || memory_space_ != 0) return true;
+  if (rare_ == nullptr) return false;
+  const Rare& r = *rare_;
+  return !r.dim_level_types.empty() || r.tail_padding_alignment_in_elements != 1 ||
+         r.index_primitive_type != PRIMITIVE_TYPE_INVALID ||
+         r.pointer_primitive_type != PRIMITIVE_TYPE_INVALID || !r.split_configs.empty() ||
+         r.physical_shape != nullptr || r.dynamic_shape_metadata_prefix_bytes != 0;
 }
 
 bool Layout::Equal::operator()(const Layout& a, const Layout& b) const {
@@ -145,15 +215,16 @@ bool Layout::Equal::operator()(const Layout& a, const Layout& b) const {
   if (!ignore_memory_space_ && a.memory_space_ != b.memory_space_) {
     return false;
   }
-  if (a.dim_level_types_ != b.dim_level_types_ ||
-      a.dim_unique_ != b.dim_unique_ || a.dim_ordered_ != b.dim_ordered_ ||
-      a.tail_padding_alignment_in_elements_ !=
-          b.tail_padding_alignment_in_elements_ ||
-      a.index_primitive_type_ != b.index_primitive_type_ ||
-      a.pointer_primitive_type_ != b.pointer_primitive_type_ ||
-      a.dynamic_shape_metadata_prefix_bytes_ !=
-          b.dynamic_shape_metadata_prefix_bytes_ ||
-      a.split_configs_ != b.split_configs_) {
+  if (a.rare_ == nullptr && b.rare_ == nullptr) return true;
+  const Rare& ra = a.rare();
+  const Rare& rb = b.rare();
+  if (ra.dim_level_types != rb.dim_level_types ||
+      ra.dim_unique != rb.dim_unique || ra.dim_ordered != rb.dim_ordered ||
+      ra.tail_padding_alignment_in_elements != rb.tail_padding_alignment_in_elements ||
+      ra.index_primitive_type != rb.index_primitive_type ||
+      ra.pointer_primitive_type != rb.pointer_primitive_type ||
+      ra.dynamic_shape_metadata_prefix_bytes != rb.dynamic_shape_metadata_prefix_bytes ||
+      ra.split_configs != rb.split_configs) {
     return false;
   }
   if (a.has_physical_shape() != b.has_physical_shape()) return false;
@@ -163,30 +234,30 @@ bool Layout::Equal::operator()(const Layout& a, const Layout& b) const {
 LayoutProto Layout::ToProto() const {
   LayoutProto proto;
   for (int64_t d : minor_to_major_) proto.add_minor_to_major(d);
-  for (DimLevelType t : dim_level_types_) proto.add_dim_level_types(t);
+  for (DimLevelType t : dim_level_types()) proto.add_dim_level_types(t);
   // XLA writes the unique/ordered lists only when some entry is false.
   bool all_unique = true, all_ordered = true;
-  for (bool u : dim_unique_) all_unique &= u;
-  for (bool o : dim_ordered_) all_ordered &= o;
+  for (bool u : dim_unique()) all_unique &= u;
+  for (bool o : dim_ordered()) all_ordered &= o;
   if (!all_unique) {
-    for (bool u : dim_unique_) proto.add_dim_unique(u);
+    for (bool u : dim_unique()) proto.add_dim_unique(u);
   }
   if (!all_ordered) {
-    for (bool o : dim_ordered_) proto.add_dim_ordered(o);
+    for (bool o : dim_ordered()) proto.add_dim_ordered(o);
   }
   for (const Tile& tile : tiles_) *proto.add_tiles() = tile.ToProto();
-  if (tail_padding_alignment_in_elements_ != 1) {
+  if (tail_padding_alignment_in_elements() != 1) {
     proto.set_tail_padding_alignment_in_elements(
-        tail_padding_alignment_in_elements_);
+        tail_padding_alignment_in_elements());
   }
   proto.set_element_size_in_bits(element_size_in_bits_);
   proto.set_memory_space(memory_space_);
-  proto.set_index_primitive_type(index_primitive_type_);
-  proto.set_pointer_primitive_type(pointer_primitive_type_);
-  if (physical_shape_) *proto.mutable_physical_shape() = physical_shape_->ToProto();
+  proto.set_index_primitive_type(index_primitive_type());
+  proto.set_pointer_primitive_type(pointer_primitive_type());
+  if (has_physical_shape()) *proto.mutable_physical_shape() = physical_shape().ToProto();
   proto.set_dynamic_shape_metadata_prefix_bytes(
-      dynamic_shape_metadata_prefix_bytes_);
-  for (const SplitConfig& sc : split_configs_) {
+      dynamic_shape_metadata_prefix_bytes());
+  for (const SplitConfig& sc : split_configs()) {
     SplitConfigProto* p = proto.add_split_configs();
     p->set_dimension(sc.dimension);
     for (int64_t i : sc.split_indices) p->add_split_indices(i);
@@ -220,23 +291,23 @@ absl::StatusOr<Layout> Layout::FromProto(const LayoutProto& proto) {
     if (!tile.ok()) return tile.status();
     layout.tiles_.push_back(*std::move(tile));
   }
-  layout.tail_padding_alignment_in_elements_ =
+  layout.set_tail_padding_alignment_in_elements(
       proto.tail_padding_alignment_in_elements() == 0
           ? 1
-          : proto.tail_padding_alignment_in_elements();
+          : proto.tail_padding_alignment_in_elements());
   layout.element_size_in_bits_ = proto.element_size_in_bits();
   layout.memory_space_ = proto.memory_space();
-  layout.index_primitive_type_ = proto.index_primitive_type();
-  layout.pointer_primitive_type_ = proto.pointer_primitive_type();
+  layout.set_index_primitive_type(proto.index_primitive_type());
+  layout.set_pointer_primitive_type(proto.pointer_primitive_type());
   if (proto.has_physical_shape()) {
     absl::StatusOr<Shape> physical = Shape::FromProto(proto.physical_shape());
     if (!physical.ok()) return physical.status();
-    layout.physical_shape_ = std::make_unique<Shape>(*std::move(physical));
+    layout.set_physical_shape(*physical);
   }
-  layout.dynamic_shape_metadata_prefix_bytes_ =
-      proto.dynamic_shape_metadata_prefix_bytes();
+  layout.set_dynamic_shape_metadata_prefix_bytes(
+      proto.dynamic_shape_metadata_prefix_bytes());
   for (const SplitConfigProto& p : proto.split_configs()) {
-    layout.split_configs_.push_back(SplitConfig{
+    layout.add_split_config(SplitConfig{
         p.dimension(), {p.split_indices().begin(), p.split_indices().end()}});
   }
   absl::Status status = layout.ValidateStandalone();
@@ -272,31 +343,31 @@ absl::Status Layout::ValidateStandalone() const {
     return absl::InvalidArgumentError(absl::StrCat(
         "S(", memory_space_, "): memory space must not be negative"));
   }
-  if (tail_padding_alignment_in_elements_ <= 0) {
+  if (tail_padding_alignment_in_elements() <= 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("L(", tail_padding_alignment_in_elements_,
+        absl::StrCat("L(", tail_padding_alignment_in_elements(),
                      "): tail padding alignment must be positive"));
   }
-  if (dynamic_shape_metadata_prefix_bytes_ < 0) {
+  if (dynamic_shape_metadata_prefix_bytes() < 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("M(", dynamic_shape_metadata_prefix_bytes_,
+        absl::StrCat("M(", dynamic_shape_metadata_prefix_bytes(),
                      "): metadata prefix bytes must not be negative"));
   }
   if (!IsSparse()) {
-    if (index_primitive_type_ != PRIMITIVE_TYPE_INVALID) {
+    if (index_primitive_type() != PRIMITIVE_TYPE_INVALID) {
       return absl::InvalidArgumentError(
           "#(...) index primitive type is only allowed on a sparse layout");
     }
-    if (pointer_primitive_type_ != PRIMITIVE_TYPE_INVALID) {
+    if (pointer_primitive_type() != PRIMITIVE_TYPE_INVALID) {
       return absl::InvalidArgumentError(
           "*(...) pointer primitive type is only allowed on a sparse layout");
     }
-    if (physical_shape_ != nullptr) {
+    if (has_physical_shape()) {
       return absl::InvalidArgumentError(
           "P(...) physical shape is only allowed on a sparse layout");
     }
-    for (size_t i = 0; i < dim_level_types_.size(); ++i) {
-      if (!dim_unique_[i] || !dim_ordered_[i]) {
+    for (size_t i = 0; i < dim_level_types().size(); ++i) {
+      if (!dim_unique()[i] || !dim_ordered()[i]) {
         return absl::InvalidArgumentError(
             "a dense dimension must be unique and ordered ('+'/'~' need a "
             "sparse level type)");
@@ -306,7 +377,7 @@ absl::Status Layout::ValidateStandalone() const {
     if (!tiles_.empty()) {
       return absl::InvalidArgumentError("a sparse layout cannot have tiles");
     }
-    for (PrimitiveType t : {index_primitive_type_, pointer_primitive_type_}) {
+    for (PrimitiveType t : {index_primitive_type(), pointer_primitive_type()}) {
       if (t != PRIMITIVE_TYPE_INVALID && t != U8 && t != U16 && t != U32 &&
           t != U64) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -314,8 +385,8 @@ absl::Status Layout::ValidateStandalone() const {
             PrimitiveTypeName(t)));
       }
     }
-    if (physical_shape_ != nullptr) {
-      absl::Status s = physical_shape_->Validate();
+    if (has_physical_shape()) {
+      absl::Status s = physical_shape().Validate();
       if (!s.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("in P(...): ", s.message()));
@@ -347,16 +418,19 @@ char DimLevelTypeLetter(DimLevelType t) {
 void Layout::Print(std::string* out, const PrintOptions& options) const {
   const bool angle = options.syntax == ShapeSyntax::kAngle;
   *out += angle ? '<' : '{';
-  absl::StrAppend(out, absl::StrJoin(minor_to_major_, ","));
+  for (size_t i = 0; i < minor_to_major_.size(); ++i) {
+    if (i > 0) *out += ',';
+    AppendInt(out, minor_to_major_[i]);
+  }
   if (HasAttributes()) {
     *out += ':';
-    if (!dim_level_types_.empty()) {
+    if (!dim_level_types().empty()) {
       *out += "D(";
-      for (size_t i = 0; i < dim_level_types_.size(); ++i) {
+      for (size_t i = 0; i < dim_level_types().size(); ++i) {
         if (i > 0) *out += ',';
-        *out += DimLevelTypeLetter(dim_level_types_[i]);
-        if (!dim_unique_[i]) *out += '+';
-        if (!dim_ordered_[i]) *out += '~';
+        *out += DimLevelTypeLetter(dim_level_types()[i]);
+        if (!dim_unique()[i]) *out += '+';
+        if (!dim_ordered()[i]) *out += '~';
       }
       *out += ')';
     }
@@ -364,35 +438,35 @@ void Layout::Print(std::string* out, const PrintOptions& options) const {
       *out += 'T';
       for (const Tile& tile : tiles_) tile.Print(out);
     }
-    if (tail_padding_alignment_in_elements_ != 1) {
-      absl::StrAppend(out, "L(", tail_padding_alignment_in_elements_, ")");
+    if (tail_padding_alignment_in_elements() != 1) {
+      absl::StrAppend(out, "L(", tail_padding_alignment_in_elements(), ")");
     }
-    if (index_primitive_type_ != PRIMITIVE_TYPE_INVALID) {
-      absl::StrAppend(out, "#(", PrimitiveTypeText(index_primitive_type_, options),
+    if (index_primitive_type() != PRIMITIVE_TYPE_INVALID) {
+      absl::StrAppend(out, "#(", PrimitiveTypeText(index_primitive_type(), options),
                       ")");
     }
-    if (pointer_primitive_type_ != PRIMITIVE_TYPE_INVALID) {
+    if (pointer_primitive_type() != PRIMITIVE_TYPE_INVALID) {
       absl::StrAppend(out, "*(",
-                      PrimitiveTypeText(pointer_primitive_type_, options), ")");
+                      PrimitiveTypeText(pointer_primitive_type(), options), ")");
     }
     if (element_size_in_bits_ != 0) {
       absl::StrAppend(out, "E(", element_size_in_bits_, ")");
     }
     if (memory_space_ != 0) absl::StrAppend(out, "S(", memory_space_, ")");
-    if (!split_configs_.empty()) {
+    if (!split_configs().empty()) {
       *out += "SC";
-      for (const SplitConfig& sc : split_configs_) {
+      for (const SplitConfig& sc : split_configs()) {
         absl::StrAppend(out, "(", sc.dimension, ":",
                         absl::StrJoin(sc.split_indices, ","), ")");
       }
     }
-    if (physical_shape_ != nullptr) {
+    if (has_physical_shape()) {
       *out += "P(";
-      physical_shape_->Print(out, options);
+      physical_shape().Print(out, options);
       *out += ')';
     }
-    if (dynamic_shape_metadata_prefix_bytes_ != 0) {
-      absl::StrAppend(out, "M(", dynamic_shape_metadata_prefix_bytes_, ")");
+    if (dynamic_shape_metadata_prefix_bytes() != 0) {
+      absl::StrAppend(out, "M(", dynamic_shape_metadata_prefix_bytes(), ")");
     }
   }
   *out += angle ? '>' : '}';

@@ -10,6 +10,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -51,6 +52,10 @@ class Tile {
     return dimensions_ == other.dimensions_;
   }
   bool operator!=(const Tile& other) const { return !(*this == other); }
+  template <typename H>
+  friend H AbslHashValue(H h, const Tile& tile) {
+    return H::combine(std::move(h), tile.dimensions_);
+  }
 
  private:
   // Inline: tiles have two or three dims, and layouts are copied often.
@@ -73,6 +78,10 @@ struct SplitConfig {
 // tile count) small on hostile input.
 inline constexpr int kMaxTiles = 16;
 
+// A layout's tiles, most major level first. Two inline: XLA's layouts have
+// one or two (T(8,128)(2,1)), and layouts are copied often.
+using TileList = absl::InlinedVector<Tile, 2>;
+
 // The placement of an array in linear memory. Structural checks that need the
 // shape (rank, element type) live in ValidateLayoutForShape (shape.h).
 class Layout {
@@ -92,13 +101,13 @@ class Layout {
     return *this;
   }
 
-  const std::vector<Tile>& tiles() const { return tiles_; }
+  const TileList& tiles() const { return tiles_; }
   Layout& add_tile(Tile tile) {
     tiles_.push_back(std::move(tile));
     return *this;
   }
-  Layout& set_tiles(std::vector<Tile> tiles) {
-    tiles_ = std::move(tiles);
+  Layout& set_tiles(absl::Span<const Tile> tiles) {
+    tiles_.assign(tiles.begin(), tiles.end());
     return *this;
   }
   Layout& clear_tiles() {
@@ -117,54 +126,31 @@ class Layout {
     memory_space_ = space;
     return *this;
   }
+  // The attributes below are rare; they live out of line (see Rare), so
+  // that the common layout is small and cheap to copy.
   // 1 (the default, also spelled 0 on the wire) means no tail padding.
-  int64_t tail_padding_alignment_in_elements() const {
-    return tail_padding_alignment_in_elements_;
-  }
-  Layout& set_tail_padding_alignment_in_elements(int64_t n) {
-    tail_padding_alignment_in_elements_ = n;
-    return *this;
-  }
-  int64_t dynamic_shape_metadata_prefix_bytes() const {
-    return dynamic_shape_metadata_prefix_bytes_;
-  }
-  Layout& set_dynamic_shape_metadata_prefix_bytes(int64_t n) {
-    dynamic_shape_metadata_prefix_bytes_ = n;
-    return *this;
-  }
+  int64_t tail_padding_alignment_in_elements() const;
+  Layout& set_tail_padding_alignment_in_elements(int64_t n);
+  int64_t dynamic_shape_metadata_prefix_bytes() const;
+  Layout& set_dynamic_shape_metadata_prefix_bytes(int64_t n);
 
   // Sparse attributes. The layout is sparse when any level type is not dense.
-  const std::vector<DimLevelType>& dim_level_types() const {
-    return dim_level_types_;
-  }
-  const std::vector<bool>& dim_unique() const { return dim_unique_; }
-  const std::vector<bool>& dim_ordered() const { return dim_ordered_; }
+  const std::vector<DimLevelType>& dim_level_types() const;
+  const std::vector<bool>& dim_unique() const;
+  const std::vector<bool>& dim_ordered() const;
   Layout& add_dim_level_type(DimLevelType type, bool unique = true,
                              bool ordered = true);
-  PrimitiveType index_primitive_type() const { return index_primitive_type_; }
-  Layout& set_index_primitive_type(PrimitiveType t) {
-    index_primitive_type_ = t;
-    return *this;
-  }
-  PrimitiveType pointer_primitive_type() const {
-    return pointer_primitive_type_;
-  }
-  Layout& set_pointer_primitive_type(PrimitiveType t) {
-    pointer_primitive_type_ = t;
-    return *this;
-  }
-  bool has_physical_shape() const { return physical_shape_ != nullptr; }
-  const Shape& physical_shape() const { return *physical_shape_; }
+  PrimitiveType index_primitive_type() const;
+  Layout& set_index_primitive_type(PrimitiveType t);
+  PrimitiveType pointer_primitive_type() const;
+  Layout& set_pointer_primitive_type(PrimitiveType t);
+  bool has_physical_shape() const;
+  const Shape& physical_shape() const;
   Layout& set_physical_shape(const Shape& shape);
   bool IsSparse() const;
 
-  const std::vector<SplitConfig>& split_configs() const {
-    return split_configs_;
-  }
-  Layout& add_split_config(SplitConfig config) {
-    split_configs_.push_back(std::move(config));
-    return *this;
-  }
+  const std::vector<SplitConfig>& split_configs() const;
+  Layout& add_split_config(SplitConfig config);
 
   // True when any attribute after ':' would be printed.
   bool HasAttributes() const;
@@ -198,6 +184,13 @@ class Layout {
   };
   bool operator==(const Layout& other) const { return Equal()(*this, other); }
   bool operator!=(const Layout& other) const { return !(*this == other); }
+  // Consistent with operator== (it hashes a part of what that compares), so
+  // that a layout, or a shape with one, can key a memo.
+  template <typename H>
+  friend H AbslHashValue(H h, const Layout& layout) {
+    return H::combine(std::move(h), layout.minor_to_major_, layout.tiles_,
+                      layout.element_size_in_bits_, layout.memory_space_);
+  }
 
   LayoutProto ToProto() const;
   // Checks what can be checked without the shape (tiles, sizes, sparse-only
@@ -210,19 +203,17 @@ class Layout {
   std::string ToString(const PrintOptions& options = {}) const;
 
  private:
+  // Sparse-array attributes, tail padding, split configs and the metadata
+  // prefix: null while all are at their defaults.
+  struct Rare;
+  const Rare& rare() const;
+  Rare& mutable_rare();
+
   absl::InlinedVector<int64_t, 6> minor_to_major_;
-  std::vector<DimLevelType> dim_level_types_;
-  std::vector<bool> dim_unique_;
-  std::vector<bool> dim_ordered_;
-  std::vector<Tile> tiles_;
-  int64_t tail_padding_alignment_in_elements_ = 1;
+  TileList tiles_;
   int64_t element_size_in_bits_ = 0;
   int64_t memory_space_ = 0;
-  PrimitiveType index_primitive_type_ = PRIMITIVE_TYPE_INVALID;
-  PrimitiveType pointer_primitive_type_ = PRIMITIVE_TYPE_INVALID;
-  std::unique_ptr<Shape> physical_shape_;
-  int64_t dynamic_shape_metadata_prefix_bytes_ = 0;
-  std::vector<SplitConfig> split_configs_;
+  std::unique_ptr<Rare> rare_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Tile& tile);

@@ -196,7 +196,7 @@ void Shape::Print(std::string* out, const PrintOptions& options) const {
       continue;
     }
     if (is_dynamic_dimension(i)) *out += "<=";
-    absl::StrAppend(out, dimensions_[i]);
+    AppendInt(out, dimensions_[i]);
   }
   *out += ']';
   if (!options.print_layout || !has_layout() || !IsArray()) return;
@@ -216,7 +216,7 @@ std::ostream& operator<<(std::ostream& os, const Shape& shape) {
 }
 
 Layout DefaultLayoutForRank(int rank) {
-  std::vector<int64_t> m2m(rank);
+  absl::InlinedVector<int64_t, 6> m2m(rank);
   for (int i = 0; i < rank; ++i) m2m[i] = rank - 1 - i;
   return Layout(m2m);
 }

@@ -17,6 +17,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -114,6 +115,14 @@ class Shape {
   };
   bool operator==(const Shape& other) const { return Equal()(*this, other); }
   bool operator!=(const Shape& other) const { return !(*this == other); }
+  // Consistent with operator==: shapes key the memos of the passes.
+  template <typename H>
+  friend H AbslHashValue(H h, const Shape& shape) {
+    h = H::combine(std::move(h), shape.element_type_, shape.dimensions_, shape.dynamic_,
+                   shape.layout_.has_value());
+    if (shape.layout_) h = H::combine(std::move(h), *shape.layout_);
+    return H::combine(std::move(h), shape.tuple_shapes_);
+  }
 
   // Full validation: dims, tuple elements and the layout against the shape.
   absl::Status Validate() const;

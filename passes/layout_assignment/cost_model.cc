@@ -13,9 +13,7 @@ namespace xla_layout::layout_assignment {
 std::optional<double> LayoutCostModel::PaddingRatio(const Shape& shape) const {
   // Modules repeat a few shapes many times: the index math runs once per
   // distinct shape and layout.
-  std::string key;
-  shape.Print(&key);
-  auto [it, inserted] = padding_ratios_.try_emplace(std::move(key));
+  auto [it, inserted] = padding_ratios_.try_emplace(shape);
   if (inserted) {
     absl::StatusOr<double> ratio = TargetConfig::PaddingRatio(shape);
     if (ratio.ok()) it->second = *ratio;
@@ -45,9 +43,8 @@ Layout LayoutCostModel::TargetTiled(const Shape& shape,
 
 LayoutCostModel::Default LayoutCostModel::ChooseFreeLayout(
     const Shape& shape, absl::Span<const int64_t> keep_major) const {
-  std::string key;
-  shape.Print(&key);
-  for (int64_t d : keep_major) absl::StrAppend(&key, "|", d);
+  std::pair<Shape, std::vector<int64_t>> key(shape, std::vector<int64_t>(keep_major.begin(),
+                                                                         keep_major.end()));
   auto it = free_layouts_.find(key);
   if (it != free_layouts_.end()) return it->second;
   Default d = SearchFreeLayout(shape, keep_major);

@@ -81,13 +81,13 @@ class LayoutCostModel {
 
  private:
   Default SearchFreeLayout(const Shape& shape, absl::Span<const int64_t> keep_major) const;
-  // Slots over padding (TargetConfig::PaddingRatio), memoized per printed
+  // Slots over padding (TargetConfig::PaddingRatio), memoized per
   // shape; none when the index math refuses the shape.
   std::optional<double> PaddingRatio(const Shape& shape) const;
 
   const TargetConfig& target_;
-  mutable absl::flat_hash_map<std::string, std::optional<double>> padding_ratios_;
-  mutable absl::flat_hash_map<std::string, Default> free_layouts_;
+  mutable absl::flat_hash_map<Shape, std::optional<double>> padding_ratios_;
+  mutable absl::flat_hash_map<std::pair<Shape, std::vector<int64_t>>, Default> free_layouts_;
 };
 
 }  // namespace xla_layout::layout_assignment

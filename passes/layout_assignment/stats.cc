@@ -180,21 +180,17 @@ int64_t DataBytes(const Shape& shape) {
   return (*n * PrimitiveBitWidth(shape.element_type()) + 7) / 8;
 }
 
-// Modules use few distinct layouts; printing each once keeps the
-// statistics cheap on large modules.
-class LayoutNames {
+// Instructions per distinct layout: modules use few, so each is printed
+// once, when the counts are handed over.
+class LayoutCounts {
  public:
-  const std::string& Of(const Layout& layout) {
-    for (const auto& [known, text] : printed_) {
-      if (known == layout) return text;
-    }
-    if (printed_.size() >= 64) printed_.erase(printed_.begin());
-    printed_.push_back({layout, PrintLayout(layout)});
-    return printed_.back().second;
+  void Add(const Layout& layout) { ++counts_[layout]; }
+  void AddTo(std::map<std::string, int64_t>& by_text) const {
+    for (const auto& [layout, n] : counts_) by_text[PrintLayout(layout)] += n;
   }
 
  private:
-  std::vector<std::pair<Layout, std::string>> printed_;
+  absl::flat_hash_map<Layout, int64_t> counts_;
 };
 
 }  // namespace
@@ -213,11 +209,9 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
   }
   absl::flat_hash_set<int> counted;
   // The padded size of each distinct shape, computed once.
-  absl::flat_hash_map<std::string, int64_t> sizes;
+  absl::flat_hash_map<Shape, int64_t> sizes;
   auto byte_size = [&sizes](const Shape& shape) {
-    std::string key;
-    shape.Print(&key);
-    auto [it, inserted] = sizes.try_emplace(std::move(key), 0);
+    auto [it, inserted] = sizes.try_emplace(shape, 0);
     if (inserted) it->second = ByteSize(shape);
     return it->second;
   };
@@ -228,11 +222,11 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
     stats.data_bytes = SaturatingAdd(stats.data_bytes, DataBytes(*slots[s].shape));
     stats.padded_bytes = SaturatingAdd(stats.padded_bytes, byte_size(*slots[s].shape));
   }
-  LayoutNames names;
+  LayoutCounts per_layout;
   for (HloComputation* c : module.computations()) {
     for (HloInstruction* i : c->instructions()) {
       std::vector<Shape*> ls = LaidOutLeaves(*i->mutable_shape());
-      for (Shape* s : ls) ++stats.instructions_per_layout[names.Of(s->layout())];
+      for (Shape* s : ls) per_layout.Add(s->layout());
       if (i->opcode() == HloOpcode::kCopy && !constraints.Covers(i) && !ls.empty()) {
         stats.data_bytes = SaturatingAdd(stats.data_bytes, DataBytes(*ls[0]));
         stats.padded_bytes = SaturatingAdd(stats.padded_bytes, byte_size(*ls[0]));
@@ -259,6 +253,7 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
       }
     }
   }
+  per_layout.AddTo(stats.instructions_per_layout);
 }
 
 }  // namespace layout_assignment
