@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape.h"
@@ -98,6 +99,24 @@ struct Layout::Rare {
 const Layout::Rare& Layout::rare() const {
   static const Rare* const kDefaults = new Rare();
   return rare_ != nullptr ? *rare_ : *kDefaults;
+}
+
+size_t Layout::RareHash() const {
+  if (rare_ == nullptr) return 0;
+  auto hash = [](const Rare& r) {
+    size_t h = absl::HashOf(r.dim_level_types, r.dim_unique, r.dim_ordered,
+                            r.tail_padding_alignment_in_elements, r.index_primitive_type,
+                            r.pointer_primitive_type, r.dynamic_shape_metadata_prefix_bytes);
+    for (const SplitConfig& sc : r.split_configs) {
+      h = absl::HashOf(h, sc.dimension, sc.split_indices);
+    }
+    if (r.physical_shape != nullptr) h = absl::HashOf(h, *r.physical_shape);
+    return h;
+  };
+  // All defaults hash as no Rare at all, as they compare.
+  static const size_t kDefaults = hash(Rare());
+  const size_t h = hash(*rare_);
+  return h == kDefaults ? 0 : h;
 }
 
 Layout::Rare& Layout::mutable_rare() {

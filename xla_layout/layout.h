@@ -189,7 +189,8 @@ class Layout {
   template <typename H>
   friend H AbslHashValue(H h, const Layout& layout) {
     return H::combine(std::move(h), layout.minor_to_major_, layout.tiles_,
-                      layout.element_size_in_bits_, layout.memory_space_);
+                      layout.element_size_in_bits_, layout.memory_space_,
+                      layout.RareHash());
   }
 
   LayoutProto ToProto() const;
@@ -207,6 +208,8 @@ class Layout {
   // prefix: null while all are at their defaults.
   struct Rare;
   const Rare& rare() const;
+  // A hash of the Rare attributes (the same for none and all defaults).
+  size_t RareHash() const;
   Rare& mutable_rare();
 
   absl::InlinedVector<int64_t, 6> minor_to_major_;

@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "absl/hash/hash_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "xla_layout/primitive_type.h"
@@ -99,6 +100,38 @@ TEST(ShapeTest, EqualityFunctors) {
   EXPECT_TRUE(Shape::Equal().IgnoreLayout()(a, c));
   EXPECT_FALSE(Shape::Equal().LayoutEqual(Layout::Equal().IgnoreTiles())(a, c));
   EXPECT_TRUE(Shape::Equal().IgnoreElementType()(b, Parse("s32[4,4]{1,0}")));
+}
+
+// The memos of the layout pass key by Shape: equal shapes must hash alike,
+// and shapes that differ in any part the hash reads must not collide here.
+TEST(ShapeTest, HashIsConsistentWithEquality) {
+  std::vector<Shape> shapes;
+  for (const char* text :
+       {"f32[4,4]{1,0}", "f32[4,4]{0,1}", "f32[4,4]{1,0:T(2,2)}", "f32[4,4]{1,0:T(2,2)(2,1)}",
+        "bf16[4,4]{1,0:T(2,2)(2,1)}", "f32[4,4]{1,0:E(32)}", "f32[4,4]{1,0:S(1)}",
+        "f32[4,4]{1,0:L(4)}", "f32[4,4]", "f32[<=4,4]{1,0}", "f32[4]{0}", "(f32[4]{0}, s8[2]{0})",
+        "(f32[4]{0})", "f32[4,4]{1,0:D(D,C)#(u32)*(u32)}"}) {
+    shapes.push_back(Parse(text));
+    shapes.push_back(Parse(text));  // an equal copy
+  }
+  Layout split({1, 0});
+  split.add_split_config(SplitConfig{0, {2}});
+  shapes.push_back(Parse("f32[4,4]"));
+  shapes.back().set_layout(split);
+  EXPECT_TRUE(absl::VerifyTypeImplementsAbslHashCorrectly(shapes));
+  std::vector<Layout> layouts;
+  for (const Shape& s : shapes) {
+    if (s.IsArray()) layouts.push_back(s.layout());
+  }
+  EXPECT_TRUE(absl::VerifyTypeImplementsAbslHashCorrectly(layouts));
+  // Rare attributes are copied with the layout and compared.
+  Layout copy = split;
+  EXPECT_EQ(copy, split);
+  EXPECT_EQ(copy.split_configs().size(), 1u);
+  EXPECT_NE(copy, Layout({1, 0}));
+  copy = Layout({1, 0});
+  EXPECT_EQ(copy, Layout({1, 0}));
+  EXPECT_TRUE(copy.split_configs().empty());
 }
 
 TEST(ShapeTest, SettersChainAndDefaultLayouts) {
