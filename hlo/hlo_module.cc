@@ -337,27 +337,48 @@ std::vector<HloInstruction*> HloComputation::MakePostOrder() const {
 
 std::string HloComputation::ToString(const PrintOptions& options) const {
   std::string out;
+  Print(&out, options);
+  return out;
+}
+
+namespace {
+constexpr size_t kFlushBytes = size_t{1} << 20;
+}  // namespace
+
+void HloComputation::Print(std::string* out_ptr, const PrintOptions& options,
+                           const std::function<void(std::string&)>& flush) const {
+  std::string& out = *out_ptr;
   if (is_entry()) out += "ENTRY ";
-  absl::StrAppend(&out, "%", name_, " (");
-  std::vector<std::string> params;
+  out += '%';
+  out += name_;
+  out += " (";
+  bool first = true;
   for (HloInstruction* p : parameters()) {
-    if (p != nullptr) {
-      params.push_back(absl::StrCat(p->name(), ": ", PrintShape(p->shape(), options)));
-    }
+    if (p == nullptr) continue;
+    if (!first) out += ", ";
+    first = false;
+    out += p->name();
+    out += ": ";
+    p->shape().Print(&out, options);
   }
-  absl::StrAppend(&out, absl::StrJoin(params, ", "), ") -> ",
-                  root_ ? PrintShape(root_->shape(), options) : "()", " {\n");
+  out += ") -> ";
+  if (root_ != nullptr) {
+    root_->shape().Print(&out, options);
+  } else {
+    out += "()";
+  }
+  out += " {\n";
   for (const auto& i : instructions_) {
     out += i.get() == root_ ? "  ROOT " : "  ";
     i->Print(&out, options);
-    out += "\n";
+    out += '\n';
+    if (flush && out.size() >= kFlushBytes) flush(out);
   }
-  out += "}";
+  out += '}';
   if (!execution_thread_.empty()) {
     absl::StrAppend(&out, ", execution_thread=\"", execution_thread_, "\"");
   }
-  out += "\n";
-  return out;
+  out += '\n';
 }
 
 std::vector<HloComputation*> HloModule::computations() const {
@@ -448,24 +469,35 @@ int64_t HloModule::instruction_count() const {
 }
 
 std::string HloModule::ToString(const PrintOptions& options) const {
-  std::string out = absl::StrCat("HloModule ", name_);
+  std::string out;
+  Print(&out, options);
+  return out;
+}
+
+void HloModule::Print(std::string* out_ptr, const PrintOptions& options,
+                      const std::function<void(std::string&)>& flush) const {
+  std::string& out = *out_ptr;
+  absl::StrAppend(&out, "HloModule ", name_);
   if (entry_layout_) {
-    std::vector<std::string> params;
-    for (const Shape& s : entry_layout_->parameters) {
-      params.push_back(PrintShape(s, options));
-    }
     // XLA joins the parameters without spaces (and without index comments,
     // which only tuple shapes carry).
-    absl::StrAppend(&out, ", entry_computation_layout={(",
-                    absl::StrJoin(params, ","), ")->",
-                    PrintShape(entry_layout_->result, options), "}");
+    out += ", entry_computation_layout={(";
+    for (size_t k = 0; k < entry_layout_->parameters.size(); ++k) {
+      if (k > 0) out += ',';
+      entry_layout_->parameters[k].Print(&out, options);
+    }
+    out += ")->";
+    entry_layout_->result.Print(&out, options);
+    out += '}';
   }
   for (const HloAttribute& a : header_) {
     absl::StrAppend(&out, ", ", a.name, "=", a.value);
   }
-  out += "\n";
-  for (const auto& c : computations_) absl::StrAppend(&out, "\n", c->ToString(options));
-  return out;
+  out += '\n';
+  for (const auto& c : computations_) {
+    out += '\n';
+    c->Print(&out, options, flush);
+  }
 }
 
 void HloModule::UniquifyInstructionNames() {

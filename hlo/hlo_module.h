@@ -277,6 +277,9 @@ class HloComputation {
   void set_signature(std::optional<Signature> s) { signature_ = std::move(s); }
 
   std::string ToString(const PrintOptions& options = {}) const;
+  // Appends that text to `out`; see HloModule::Print for `flush`.
+  void Print(std::string* out, const PrintOptions& options = {},
+             const std::function<void(std::string&)>& flush = {}) const;
 
   // A deep copy named `name`: every instruction copied (renamed by `rename`,
   // which must give module-wide unique names), operands, root and
@@ -369,6 +372,12 @@ class HloModule {
   // clear of every name in the module.
   void UniquifyInstructionNames();
   std::string ToString(const PrintOptions& options = {}) const;
+  // Appends the module's text to `out`. With `flush`, calls it whenever
+  // `out` has grown past 1 MiB, between lines (and not at the end); it is to
+  // consume `out` and clear it, so that a large module prints to a file
+  // without its whole text in memory.
+  void Print(std::string* out, const PrintOptions& options = {},
+             const std::function<void(std::string&)>& flush = {}) const;
 
  private:
   // Before or after `anchor`; at the end when `anchor` is not in the module.

@@ -460,12 +460,27 @@ int RunModule(int argc, char** argv) {
     }
   }
   if (verify_only) return kExitOk;
-  std::string output = (*module)->ToString(*print);
+  // The text goes out in pieces as it is printed: a module of millions of
+  // instructions never holds its whole text in memory.
   if (out_path) {
-    absl::Status s = WriteFileSafely(*out_path, output);
+    absl::Status s = WriteFileSafely(*out_path, [&](const ChunkWriter& write) {
+      absl::Status written;
+      std::string buffer;
+      (*module)->Print(&buffer, *print, [&](std::string& piece) {
+        if (written.ok()) written = write(piece);
+        piece.clear();
+      });
+      if (written.ok()) written = write(buffer);
+      return written;
+    });
     if (!s.ok()) return InputError(s.message());
   } else {
-    std::cout << output << std::flush;
+    std::string buffer;
+    (*module)->Print(&buffer, *print, [](std::string& piece) {
+      std::cout << piece;
+      piece.clear();
+    });
+    std::cout << buffer << std::flush;
   }
   if (args.Has("stats") && pipeline) {
     // On stderr, after the module, so the module can be piped on.

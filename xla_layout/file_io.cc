@@ -172,6 +172,11 @@ absl::StatusOr<std::string> ReadFileBounded(const std::string& path,
 
 absl::Status WriteFileSafely(const std::string& path,
                              absl::string_view contents) {
+  return WriteFileSafely(path, [contents](const ChunkWriter& write) { return write(contents); });
+}
+
+absl::Status WriteFileSafely(const std::string& path,
+                             const std::function<absl::Status(const ChunkWriter&)>& produce) {
   if (path.empty()) return absl::InvalidArgumentError("the output file name is empty");
   absl::StatusOr<std::string> resolved = ResolveLinks(path);
   if (!resolved.ok()) return resolved.status();
@@ -192,7 +197,8 @@ absl::Status WriteFileSafely(const std::string& path,
       return absl::InvalidArgumentError(
           absl::StrCat("cannot open ", path, ": ", ErrnoText(errno)));
     }
-    absl::Status s = WriteAll(fd, contents, path);
+    absl::Status s =
+        produce([fd, &path](absl::string_view chunk) { return WriteAll(fd, chunk, path); });
     if (close(fd) != 0 && s.ok()) {
       s = absl::ResourceExhaustedError(
           absl::StrCat("cannot write ", path, ": ", ErrnoText(errno)));
@@ -224,7 +230,8 @@ absl::Status WriteFileSafely(const std::string& path,
   if (exists && (st.st_uid != geteuid() || st.st_gid != getegid())) {
     (void)!fchown(fd, st.st_uid, st.st_gid);  // Best effort, as editors do.
   }
-  absl::Status written = WriteAll(fd, contents, path);
+  absl::Status written =
+      produce([fd, &path](absl::string_view chunk) { return WriteAll(fd, chunk, path); });
   if (!written.ok()) return fail(written);
   if (close(fd) != 0) {
     int err = errno;

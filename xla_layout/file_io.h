@@ -6,6 +6,7 @@
 #define XLA_LAYOUT_FILE_IO_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -38,6 +39,16 @@ absl::StatusOr<std::string> ReadFileBounded(const std::string& path,
 // Any write error (full disk, closed device) is an error.
 absl::Status WriteFileSafely(const std::string& path,
                              absl::string_view contents);
+
+// Writes the next piece of an output; an error stops the output.
+using ChunkWriter = std::function<absl::Status(absl::string_view)>;
+
+// The same, for output produced in pieces (a large module prints without
+// holding its whole text): `produce` hands each piece to the writer it is
+// given, in order, and returns its first error. Nothing is renamed into
+// place unless `produce` and every write succeed.
+absl::Status WriteFileSafely(const std::string& path,
+                             const std::function<absl::Status(const ChunkWriter&)>& produce);
 
 }  // namespace xla_layout
 
