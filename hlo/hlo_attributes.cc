@@ -418,10 +418,10 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     return absl::OkStatus();
   };
   if (n == "dimensions") return set_list(t.dimensions);
-  if (n == "lhs_contracting_dims") return set_list(t.lhs_contracting_dims);
-  if (n == "rhs_contracting_dims") return set_list(t.rhs_contracting_dims);
-  if (n == "lhs_batch_dims") return set_list(t.lhs_batch_dims);
-  if (n == "rhs_batch_dims") return set_list(t.rhs_batch_dims);
+  if (n == "lhs_contracting_dims") return set_list(t.mutable_dot().lhs_contracting_dims);
+  if (n == "rhs_contracting_dims") return set_list(t.mutable_dot().rhs_contracting_dims);
+  if (n == "lhs_batch_dims") return set_list(t.mutable_dot().lhs_batch_dims);
+  if (n == "rhs_batch_dims") return set_list(t.mutable_dot().rhs_batch_dims);
   if (n == "dynamic_slice_sizes") return set_list(t.mutable_rare().dynamic_slice_sizes);
   if (n == "slice_sizes") return set_list(t.mutable_rare().slice_sizes);
   for (absl::string_view dn : {"offset_dims", "collapsed_slice_dims", "start_index_map",
@@ -528,7 +528,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
       }
       dims.push_back(d);
     }
-    t.slice = dims;
+    t.mutable_rare().slice = dims;
     return absl::OkStatus();
   }
   if (n == "padding" && instr.opcode() == HloOpcode::kPad) {
@@ -546,7 +546,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
       }
       dims.push_back(d);
     }
-    t.padding = dims;
+    t.mutable_rare().padding = dims;
     return absl::OkStatus();
   }
   if (IsCalledComputationAttribute(n)) {

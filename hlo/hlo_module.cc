@@ -54,17 +54,27 @@ HloInstruction::Attributes& HloInstruction::Attributes::operator=(
   if (this == &other) return *this;
   dimensions = other.dimensions;
   index = other.index;
-  lhs_contracting_dims = other.lhs_contracting_dims;
-  rhs_contracting_dims = other.rhs_contracting_dims;
-  lhs_batch_dims = other.lhs_batch_dims;
-  rhs_batch_dims = other.rhs_batch_dims;
   iota_dimension = other.iota_dimension;
-  slice = other.slice;
-  padding = other.padding;
   direction = other.direction;
   kind = other.kind;
+  dot_ = other.dot_ != nullptr ? std::make_unique<Dot>(*other.dot_) : nullptr;
   rare_ = other.rare_ != nullptr ? std::make_unique<Rare>(*other.rare_) : nullptr;
   return *this;
+}
+
+const std::string& HloInstruction::literal() const {
+  static const std::string* const kNone = new std::string();
+  return constant_ != nullptr ? constant_->text : *kNone;
+}
+
+void HloInstruction::set_literal(std::string text) {
+  if (constant_ == nullptr) constant_ = std::make_unique<Constant>();
+  constant_->text = std::move(text);
+}
+
+void HloInstruction::set_literal_value(std::shared_ptr<const HloLiteral> value) {
+  if (constant_ == nullptr) constant_ = std::make_unique<Constant>();
+  constant_->value = std::move(value);
 }
 
 std::vector<int64_t> HloInstruction::DimensionNumbers(absl::string_view name) const {
@@ -119,7 +129,7 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
   if (opcode_ == HloOpcode::kParameter) {
     AppendInt(&out, parameter_number_);
   } else if (opcode_ == HloOpcode::kConstant) {
-    out += literal_;
+    out += literal();
   } else {
     for (int i = 0; i < operand_count(); ++i) {
       if (i > 0) out += ", ";
@@ -141,30 +151,30 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
       AppendIntList(out, *a.dimensions);
     } else if (n == "index" && a.index) {
       AppendInt(&out, *a.index);
-    } else if (n == "lhs_contracting_dims" && a.lhs_contracting_dims) {
-      AppendIntList(out, *a.lhs_contracting_dims);
-    } else if (n == "rhs_contracting_dims" && a.rhs_contracting_dims) {
-      AppendIntList(out, *a.rhs_contracting_dims);
-    } else if (n == "lhs_batch_dims" && a.lhs_batch_dims) {
-      AppendIntList(out, *a.lhs_batch_dims);
-    } else if (n == "rhs_batch_dims" && a.rhs_batch_dims) {
-      AppendIntList(out, *a.rhs_batch_dims);
+    } else if (n == "lhs_contracting_dims" && a.dot().lhs_contracting_dims) {
+      AppendIntList(out, *a.dot().lhs_contracting_dims);
+    } else if (n == "rhs_contracting_dims" && a.dot().rhs_contracting_dims) {
+      AppendIntList(out, *a.dot().rhs_contracting_dims);
+    } else if (n == "lhs_batch_dims" && a.dot().lhs_batch_dims) {
+      AppendIntList(out, *a.dot().lhs_batch_dims);
+    } else if (n == "rhs_batch_dims" && a.dot().rhs_batch_dims) {
+      AppendIntList(out, *a.dot().rhs_batch_dims);
     } else if (n == "iota_dimension" && a.iota_dimension) {
       absl::StrAppend(&out, *a.iota_dimension);
-    } else if (n == "slice" && a.slice) {
+    } else if (n == "slice" && a.rare().slice) {
       std::vector<std::string> parts;
-      for (const auto& s : *a.slice) {
+      for (const auto& s : *a.rare().slice) {
         parts.push_back(s[2] == 1 ? absl::StrCat("[", s[0], ":", s[1], "]")
                                   : absl::StrCat("[", s[0], ":", s[1], ":",
                                                  s[2], "]"));
       }
       absl::StrAppend(&out, "{", absl::StrJoin(parts, ", "), "}");
-    } else if (n == "padding" && a.padding) {
+    } else if (n == "padding" && a.rare().padding) {
       // XLA writes the interior part of every dim once any dim has one.
       bool interior = false;
-      for (const auto& p : *a.padding) interior |= p[2] != 0;
+      for (const auto& p : *a.rare().padding) interior |= p[2] != 0;
       std::vector<std::string> parts;
-      for (const auto& p : *a.padding) {
+      for (const auto& p : *a.rare().padding) {
         parts.push_back(interior ? absl::StrCat(p[0], "_", p[1], "_", p[2])
                                  : absl::StrCat(p[0], "_", p[1]));
       }
@@ -242,8 +252,7 @@ std::unique_ptr<HloComputation> HloComputation::Clone(
     copy->called_ = i->called_;
     copy->parameter_number_ = i->parameter_number_;
     copy->layout_written_ = i->layout_written_;
-    copy->literal_ = i->literal_;
-    copy->literal_value_ = i->literal_value_;
+    if (i->constant_ != nullptr) copy->constant_ = std::make_unique<HloInstruction::Constant>(*i->constant_);
     copy->attributes_ = i->attributes_;
     copy->raw_ = i->raw_;
     copy->location_ = i->location_;

@@ -125,31 +125,44 @@ class HloInstruction {
   void set_parameter_number(int64_t n) { parameter_number_ = n; }
   // The literal of a constant, as written between its parentheses (it
   // prints back so), and its value, parsed against the constant's shape.
-  const std::string& literal() const { return literal_; }
-  void set_literal(std::string text) { literal_ = std::move(text); }
-  const HloLiteral* literal_value() const { return literal_value_.get(); }
-  void set_literal_value(std::shared_ptr<const HloLiteral> value) {
-    literal_value_ = std::move(value);
+  const std::string& literal() const;
+  void set_literal(std::string text);
+  const HloLiteral* literal_value() const {
+    return constant_ != nullptr ? constant_->value.get() : nullptr;
   }
+  void set_literal_value(std::shared_ptr<const HloLiteral> value);
 
-  // Typed attributes; std::nullopt when absent.
+  // Typed attributes; std::nullopt when absent. The common ones are inline;
+  // a dot's dimension numbers and the attributes of few opcodes are out of
+  // line, so that the other instructions do not pay for them.
   struct Attributes {
     std::optional<std::vector<int64_t>> dimensions;
     std::optional<int64_t> index;  // get-tuple-element
-    std::optional<std::vector<int64_t>> lhs_contracting_dims;
-    std::optional<std::vector<int64_t>> rhs_contracting_dims;
-    std::optional<std::vector<int64_t>> lhs_batch_dims;
-    std::optional<std::vector<int64_t>> rhs_batch_dims;
     std::optional<int64_t> iota_dimension;
-    // slice={[b:e:s], ...}: begin, end, stride per dim.
-    std::optional<std::vector<std::array<int64_t, 3>>> slice;
-    // padding=lo_hi[_interior]x...: per dim.
-    std::optional<std::vector<std::array<int64_t, 3>>> padding;
     std::optional<std::string> direction;  // compare: EQ, LT, ...
     std::optional<std::string> kind;       // fusion: kLoop, ...
+    // dot (and the dot of a fused computation).
+    struct Dot {
+      std::optional<std::vector<int64_t>> lhs_contracting_dims;
+      std::optional<std::vector<int64_t>> rhs_contracting_dims;
+      std::optional<std::vector<int64_t>> lhs_batch_dims;
+      std::optional<std::vector<int64_t>> rhs_batch_dims;
+    };
+    const Dot& dot() const {
+      static const Dot* const kNone = new Dot();
+      return dot_ != nullptr ? *dot_ : *kNone;
+    }
+    Dot& mutable_dot() {
+      if (dot_ == nullptr) dot_ = std::make_unique<Dot>();
+      return *dot_;
+    }
     // Attributes of few opcodes (convolution, gather, scatter, custom
     // calls), out of line so that other instructions do not pay for them.
     struct Rare {
+      // slice={[b:e:s], ...}: begin, end, stride per dim.
+      std::optional<std::vector<std::array<int64_t, 3>>> slice;
+      // padding=lo_hi[_interior]x...: per dim.
+      std::optional<std::vector<std::array<int64_t, 3>>> padding;
       // The three below print as written (their raw text), so that a module
       // round-trips byte for byte; no pass edits them.
       std::optional<ConvolutionDimLabels> dim_labels;
@@ -190,6 +203,7 @@ class HloInstruction {
     Attributes& operator=(Attributes&&) = default;
 
    private:
+    std::unique_ptr<Dot> dot_;
     std::unique_ptr<Rare> rare_;
   };
   const Attributes& attributes() const { return attributes_; }
@@ -220,8 +234,12 @@ class HloInstruction {
   int64_t parameter_number_ = -1;
   bool layout_written_ = false;
   SourceLocation location_;
-  std::string literal_;
-  std::shared_ptr<const HloLiteral> literal_value_;  // immutable, shared by clones
+  // A constant's literal; null for every other instruction.
+  struct Constant {
+    std::string text;
+    std::shared_ptr<const HloLiteral> value;  // immutable, shared by clones
+  };
+  std::unique_ptr<Constant> constant_;
   Attributes attributes_;
   std::vector<HloAttribute> raw_;
 };

@@ -120,10 +120,10 @@ absl::StatusOr<Shape> InferDot(const HloInstruction& i) {
   const Shape& lhs = i.operand(0)->shape();
   const Shape& rhs = i.operand(1)->shape();
   const auto& a = i.attributes();
-  const std::vector<int64_t> lc = a.lhs_contracting_dims.value_or(std::vector<int64_t>{});
-  const std::vector<int64_t> rc = a.rhs_contracting_dims.value_or(std::vector<int64_t>{});
-  const std::vector<int64_t> lb = a.lhs_batch_dims.value_or(std::vector<int64_t>{});
-  const std::vector<int64_t> rb = a.rhs_batch_dims.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t> lc = a.dot().lhs_contracting_dims.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t> rc = a.dot().rhs_contracting_dims.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t> lb = a.dot().lhs_batch_dims.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t> rb = a.dot().rhs_batch_dims.value_or(std::vector<int64_t>{});
   if (lc.size() != rc.size() || lb.size() != rb.size()) {
     return Bad("dot needs as many lhs as rhs contracting dims, and batch dims");
   }
@@ -255,7 +255,7 @@ absl::StatusOr<Shape> InferPad(const HloInstruction& i) {
   absl::Status st = NeedOperands(i, 2);
   if (!st.ok()) return st;
   const Shape& in = i.operand(0)->shape();
-  const auto& padding = i.attributes().padding;
+  const auto& padding = i.attributes().rare().padding;
   if (!padding || static_cast<int>(padding->size()) != in.rank()) {
     return Bad(absl::StrCat("pad needs padding for each of the ", in.rank(), " dims"));
   }
@@ -276,7 +276,7 @@ absl::StatusOr<Shape> InferSlice(const HloInstruction& i) {
   absl::Status st = NeedOperands(i, 1);
   if (!st.ok()) return st;
   const Shape& in = i.operand(0)->shape();
-  const auto& slice = i.attributes().slice;
+  const auto& slice = i.attributes().rare().slice;
   if (!slice || static_cast<int>(slice->size()) != in.rank()) {
     return Bad(absl::StrCat("slice needs a [begin:end:stride] for each of the ", in.rank(),
                             " dims"));

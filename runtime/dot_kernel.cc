@@ -173,9 +173,9 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
   };
   const ArrayInfo& l = *lhs.info;
   const ArrayInfo& r = *rhs.info;
-  if (l.rank() != 2 || r.rank() != 2 || out->rank() != 2 || !is(at.lhs_contracting_dims, {1}) ||
-      !is(at.rhs_contracting_dims, {0}) || !is(at.lhs_batch_dims, {}) ||
-      !is(at.rhs_batch_dims, {}) || l.type() != F32 || r.type() != F32 || out->type() != F32 ||
+  if (l.rank() != 2 || r.rank() != 2 || out->rank() != 2 || !is(at.dot().lhs_contracting_dims, {1}) ||
+      !is(at.dot().rhs_contracting_dims, {0}) || !is(at.dot().lhs_batch_dims, {}) ||
+      !is(at.dot().rhs_batch_dims, {}) || l.type() != F32 || r.type() != F32 || out->type() != F32 ||
       l.slot_bits() != 32 || r.slot_bits() != 32 || out->slot_bits() != 32 ||
       !l.separable() || !r.separable() || !out->separable() || !ContiguousRuns(l, 0, kLhsRun) ||
       !ContiguousRuns(r, 1, kRhsRun)) {

@@ -114,7 +114,7 @@ absl::StatusOr<Value> Reshape(const Value& a, const Info& out) {
 }
 
 absl::StatusOr<Value> Slice(const HloInstruction& inst, const Value& a, const Info& out) {
-  const auto& slice = *inst.attributes().slice;
+  const auto& slice = *inst.attributes().rare().slice;
   IndexVector from(out->rank());
   return Generate<true>(out, [&](const IndexVector& index) {
     for (int d = 0; d < out->rank(); ++d) from[d] = slice[d][0] + index[d] * slice[d][2];
@@ -178,7 +178,7 @@ absl::StatusOr<Value> Concatenate(const HloInstruction& inst,
 
 absl::StatusOr<Value> Pad(const HloInstruction& inst, absl::Span<const Value* const> ops,
                           const Info& out) {
-  const auto& padding = *inst.attributes().padding;
+  const auto& padding = *inst.attributes().rare().padding;
   const Value& a = *ops[0];
   const uint64_t fill = ops[1]->info->LoadBits(ops[1]->data(), ops[1]->info->Slot({}));
   IndexVector from(out->rank());
@@ -360,8 +360,8 @@ absl::StatusOr<Value> Dot(const HloInstruction& inst, const Value& lhs, const Va
     return *std::move(packed);
   }
   const auto& at = inst.attributes();
-  const std::vector<int64_t> lb = Attr(at.lhs_batch_dims), rb = Attr(at.rhs_batch_dims);
-  const std::vector<int64_t> lc = Attr(at.lhs_contracting_dims), rc = Attr(at.rhs_contracting_dims);
+  const std::vector<int64_t> lb = Attr(at.dot().lhs_batch_dims), rb = Attr(at.dot().rhs_batch_dims);
+  const std::vector<int64_t> lc = Attr(at.dot().lhs_contracting_dims), rc = Attr(at.dot().rhs_contracting_dims);
   const std::vector<int64_t> lf = OtherDims(lhs.info->rank(), lb, lc);
   const std::vector<int64_t> rf = OtherDims(rhs.info->rank(), rb, rc);
   std::vector<int64_t> k_dims;
@@ -593,8 +593,8 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
     }
     return absl::OkStatus();
   }
-  if (op == HloOpcode::kSlice && !inst.attributes().slice) return fail("no slice attribute");
-  if (op == HloOpcode::kPad && !inst.attributes().padding) return fail("no padding attribute");
+  if (op == HloOpcode::kSlice && !inst.attributes().rare().slice) return fail("no slice attribute");
+  if (op == HloOpcode::kPad && !inst.attributes().rare().padding) return fail("no padding attribute");
   if (op == HloOpcode::kConcatenate && Attr(inst.attributes().dimensions).empty()) {
     return fail("no dimensions attribute");
   }

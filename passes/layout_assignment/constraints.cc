@@ -517,10 +517,10 @@ void ConstraintBuilder::AddDot(HloInstruction* dot) {
   if (dot->operand_count() != 2 || dot->shape().rank() != 2 ||
       dot->operand(0)->shape().rank() != 2 ||
       dot->operand(1)->shape().rank() != 2 ||
-      a.lhs_contracting_dims != std::vector<int64_t>{1} ||
-      a.rhs_contracting_dims != std::vector<int64_t>{0} ||
-      (a.lhs_batch_dims && !a.lhs_batch_dims->empty()) ||
-      (a.rhs_batch_dims && !a.rhs_batch_dims->empty())) {
+      a.dot().lhs_contracting_dims != std::vector<int64_t>{1} ||
+      a.dot().rhs_contracting_dims != std::vector<int64_t>{0} ||
+      (a.dot().lhs_batch_dims && !a.dot().lhs_batch_dims->empty()) ||
+      (a.dot().rhs_batch_dims && !a.dot().rhs_batch_dims->empty())) {
     return;
   }
   std::optional<DotTiling> tiling =

@@ -198,8 +198,8 @@ std::vector<int64_t> BatchDimsOfConsumers(const HloInstruction& value) {
     if (user->opcode() != HloOpcode::kDot) continue;
     for (int k = 0; k < user->operand_count() && k < 2; ++k) {
       if (user->operand(k) != &value) continue;
-      const auto& batch = k == 0 ? user->attributes().lhs_batch_dims
-                                 : user->attributes().rhs_batch_dims;
+      const auto& batch = k == 0 ? user->attributes().dot().lhs_batch_dims
+                                 : user->attributes().dot().rhs_batch_dims;
       if (batch) dims.insert(dims.end(), batch->begin(), batch->end());
     }
   }
