@@ -80,7 +80,7 @@ LayoutPropagation::LayoutPropagation(const LayoutConstraints& constraints,
   for (size_t s = 0; s < n; ++s) parent_[s] = static_cast<int>(s);
   level_.assign(n, kUnset);
   source_.assign(n, -1);
-  layout_.resize(n);
+  layout_.assign(n, Intern(Layout()));
   for (const auto& [a, b] : constraints.aliases()) Union(a, b);
 }
 
@@ -103,8 +103,8 @@ void LayoutPropagation::Set(int slot, const Layout& layout, int level,
   int g = Find(slot);
   const Shape& shape = *constraints_.slots()[g].shape;
   if (from >= 0 && from != g && source_[g] == from && level == level_[g]) {
-    if (layout == layout_[g] || !ValidateLayoutForShape(layout, shape).ok()) return;
-    layout_[g] = layout;
+    if (layout == layouts_[layout_[g]] || !ValidateLayoutForShape(layout, shape).ok()) return;
+    layout_[g] = Intern(layout);
     if (propagate) queue_.push_back(g);
     return;
   }
@@ -112,8 +112,14 @@ void LayoutPropagation::Set(int slot, const Layout& layout, int level,
   if (!ValidateLayoutForShape(layout, shape).ok()) return;
   source_[g] = from;
   level_[g] = static_cast<int8_t>(level);
-  layout_[g] = layout;
+  layout_[g] = Intern(layout);
   if (propagate) queue_.push_back(g);
+}
+
+int32_t LayoutPropagation::Intern(const Layout& layout) {
+  auto [it, inserted] = layout_ids_.try_emplace(layout, static_cast<int32_t>(layouts_.size()));
+  if (inserted) layouts_.push_back(layout);
+  return it->second;
 }
 
 namespace {
@@ -160,8 +166,8 @@ void LayoutPropagation::Drain() {
       if (!toward_operand && SmallerConcatenateOperand(edge)) continue;
       int other = Find(there);
       std::optional<Layout> d = RelatedLayout(
-          edge, constraints_, cost_, toward_operand, layout_[g],
-          level_[other] != kUnset ? &layout_[other] : nullptr);
+          edge, constraints_, cost_, toward_operand, layouts_[layout_[g]],
+          level_[other] != kUnset ? &layouts_[layout_[other]] : nullptr);
       if (d) Set(there, *d, level, true, g);
     }
   };
@@ -178,7 +184,8 @@ void LayoutPropagation::Drain() {
     int g = queue_.front();
     queue_.pop_front();
     const int level = std::min<int>(level_[g], kMandatory);
-    for (int e : adjacent_[g]) {
+    for (int k = adjacent_begin_[g]; k < adjacent_begin_[g + 1]; ++k) {
+      const int e = adjacent_[k];
       if (edges[e].reason == nullptr) {
         deferred.emplace_back(g, e);
       } else {
@@ -210,11 +217,22 @@ std::vector<int64_t> BatchDimsOfConsumers(const HloInstruction& value) {
 
 void LayoutPropagation::Run(LayoutAssignmentStats& stats) {
   const std::vector<OperandEdge>& edges = constraints_.edges();
-  adjacent_.resize(constraints_.slots().size());
+  // Groups are fixed once the aliases are joined: the edges are bucketed
+  // by group once, counted first and then placed.
+  const size_t n = constraints_.slots().size();
+  adjacent_begin_.assign(n + 1, 0);
+  for (const OperandEdge& edge : edges) {
+    int a = Find(edge.result), b = Find(edge.operand);
+    ++adjacent_begin_[a + 1];
+    if (b != a) ++adjacent_begin_[b + 1];
+  }
+  for (size_t g = 0; g < n; ++g) adjacent_begin_[g + 1] += adjacent_begin_[g];
+  adjacent_.resize(adjacent_begin_[n]);
+  std::vector<int> next(adjacent_begin_.begin(), adjacent_begin_.end() - 1);
   for (size_t e = 0; e < edges.size(); ++e) {
     int a = Find(edges[e].result), b = Find(edges[e].operand);
-    adjacent_[a].push_back(static_cast<int>(e));
-    if (b != a) adjacent_[b].push_back(static_cast<int>(e));
+    adjacent_[next[a]++] = static_cast<int>(e);
+    if (b != a) adjacent_[next[b]++] = static_cast<int>(e);
   }
   // Hints are placed first but spread last, so a hint always keeps its own
   // value unless a copy-checked constraint overrides it.

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "passes/layout_assignment/constraints.h"
 #include "passes/layout_assignment/cost_model.h"
 #include "passes/layout_assignment/stats.h"
@@ -48,7 +50,7 @@ class LayoutPropagation {
   // The representative slot of `slot`'s group (the smallest slot in it).
   int Find(int slot);
   // The layout of `slot`'s group after Run.
-  const Layout& LayoutOf(int slot) { return layout_[Find(slot)]; }
+  const Layout& LayoutOf(int slot) { return layouts_[layout_[Find(slot)]]; }
 
  private:
   void Union(int a, int b);
@@ -63,8 +65,16 @@ class LayoutPropagation {
   std::vector<int> parent_;
   std::vector<int8_t> level_;
   std::vector<int> source_;  // the group that set this one, or -1
-  std::vector<Layout> layout_;
-  std::vector<std::vector<int>> adjacent_;  // edges by group
+  // Each group's layout as an index into layouts_: a module has few
+  // distinct layouts, and a group costs 4 bytes instead of a Layout.
+  std::vector<int32_t> layout_;
+  std::vector<Layout> layouts_;
+  absl::flat_hash_map<Layout, int32_t> layout_ids_;
+  int32_t Intern(const Layout& layout);
+  // The edges of group g are adjacent_[adjacent_begin_[g] ..
+  // adjacent_begin_[g + 1]) (one array for all groups).
+  std::vector<int> adjacent_begin_;
+  std::vector<int> adjacent_;
   std::deque<int> queue_;
   int64_t steps_ = 0;
 };
