@@ -52,17 +52,22 @@ absl::StatusOr<Tile> Tile::FromProto(const TileProto& proto) {
 }
 
 void Tile::Print(std::string* out) const {
-  *out += '(';
+  TextAppender text(out);
+  Print(text);
+}
+
+void Tile::Print(TextAppender& text) const {
+  text.Char('(');
   for (int i = 0; i < rank(); ++i) {
-    if (i > 0) *out += ',';
+    if (i > 0) text.Char(',');
     int64_t d = dimensions_[i];
     if (d == kCombineDimension) {
-      *out += '*';
+      text.Char('*');
     } else {
-      AppendInt(out, d);
+      text.Int(d);
     }
   }
-  *out += ')';
+  text.Char(')');
 }
 
 std::string Tile::ToString() const {
@@ -436,6 +441,35 @@ char DimLevelTypeLetter(DimLevelType t) {
 
 void Layout::Print(std::string* out, const PrintOptions& options) const {
   const bool angle = options.syntax == ShapeSyntax::kAngle;
+  if (rare_ == nullptr) {
+    // The common layout: order, tiles, element size and memory space,
+    // written in one go.
+    TextAppender text(out);
+    text.Char(angle ? '<' : '{');
+    for (size_t i = 0; i < minor_to_major_.size(); ++i) {
+      if (i > 0) text.Char(',');
+      text.Int(minor_to_major_[i]);
+    }
+    if (!tiles_.empty() || element_size_in_bits_ != 0 || memory_space_ != 0) {
+      text.Char(':');
+      if (!tiles_.empty()) {
+        text.Char('T');
+        for (const Tile& tile : tiles_) tile.Print(text);
+      }
+      if (element_size_in_bits_ != 0) {
+        text.Text("E(", 2);
+        text.Int(element_size_in_bits_);
+        text.Char(')');
+      }
+      if (memory_space_ != 0) {
+        text.Text("S(", 2);
+        text.Int(memory_space_);
+        text.Char(')');
+      }
+    }
+    text.Char(angle ? '>' : '}');
+    return;
+  }
   *out += angle ? '<' : '{';
   for (size_t i = 0; i < minor_to_major_.size(); ++i) {
     if (i > 0) *out += ',';

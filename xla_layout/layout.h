@@ -47,6 +47,7 @@ class Tile {
   static absl::StatusOr<Tile> FromProto(const TileProto& proto);
 
   void Print(std::string* out) const;  // appends "(8,128)", "(*,2)"
+  void Print(TextAppender& text) const;
   std::string ToString() const;
   bool operator==(const Tile& other) const {
     return dimensions_ == other.dimensions_;

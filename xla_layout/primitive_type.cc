@@ -86,6 +86,18 @@ std::string PrimitiveTypeText(PrimitiveType type, const PrintOptions& options) {
                                                : name;
 }
 
+void AppendPrimitiveTypeText(TextAppender& text, PrimitiveType type,
+                             const PrintOptions& options) {
+  const TypeInfo* info = Find(type);
+  if (info != nullptr && options.syntax != ShapeSyntax::kAngle) {
+    const absl::string_view name = info->name;
+    text.Text(name.data(), name.size());
+    return;
+  }
+  const std::string name = PrimitiveTypeText(type, options);
+  text.Text(name.data(), name.size());
+}
+
 absl::StatusOr<PrimitiveType> ParsePrimitiveType(absl::string_view name) {
   // Every shape in a module names its type: one hash lookup, no lowering
   // unless the name has capitals (the angle syntax writes F32).

@@ -16,6 +16,9 @@ namespace xla_layout {
 std::string PrimitiveTypeName(PrimitiveType type);
 // The name as printed in `options`' syntax: "f32", or "F32" in the angle form.
 std::string PrimitiveTypeText(PrimitiveType type, const PrintOptions& options);
+// Appends that name (without a temporary string for XLA's spelling).
+void AppendPrimitiveTypeText(TextAppender& text, PrimitiveType type,
+                             const PrintOptions& options);
 
 // Accepts XLA's lower-case names and their upper-case spelling ("F32").
 absl::StatusOr<PrimitiveType> ParsePrimitiveType(absl::string_view name);

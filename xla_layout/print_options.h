@@ -19,6 +19,44 @@ inline void AppendInt(std::string* out, int64_t value) {
   out->append(buffer, end - buffer);
 }
 
+// Collects small pieces of text in a local buffer and appends them to a
+// string in few calls (on Flush, when full, and when it goes out of
+// scope): the shape printers write a module's millions of shapes so.
+class TextAppender {
+ public:
+  explicit TextAppender(std::string* out) : out_(out) {}
+  TextAppender(const TextAppender&) = delete;
+  TextAppender& operator=(const TextAppender&) = delete;
+  ~TextAppender() { Flush(); }
+
+  void Char(char c) {
+    if (size_ == sizeof(buffer_)) Flush();
+    buffer_[size_++] = c;
+  }
+  void Int(int64_t value) {
+    if (size_ + absl::numbers_internal::kFastToBufferSize > sizeof(buffer_)) Flush();
+    size_ = absl::numbers_internal::FastIntToBuffer(value, buffer_ + size_) - buffer_;
+  }
+  void Text(const char* text, size_t n) {
+    if (size_ + n > sizeof(buffer_)) {
+      Flush();
+      out_->append(text, n);
+      return;
+    }
+    for (size_t k = 0; k < n; ++k) buffer_[size_ + k] = text[k];
+    size_ += n;
+  }
+  void Flush() {
+    out_->append(buffer_, size_);
+    size_ = 0;
+  }
+
+ private:
+  std::string* out_;
+  size_t size_ = 0;
+  char buffer_[240];
+};
+
 enum class ShapeSyntax {
   kXla,    // lower-case types, {} layouts: what XLA prints (the default).
   kAngle,  // upper-case types, <> layouts: the project brief's form.

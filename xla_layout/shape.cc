@@ -187,18 +187,21 @@ void Shape::Print(std::string* out, const PrintOptions& options) const {
     *out += ')';
     return;
   }
-  *out += PrimitiveTypeText(element_type_, options);
-  *out += '[';
-  for (int i = 0; i < rank(); ++i) {
-    if (i > 0) *out += ',';
-    if (is_unbounded_dynamic_dimension(i)) {
-      *out += '?';
-      continue;
+  {
+    TextAppender text(out);
+    AppendPrimitiveTypeText(text, element_type_, options);
+    text.Char('[');
+    for (int i = 0; i < rank(); ++i) {
+      if (i > 0) text.Char(',');
+      if (is_unbounded_dynamic_dimension(i)) {
+        text.Char('?');
+        continue;
+      }
+      if (is_dynamic_dimension(i)) text.Text("<=", 2);
+      text.Int(dimensions_[i]);
     }
-    if (is_dynamic_dimension(i)) *out += "<=";
-    AppendInt(out, dimensions_[i]);
+    text.Char(']');
   }
-  *out += ']';
   if (!options.print_layout || !has_layout() || !IsArray()) return;
   // XLA leaves out a scalar's plain layout, but prints one with attributes.
   if (rank() == 0 && !layout_->HasAttributes()) return;
