@@ -50,10 +50,15 @@ absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(const std::string&
   if (verbose) {
     for (const std::string& w : warnings) std::cerr << w << "\n";
   }
-  const SourceText source(*text, display);
-  VerifierOptions verifier_options;
-  verifier_options.source = &source;
-  absl::Status verified = VerifyModule(**module, verifier_options);
+  absl::Status verified = VerifyModule(**module);
+  if (!verified.ok()) {
+    // Only a failure needs the line index of the text, to place its message:
+    // the verifier runs again with it (it is deterministic).
+    const SourceText source(*text, display);
+    VerifierOptions verifier_options;
+    verifier_options.source = &source;
+    verified = VerifyModule(**module, verifier_options);
+  }
   if (!verified.ok()) {
     // Positioned errors already name the file.
     const bool positioned = absl::StartsWith(verified.message(), display + ":");

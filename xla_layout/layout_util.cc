@@ -107,7 +107,7 @@ std::optional<Layout> ReshapeBitcastLayout(const Shape& from,
 
 bool IsPermutation(absl::Span<const int64_t> dims, int rank) {
   if (static_cast<int>(dims.size()) != rank) return false;
-  std::vector<bool> seen(rank, false);
+  absl::InlinedVector<bool, 8> seen(rank, false);
   for (int64_t d : dims) {
     if (d < 0 || d >= rank || seen[d]) return false;
     seen[d] = true;
@@ -119,7 +119,7 @@ std::optional<Layout> TransposedLayout(absl::Span<const int64_t> perm,
                                        const Layout& from, bool toward_operand) {
   const int rank = static_cast<int>(from.minor_to_major().size());
   if (!IsPermutation(perm, rank)) return std::nullopt;
-  std::vector<int64_t> map(rank);  // from's dims to the other side's
+  absl::InlinedVector<int64_t, 6> map(rank);  // from's dims to the other side's
   for (int k = 0; k < rank; ++k) {
     if (toward_operand) {
       map[k] = perm[k];
@@ -127,7 +127,7 @@ std::optional<Layout> TransposedLayout(absl::Span<const int64_t> perm,
       map[perm[k]] = k;
     }
   }
-  std::vector<int64_t> m2m;
+  absl::InlinedVector<int64_t, 6> m2m;
   for (int64_t d : from.minor_to_major()) m2m.push_back(map[d]);
   // Only the order moves: tiles, element size, memory space and the rest
   // describe the same bytes on both sides.

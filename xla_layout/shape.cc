@@ -3,6 +3,7 @@
 #include <numeric>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "xla_layout/primitive_type.h"
@@ -246,7 +247,7 @@ absl::Status ValidateLayoutForShape(const Layout& layout, const Shape& shape) {
         absl::StrCat("Dimensions size is ", rank, ", but minor to major size is ",
                      m2m.size(), "."));
   }
-  std::vector<bool> seen(rank, false);
+  absl::InlinedVector<bool, 8> seen(rank, false);
   for (int64_t d : m2m) {
     if (d < 0 || d >= rank) {
       return absl::InvalidArgumentError(absl::StrCat(
