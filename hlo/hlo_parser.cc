@@ -265,8 +265,7 @@ absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
 }
 
 absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction& instr,
-                                    std::vector<PendingOperand>& operands,
-                                    std::vector<std::vector<PendingOperand>>& pending) {
+                                    OperandList& operands) {
   absl::Status s;
   if (instr.opcode() == HloOpcode::kConstant) {
     const size_t literal_at = pos_;
@@ -324,7 +323,7 @@ absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction&
         return ErrorAt(at, absl::StrCat("unknown opcode '", *op, "' in an inline operand"));
       }
       absl::StatusOr<HloInstruction*> nested =
-          ParseNested(computation, std::move(shape), *StringToHloOpcode(*op), at, pending);
+          ParseNested(computation, std::move(shape), *StringToHloOpcode(*op), at);
       if (!nested.ok()) return nested.status();
       operands.push_back({"", -1, at, *nested});
     } else {
@@ -340,9 +339,9 @@ absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction&
   }
 }
 
-absl::StatusOr<HloInstruction*> Parser::ParseNested(
-    HloComputation& computation, std::optional<Shape> shape, HloOpcode opcode,
-    size_t at, std::vector<std::vector<PendingOperand>>& pending) {
+absl::StatusOr<HloInstruction*> Parser::ParseNested(HloComputation& computation,
+                                                    std::optional<Shape> shape,
+                                                    HloOpcode opcode, size_t at) {
   if (++nesting_ > kMaxNesting) {
     return ErrorAt(at, absl::StrCat("operands nested deeper than ", kMaxNesting));
   }
@@ -352,20 +351,19 @@ absl::StatusOr<HloInstruction*> Parser::ParseNested(
   instr->set_location(source_.LocationOf(at));
   absl::Status s = Expect("(", "after the opcode of an inline operand");
   if (!s.ok()) return s;
-  std::vector<PendingOperand> operands;
-  s = ParseArguments(computation, *instr, operands, pending);
+  OperandList operands;
+  s = ParseArguments(computation, *instr, operands);
   if (!s.ok()) return s;
   --nesting_;
   HloInstruction* raw = computation.AddInstruction(std::move(instr));
   if (infer) inferred_.push_back({raw, at});
-  pending.push_back(std::move(operands));
+  s = FinishOperands(raw, std::move(operands));
+  if (!s.ok()) return s;
   nested_.push_back(raw);
   return raw;
 }
 
-absl::Status Parser::ParseInstruction(
-    HloComputation& computation,
-    std::vector<std::vector<PendingOperand>>& pending, bool& saw_root) {
+absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_root) {
   size_t start = (SkipSpace(), pos_);
   bool is_root = ConsumeKeyword("ROOT");
   size_t name_at = (SkipSpace(), pos_);
@@ -426,11 +424,13 @@ absl::Status Parser::ParseInstruction(
   instr->set_layout_written(written);
   instr->set_location(source_.LocationOf(name_at));
   if (!Consume("(")) return Expect("(", absl::StrCat("after opcode '", op_text, "'"));
-  std::vector<PendingOperand> operands;
-  s = ParseArguments(computation, *instr, operands, pending);
+  OperandList operands;
+  s = ParseArguments(computation, *instr, operands);
   if (!s.ok()) return s;
   HloInstruction* raw = computation.AddInstruction(std::move(instr));
   slot->second = raw;
+  s = FinishOperands(raw, std::move(operands));
+  if (!s.ok()) return s;
   if (inferred) inferred_.push_back({raw, shape_at});
   if (wrapped) async_.push_back({raw, *wrapped, op_at});
   while (true) {
@@ -489,7 +489,6 @@ absl::Status Parser::ParseInstruction(
     }
     raw->mutable_raw_attributes().push_back(std::move(a));
   }
-  pending.push_back(std::move(operands));
   if (is_root) {
     if (saw_root) {
       return ErrorAt(start, absl::StrCat("computation '", computation.name(),
@@ -498,6 +497,52 @@ absl::Status Parser::ParseInstruction(
     saw_root = true;
     computation.set_root(raw);
   }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::FinishOperands(HloInstruction* instr,
+                                    OperandList operands) {
+  for (const PendingOperand& op : operands) {
+    if (op.nested != nullptr) continue;
+    auto it = names_.find(op.name);
+    if (it == names_.end() || it->second == nullptr) {
+      forward_.push_back({instr, std::move(operands)});
+      return absl::OkStatus();
+    }
+  }
+  for (const PendingOperand& op : operands) {
+    if (op.nested != nullptr) {
+      instr->AppendOperand(op.nested);
+      continue;
+    }
+    absl::Status s = ResolveOperand(instr, op, names_.find(op.name)->second);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ResolveOperand(HloInstruction* user,
+                                    const PendingOperand& op, HloInstruction* definition) {
+  const Shape& actual = definition->shape();
+  const Shape* written = op.written_shape >= 0 ? &written_shapes_[op.written_shape] : nullptr;
+  if (written != nullptr && actual.element_type() == PRIMITIVE_TYPE_INVALID) {
+    // The definition's shape is inferred once the module is read.
+    deferred_operands_.push_back({definition, *written, op.offset});
+    written = nullptr;
+  }
+  if (written != nullptr && !Shape::Equal().IgnoreLayout()(*written, actual)) {
+    return ErrorAt(op.offset, absl::StrCat("operand '", op.name, "' is written as ",
+                                           written->ToString(), " but its shape is ",
+                                           actual.ToString()));
+  }
+  // XLA uses the definition's layout; so do we, and say so.
+  if (written != nullptr && written->IsArray() && written->has_layout() &&
+      actual.has_layout() && written->layout() != actual.layout()) {
+    Warn(op.offset, absl::StrCat("operand '", op.name, "' is written with layout ",
+                                 written->layout().ToString(), " but its definition has ",
+                                 actual.layout().ToString(), "; using the definition's"));
+  }
+  user->AppendOperand(definition);
   return absl::OkStatus();
 }
 
@@ -548,16 +593,16 @@ absl::Status Parser::ParseComputation(HloModule& module) {
     }
     module.set_entry(c);
   }
-  std::vector<std::vector<PendingOperand>> pending;
   bool saw_root = false;
   names_.clear();
+  forward_.clear();
   written_shapes_.clear();
   while (!Consume("}")) {
     if (AtEnd()) {
       return ErrorAt(pos_, absl::StrCat("expected '}' to close computation '",
                                         *name, "', found end of file"));
     }
-    s = ParseInstruction(*c, pending, saw_root);
+    s = ParseInstruction(*c, saw_root);
     if (!s.ok()) return s;
   }
   // XLA writes a computation's thread after its closing brace.
@@ -594,10 +639,10 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   }
   nested_.clear();
   const absl::flat_hash_map<absl::string_view, HloInstruction*>& by_name = names_;
-  for (size_t k = 0; k < instrs.size(); ++k) {
-    for (const PendingOperand& op : pending[k]) {
+  for (const PendingInstruction& user : forward_) {
+    for (const PendingOperand& op : user.operands) {
       if (op.nested != nullptr) {
-        instrs[k]->AppendOperand(op.nested);
+        user.instruction->AppendOperand(op.nested);
         continue;
       }
       auto it = by_name.find(op.name);
@@ -605,31 +650,11 @@ absl::Status Parser::ParseComputation(HloModule& module) {
         return ErrorAt(op.offset, absl::StrCat("use of undefined instruction '",
                                                op.name, "' in '", *name, "'"));
       }
-      const Shape& actual = it->second->shape();
-      const Shape* written =
-          op.written_shape >= 0 ? &written_shapes_[op.written_shape] : nullptr;
-      if (written != nullptr && actual.element_type() == PRIMITIVE_TYPE_INVALID) {
-        // The definition's shape is inferred once the module is read.
-        deferred_operands_.push_back({it->second, *written, op.offset});
-        written = nullptr;
-      }
-      if (written != nullptr &&
-          !Shape::Equal().IgnoreLayout()(*written, actual)) {
-        return ErrorAt(op.offset, absl::StrCat(
-            "operand '", op.name, "' is written as ", written->ToString(),
-            " but its shape is ", actual.ToString()));
-      }
-      // XLA uses the definition's layout; so do we, and say so.
-      if (written != nullptr && written->IsArray() && written->has_layout() &&
-          actual.has_layout() && written->layout() != actual.layout()) {
-        Warn(op.offset, absl::StrCat(
-            "operand '", op.name, "' is written with layout ",
-            written->layout().ToString(), " but its definition has ",
-            actual.layout().ToString(), "; using the definition's"));
-      }
-      instrs[k]->AppendOperand(it->second);
+      s = ResolveOperand(user.instruction, op, it->second);
+      if (!s.ok()) return s;
     }
   }
+  forward_.clear();
   for (const PendingPredecessor& p : predecessors_) {
     auto it = by_name.find(p.name);
     if (it == by_name.end()) {

@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "hlo/hlo_module.h"
@@ -41,6 +42,13 @@ class Parser {
     int written_shape;
     size_t offset;
     HloInstruction* nested = nullptr;  // an operand written inline
+  };
+  // An instruction's operands as written. Few: they stay on the stack.
+  using OperandList = absl::InlinedVector<PendingOperand, 4>;
+  // An instruction that reads a name not defined yet when it was read.
+  struct PendingInstruction {
+    HloInstruction* instruction;
+    OperandList operands;
   };
   struct PendingCall {
     HloInstruction* instruction;
@@ -71,14 +79,20 @@ class Parser {
   // The parenthesized part after an opcode: a literal, a parameter number,
   // or operands (by name, or written inline).
   absl::Status ParseArguments(HloComputation& computation, HloInstruction& instr,
-                              std::vector<PendingOperand>& operands,
-                              std::vector<std::vector<PendingOperand>>& pending);
-  absl::StatusOr<HloInstruction*> ParseNested(
-      HloComputation& computation, std::optional<Shape> shape, HloOpcode opcode,
-      size_t at, std::vector<std::vector<PendingOperand>>& pending);
-  absl::Status ParseInstruction(HloComputation& computation,
-                                std::vector<std::vector<PendingOperand>>& ops,
-                                bool& saw_root);
+                              OperandList& operands);
+  absl::StatusOr<HloInstruction*> ParseNested(HloComputation& computation,
+                                              std::optional<Shape> shape, HloOpcode opcode,
+                                              size_t at);
+  absl::Status ParseInstruction(HloComputation& computation, bool& saw_root);
+  // Gives `instr` its operands now when every name is defined (the common
+  // case: no list per instruction waits for the end of the computation);
+  // otherwise queues them in forward_.
+  absl::Status FinishOperands(HloInstruction* instr,
+                              OperandList operands);
+  // Appends `definition` as the next operand of `user`, after checking the
+  // shape written with the operand, if any, against it.
+  absl::Status ResolveOperand(HloInstruction* user,
+                              const PendingOperand& op, HloInstruction* definition);
   absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                                  size_t offset);
 
@@ -141,6 +155,7 @@ class Parser {
   // The instructions of the current computation by name; keys view the
   // text or the instructions' own names (null while one is being read).
   absl::flat_hash_map<absl::string_view, HloInstruction*> names_;
+  std::vector<PendingInstruction> forward_;  // of the current computation
   std::vector<Shape> written_shapes_;
 };
 

@@ -46,6 +46,52 @@ void ExpectSameModule(const HloModule& a, const HloModule& b) {
   }
 }
 
+// Operands are resolved as soon as their names are defined; a name defined
+// later in the computation waits for its end. Both kinds keep the written
+// operand order, and the checks on written operand shapes apply to both.
+TEST(HloParserTest, OperandsDefinedLaterResolveAtTheEndInOrder) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(
+HloModule fwd
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = f32[4] add(f32[4] b, a)
+  b = f32[4] negate(a)
+  ROOT r = f32[4] multiply(a, s)
+})");
+  ASSERT_NE(m, nullptr);
+  HloComputation* entry = m->entry();
+  HloInstruction* s = entry->FindInstruction("s");
+  ASSERT_EQ(s->operand_count(), 2);
+  EXPECT_EQ(s->operand(0)->name(), "b");
+  EXPECT_EQ(s->operand(1)->name(), "a");
+  EXPECT_EQ(entry->FindInstruction("r")->operand(1), s);
+  EXPECT_EQ(entry->FindInstruction("b")->users().size(), 1u);
+  EXPECT_EQ(entry->FindInstruction("a")->users().size(), 3u);
+  EXPECT_TRUE(VerifyModule(*m).ok());
+  EXPECT_THAT(ParseError(R"(
+HloModule fwd
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = f32[4] add(f32[8] b, a)
+  ROOT b = f32[4] negate(a)
+})"),
+              HasSubstr("t.hlo:5:25: error: operand 'b' is written as f32[8] but its shape is f32[4]{0}"));
+  EXPECT_THAT(ParseError(R"(
+HloModule fwd
+ENTRY e {
+  a = f32[4] parameter(0)
+  ROOT s = f32[4] add(a, f32[8] a)
+})"),
+              HasSubstr("t.hlo:5:33: error: operand 'a' is written as f32[8] but its shape is f32[4]{0}"));
+  EXPECT_THAT(ParseError(R"(
+HloModule fwd
+ENTRY e {
+  a = f32[4] parameter(0)
+  ROOT s = f32[4] add(a, c)
+})"),
+              HasSubstr("use of undefined instruction 'c' in 'e'"));
+}
+
 TEST(HloCorpusTest, EveryFileParsesVerifiesAndRoundTrips) {
   const char* dir = std::getenv("HLO_CORPUS_DIR");
   if (dir == nullptr) GTEST_SKIP() << "HLO_CORPUS_DIR is not set";
