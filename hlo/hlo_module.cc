@@ -37,7 +37,7 @@ void HloInstruction::ReplaceOperandWith(int i, HloInstruction* replacement) {
 }
 
 void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
-  std::vector<HloInstruction*> users = users_;
+  const InstructionList users = users_;
   for (HloInstruction* user : users) {
     if (user == replacement) continue;
     for (int i = 0; i < user->operand_count(); ++i) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hlo/hlo_opcode.h"
@@ -83,11 +84,13 @@ class HloInstruction {
   bool layout_written() const { return layout_written_; }
   void set_layout_written(bool written) { layout_written_ = written; }
 
-  const std::vector<HloInstruction*>& operands() const { return operands_; }
+  // Two inline: most instructions read one or two values.
+  using InstructionList = absl::InlinedVector<HloInstruction*, 2>;
+  const InstructionList& operands() const { return operands_; }
   HloInstruction* operand(int i) const { return operands_[i]; }
   int operand_count() const { return static_cast<int>(operands_.size()); }
   // Instructions that use this one, once each, in no particular order.
-  const std::vector<HloInstruction*>& users() const { return users_; }
+  const InstructionList& users() const { return users_; }
   void AppendOperand(HloInstruction* operand);
   // Points operand i at `replacement`, keeping user lists right.
   void ReplaceOperandWith(int i, HloInstruction* replacement);
@@ -227,8 +230,8 @@ class HloInstruction {
   std::string name_;
   HloOpcode opcode_;
   Shape shape_;
-  std::vector<HloInstruction*> operands_;
-  std::vector<HloInstruction*> users_;
+  InstructionList operands_;
+  InstructionList users_;
   HloComputation* parent_ = nullptr;
   std::vector<CalledComputation> called_;
   int64_t parameter_number_ = -1;

@@ -59,8 +59,9 @@ class Tile {
   }
 
  private:
-  // Inline: tiles have two or three dims, and layouts are copied often.
-  absl::InlinedVector<int64_t, 4> dimensions_;
+  // Inline: tiles have one or two dims ((8,128), (2,1), (128)); deeper ones
+  // are rare enough to live on the heap.
+  absl::InlinedVector<int64_t, 2> dimensions_;
 };
 
 // How a dimension is split between memories: SC(dim:i,j).
