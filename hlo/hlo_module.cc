@@ -513,6 +513,7 @@ void HloModule::UniquifyInstructionNames() {
   // Views of the names that stay; a repeated name is never inserted, so no
   // view dangles when it is renamed.
   absl::flat_hash_set<absl::string_view> taken;
+  taken.reserve(static_cast<size_t>(instruction_count()));  // no rehash on the way
   std::vector<HloInstruction*> repeated;
   for (HloComputation* c : computations()) {
     for (HloInstruction* i : c->instructions()) {

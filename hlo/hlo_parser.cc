@@ -668,6 +668,9 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   }
   predecessors_.clear();
   signatures_.push_back({c, name_at});
+  // The name map of a large computation is released now, not when the next
+  // computation is read: the module is at its largest at the end of parsing.
+  absl::flat_hash_map<absl::string_view, HloInstruction*>().swap(names_);
   return absl::OkStatus();
 }
 

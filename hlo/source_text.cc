@@ -8,6 +8,9 @@ namespace xla_layout {
 
 SourceText::SourceText(absl::string_view text, absl::string_view filename)
     : text_(text), filename_(filename) {
+  // Counted first, so that the index is allocated once at its size.
+  const size_t lines = std::count(text.begin(), text.end(), '\n');
+  line_starts_.reserve(lines + 1);
   line_starts_.push_back(0);
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\n') line_starts_.push_back(i + 1);

@@ -128,6 +128,7 @@ absl::StatusOr<std::string> ReadFileBounded(const std::string& path,
   int fd = STDIN_FILENO;
   const bool is_stdin = path == "-";
   const std::string name = is_stdin ? "<stdin>" : path;
+  int64_t size_hint = 0;
   if (!is_stdin) {
     if (path.empty()) {
       return absl::InvalidArgumentError(absl::StrCat("the ", what, " name is empty"));
@@ -143,9 +144,13 @@ absl::StatusOr<std::string> ReadFileBounded(const std::string& path,
       return absl::InvalidArgumentError(
           absl::StrCat(what, " ", path, " is a directory"));
     }
+    size_hint = S_ISREG(st.st_mode) ? st.st_size : 0;
   }
   const int64_t cap = MaxInputBytes();
   std::string text;
+  // A regular file's size is known: one allocation of that size, not a
+  // string that doubles (and may hold twice the file) while it is read.
+  if (size_hint > 0 && size_hint <= cap) text.reserve(static_cast<size_t>(size_hint) + 1);
   char chunk[1 << 16];
   absl::Status status;
   while (true) {

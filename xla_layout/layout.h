@@ -214,7 +214,7 @@ class Layout {
   size_t RareHash() const;
   Rare& mutable_rare();
 
-  absl::InlinedVector<int64_t, 6> minor_to_major_;
+  absl::InlinedVector<int64_t, 4> minor_to_major_;
   TileList tiles_;
   int64_t element_size_in_bits_ = 0;
   int64_t memory_space_ = 0;

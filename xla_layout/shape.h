@@ -136,8 +136,9 @@ class Shape {
 
  private:
   PrimitiveType element_type_ = PRIMITIVE_TYPE_INVALID;
-  // Inline: most arrays have few dims, and shapes are copied often.
-  absl::InlinedVector<int64_t, 6> dimensions_;
+  // Inline up to rank 4 (NCHW and below): shapes are copied often, and an
+  // instruction holds one.
+  absl::InlinedVector<int64_t, 4> dimensions_;
   absl::InlinedVector<bool, 6> dynamic_;
   std::vector<Shape> tuple_shapes_;
   std::optional<Layout> layout_;

@@ -156,6 +156,15 @@ class ConstraintBuilder {
 };
 
 void ConstraintBuilder::CreateSlots() {
+  // Sized once: a slot or more per instruction, an edge or more per operand.
+  size_t instructions = 0, operands = 0;
+  for (HloComputation* c : module_.computations()) {
+    instructions += c->instruction_count();
+    for (HloInstruction* i : c->instructions()) operands += i->operand_count();
+  }
+  c_.first_slot_.reserve(instructions);
+  c_.slots_.reserve(instructions);
+  c_.edges_.reserve(operands);
   for (HloComputation* c : module_.computations()) {
     for (HloInstruction* i : c->instructions()) {
       c_.first_slot_[i] = static_cast<int>(c_.slots_.size());

@@ -21,10 +21,7 @@ class CopyInserter {
  public:
   CopyInserter(HloModule& module, const LayoutCostModel& cost,
                std::vector<LayoutAssignmentStats::Copy>& copies)
-      : cost_(cost), copies_(copies) {
-    for (HloComputation* c : module.computations()) {
-      for (HloInstruction* i : c->instructions()) names_.insert(i->name());
-    }
+      : module_(module), cost_(cost), copies_(copies) {
     // Callers before callees: a computation runs per iteration when a while
     // calls it or when it is called from such a computation.
     std::vector<HloComputation*> order = module.MakeComputationPostOrder();
@@ -48,10 +45,13 @@ class CopyInserter {
  private:
   std::string NewName(absl::string_view base);
 
+  HloModule& module_;
   const LayoutCostModel& cost_;
   std::vector<LayoutAssignmentStats::Copy>& copies_;
   absl::Status status_;
-  // Names in use: views of the instructions' own names, plus the new ones.
+  // Names in use: views of the instructions' own names, plus the new ones;
+  // gathered at the first copy (most runs of the pass make none).
+  bool names_known_ = false;
   absl::flat_hash_set<absl::string_view> names_;
   std::deque<std::string> new_names_;
   absl::flat_hash_map<std::string, int64_t> next_suffix_;
@@ -59,6 +59,12 @@ class CopyInserter {
 };
 
 std::string CopyInserter::NewName(absl::string_view base) {
+  if (!names_known_) {
+    for (HloComputation* c : module_.computations()) {
+      for (HloInstruction* i : c->instructions()) names_.insert(i->name());
+    }
+    names_known_ = true;
+  }
   std::string name(base);
   // Counting on from the last suffix handed out keeps this linear overall.
   int64_t& next = next_suffix_[name];
