@@ -349,6 +349,8 @@ absl::Status VerifyModule(const HloModule& module,
   const Context ctx{module, options};
   // Views of names the module owns, which do not change while it is read.
   absl::flat_hash_set<absl::string_view> computation_names, instruction_names;
+  computation_names.reserve(module.computation_count());
+  instruction_names.reserve(static_cast<size_t>(module.instruction_count()));
   absl::flat_hash_set<const HloComputation*> owned;
   for (HloComputation* c : module.computations()) owned.insert(c);
   for (HloComputation* c : module.computations()) {
