@@ -308,6 +308,53 @@ absl::Status RelayoutPlan::Validate(const Shape& src, const Shape& dst) {
   return absl::OkStatus();
 }
 
+namespace internal {
+
+double OneThreadBytesPerSecond(CopyClass copy_class, bool in_cache) {
+  // Bytes read plus written per second by one thread, as relayout_bench
+  // measures the packing core on this project's machines: 1000^2 f32 cases
+  // in cache, 4096^2 ones from memory.
+  switch (copy_class) {
+    case CopyClass::kContiguous:
+      return in_cache ? 80e9 : 20e9;
+    case CopyClass::kTile:
+      return in_cache ? 55e9 : 16e9;
+    case CopyClass::kTranspose:
+      return in_cache ? 45e9 : 16e9;
+    case CopyClass::kSubByte:
+      return 1.8e9;
+  }
+  return 16e9;
+}
+
+int ThreadsForCost(CopyClass copy_class, int64_t bytes_moved, bool in_cache,
+                   int max_threads) {
+  // Starting and joining a thread, measured at 30-60 us on a 2-core VM; each
+  // is charged four times over, since the gain below is an upper bound and a
+  // thread that does not help still costs its start.
+  constexpr double kThreadSeconds = 4 * 50e-6;
+  // Threads share memory bandwidth: from memory, all of them together move
+  // at most about what two move on the machines measured (the streaming
+  // copy's ceiling); in cache each core brings its own.
+  constexpr double kMemoryBytesPerSecond = 30e9;
+  const double bytes = static_cast<double>(bytes_moved);
+  const double rate = OneThreadBytesPerSecond(copy_class, in_cache);
+  int best = 1;
+  double best_seconds = bytes / rate;
+  for (int t = 2; t <= max_threads; ++t) {
+    double moving = bytes / (rate * t);
+    if (!in_cache) moving = std::max(moving, bytes / kMemoryBytesPerSecond);
+    const double seconds = moving + (t - 1) * kThreadSeconds;
+    if (seconds < best_seconds) {
+      best = t;
+      best_seconds = seconds;
+    }
+  }
+  return best;
+}
+
+}  // namespace internal
+
 absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
                                                   const Shape& dst,
                                                   RelayoutOptions options) {
@@ -350,11 +397,10 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   // here for a 32 MB L3), so the threshold is capped.
   constexpr int64_t kMaxCache = 16 << 20;
   long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  impl->streaming =
-      options.streaming == RelayoutOptions::Streaming::kAuto
-          ? impl->dst_bytes >
-                (llc > 0 ? std::min<int64_t>(llc, kMaxCache) : kMaxCache)
-          : options.streaming == RelayoutOptions::Streaming::kOn;
+  const int64_t cache_bytes = llc > 0 ? std::min<int64_t>(llc, kMaxCache) : kMaxCache;
+  impl->streaming = options.streaming == RelayoutOptions::Streaming::kAuto
+                        ? impl->dst_bytes > cache_bytes
+                        : options.streaming == RelayoutOptions::Streaming::kOn;
 
   bool planned = s->digits().has_value() && d->digits().has_value() &&
                  PlanDigits(*s, *d, impl->es, &impl->tasks);
@@ -379,15 +425,14 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
                                {Loop{tail, 0, impl->es}}});
   }
 
-  // Share the work: small buffers run on one thread; big tasks are cut along
-  // their outer loop so every thread gets about the same bytes.
-  // Starting a thread costs tens of microseconds: below a few MiB per thread
-  // one thread is faster (measured on 4 MB arrays).
-  constexpr int64_t kMinBytesPerThread = 4 << 20;
+  // Share the work: the plan weighs its own estimated time against the
+  // price of the threads (internal::ThreadsForCost); big tasks are then cut
+  // along their outer loop so every thread gets about the same bytes.
   int64_t total = impl->use_gather ? d->slot_count() * impl->es : 0;
   for (const Task& t : impl->tasks) total += t.Elements() * impl->es;
-  impl->threads = static_cast<int>(std::max<int64_t>(
-      1, std::min<int64_t>(impl->threads, total / kMinBytesPerThread)));
+  impl->threads = internal::ThreadsForCost(
+      impl->copy_class, 2 * total, impl->src_bytes + impl->dst_bytes <= cache_bytes,
+      impl->threads);
   impl->work.resize(impl->threads);
   if (impl->threads > 1) {
     // A lone transpose is shared by its source rows (the loop contiguous in

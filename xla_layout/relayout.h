@@ -45,7 +45,9 @@ struct RelayoutOptions {
   // Bytes written into every padding slot: empty means zeros; one byte is
   // repeated; otherwise exactly the element's byte size.
   std::vector<uint8_t> padding_value;
-  // 0 means every hardware thread. Small buffers always run on one thread.
+  // The most threads the plan may use; 0 means every hardware thread. The
+  // plan takes fewer when its estimated time says more would not pay for
+  // their start (internal::ThreadsForCost).
   int threads = 0;
   // Lets Execute take src == dst (same buffer, same byte size). The plan then
   // keeps a scratch copy of the source.
@@ -68,6 +70,19 @@ enum class CopyClass {
 };
 inline constexpr int64_t kContiguousRunBytes = 4096;
 absl::string_view CopyClassName(CopyClass c);  // "contiguous", "tile", ...
+
+namespace internal {
+// One thread's estimated throughput (bytes read plus written per second) on
+// a copy of `copy_class`, from cache or from memory.
+double OneThreadBytesPerSecond(CopyClass copy_class, bool in_cache);
+// The thread count (1..max_threads) that a plan moving `bytes_moved` bytes
+// takes: the one whose estimated time, thread starts included, is lowest
+// (the fewest on a tie). Copies that run in cache, and copies that memory
+// bandwidth already limits, stay on fewer threads; more bytes never mean
+// fewer threads.
+int ThreadsForCost(CopyClass copy_class, int64_t bytes_moved, bool in_cache,
+                   int max_threads);
+}  // namespace internal
 
 class RelayoutPlan {
  public:

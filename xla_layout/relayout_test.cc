@@ -135,7 +135,7 @@ TEST(RelayoutTest, CopyClassesNameTheKernelThatMovesMostBytes) {
 }
 
 TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
-  // Over 4 MiB per thread, odd edges for the SIMD blocks; 1030 source rows
+  // Large enough for two threads by the plan's cost, odd edges for the SIMD blocks; 1030 source rows
   // share the outer loop, 1024 and 4096 split the rows between threads
   // (f32 and byte kernels).
   for (const auto& [src_text, dst_text] :
@@ -156,6 +156,41 @@ TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
     RunAndCheck(src, dst, options);
   }
   }
+}
+
+// The thread count follows the plan's estimated time: a copy that runs in
+// cache in ~100 us does not pay for a second thread's start; one that moves
+// tens of MB does. More bytes never mean fewer threads.
+TEST(RelayoutTest, ThreadCountFollowsThePlansCost) {
+  using internal::ThreadsForCost;
+  EXPECT_EQ(ThreadsForCost(CopyClass::kTile, 8'000'000, /*in_cache=*/true, 2), 1);
+  EXPECT_EQ(ThreadsForCost(CopyClass::kTile, 128'000'000, /*in_cache=*/false, 2), 2);
+  EXPECT_EQ(ThreadsForCost(CopyClass::kTranspose, 4096, /*in_cache=*/true, 64), 1);
+  EXPECT_EQ(ThreadsForCost(CopyClass::kSubByte, 4'000'000, /*in_cache=*/true, 2), 2);
+  EXPECT_EQ(ThreadsForCost(CopyClass::kTile, 128'000'000, /*in_cache=*/false, 1), 1);
+  // From memory, bandwidth caps what more threads can win.
+  EXPECT_LE(ThreadsForCost(CopyClass::kContiguous, int64_t{1} << 32, false, 64), 2);
+  for (CopyClass c : {CopyClass::kContiguous, CopyClass::kTile, CopyClass::kTranspose,
+                      CopyClass::kSubByte}) {
+    for (bool in_cache : {true, false}) {
+      int last = 1;
+      for (int64_t bytes = 1024; bytes < (int64_t{1} << 34); bytes *= 2) {
+        int t = ThreadsForCost(c, bytes, in_cache, 8);
+        EXPECT_GE(t, last) << CopyClassName(c) << " " << bytes;
+        last = t;
+      }
+    }
+  }
+  RelayoutOptions options;
+  options.threads = 2;
+  absl::StatusOr<RelayoutPlan> small = RelayoutPlan::Create(
+      Parse("f32[1000,1000]{1,0}"), Parse("f32[1000,1000]{1,0:T(8,128)}"), options);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->threads(), 1);
+  absl::StatusOr<RelayoutPlan> big = RelayoutPlan::Create(
+      Parse("f32[4096,4096]{1,0}"), Parse("f32[4096,4096]{1,0:T(8,128)}"), options);
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->threads(), 2);
 }
 
 // Destinations over 16 MiB take the streaming-store kernels.
