@@ -232,6 +232,7 @@ HloInstruction* HloComputation::FindInstruction(absl::string_view name) const {
 HloInstruction* HloComputation::AddInstruction(
     std::unique_ptr<HloInstruction> instruction, HloInstruction* before) {
   instruction->parent_ = this;
+  instruction->local_id_ = next_local_id_++;
   HloInstruction* raw = instruction.get();
   auto pos = instructions_.end();
   if (before != nullptr) {
@@ -279,6 +280,7 @@ void HloComputation::InsertInstructions(
   absl::flat_hash_map<const HloInstruction*, std::vector<size_t>> before;
   for (size_t k = 0; k < batch.size(); ++k) {
     batch[k].second->parent_ = this;
+    batch[k].second->local_id_ = next_local_id_++;
     if (batch[k].first != nullptr) before[batch[k].first].push_back(k);
   }
   std::vector<std::unique_ptr<HloInstruction>> merged;

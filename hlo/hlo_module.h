@@ -99,6 +99,10 @@ class HloInstruction {
   void ReplaceAllUsesWith(HloInstruction* replacement);
 
   HloComputation* parent() const { return parent_; }
+  // A number unique among the instructions its computation has held, given
+  // as it is added (0, 1, 2, ...; below parent()->local_id_bound()), so that
+  // per-instruction tables can be vectors instead of hash maps. -1 before.
+  int local_id() const { return local_id_; }
 
   // Where the text defined this instruction (its name); unknown for
   // instructions a pass made.
@@ -229,6 +233,7 @@ class HloInstruction {
   friend class HloComputation;
   std::string name_;
   HloOpcode opcode_;
+  int local_id_ = -1;
   Shape shape_;
   InstructionList operands_;
   InstructionList users_;
@@ -266,6 +271,8 @@ class HloComputation {
   // Instructions in the order they are printed.
   std::vector<HloInstruction*> instructions() const;
   int instruction_count() const { return static_cast<int>(instructions_.size()); }
+  // Every instruction's local_id() is below this.
+  int local_id_bound() const { return next_local_id_; }
   HloInstruction* root() const { return root_; }
   void set_root(HloInstruction* root) { root_ = root; }
   // Parameters by number; entries are null where a number is missing.
@@ -314,6 +321,7 @@ class HloComputation {
   std::string name_;
   HloModule* parent_ = nullptr;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;
+  int next_local_id_ = 0;
   HloInstruction* root_ = nullptr;
   std::optional<Signature> signature_;
   SourceLocation location_;

@@ -718,7 +718,10 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
     return ErrorAt(absl::StartsWith(s.message(), "buffer_donor") ? donors_at_ : aliasing_at_,
                    s.message());
   }
-  module->UniquifyInstructionNames();
+  // Names are unique within each computation as read (the name map refuses
+  // a second definition; inline operands are named clear of the others):
+  // only several computations can repeat one.
+  if (module->computation_count() > 1) module->UniquifyInstructionNames();
   return module;
 }
 }  // namespace hlo_parser_internal

@@ -288,18 +288,18 @@ absl::Status VerifyCallees(const Context& ctx, const HloComputation& c,
 }
 
 // Operands form a DAG within a computation: no instruction reads itself,
-// directly or through others. `index` numbers the computation's
-// instructions in order. Iterative, so deep chains cannot overflow.
-absl::Status VerifyAcyclic(
-    const Context& ctx, const HloComputation& c,
-    const absl::flat_hash_map<const HloInstruction*, int>& index) {
+// directly or through others. `position` gives each instruction's place in
+// the computation by local id. Iterative, so deep chains cannot overflow.
+absl::Status VerifyAcyclic(const Context& ctx, const HloComputation& c,
+                           const std::vector<int>& position) {
+  auto index = [&position](const HloInstruction* i) { return position[i->local_id()]; };
   const std::vector<HloInstruction*> instrs = c.instructions();
   // Text order is nearly always an order of definitions before uses, which
   // proves the DAG without a search.
   bool ordered = true;
   for (size_t k = 0; k < instrs.size() && ordered; ++k) {
     for (HloInstruction* op : instrs[k]->operands()) {
-      if (index.at(op) >= static_cast<int>(k)) {
+      if (index(op) >= static_cast<int>(k)) {
         ordered = false;
         break;
       }
@@ -308,18 +308,18 @@ absl::Status VerifyAcyclic(
   if (ordered) return absl::OkStatus();
   std::vector<int8_t> state(instrs.size(), 0);  // 1 open, 2 done
   for (HloInstruction* start : instrs) {
-    if (state[index.at(start)] == 2) continue;
+    if (state[index(start)] == 2) continue;
     std::vector<std::pair<HloInstruction*, int>> stack = {{start, 0}};
-    state[index.at(start)] = 1;
+    state[index(start)] = 1;
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
       if (next == node->operand_count()) {
-        state[index.at(node)] = 2;
+        state[index(node)] = 2;
         stack.pop_back();
         continue;
       }
       HloInstruction* op = node->operand(next++);
-      int8_t& st = state[index.at(op)];
+      int8_t& st = state[index(op)];
       if (st == 2) continue;
       if (st == 1) {
         std::vector<std::string> path;
@@ -360,19 +360,24 @@ absl::Status VerifyModule(const HloModule& module,
     if (c->root() == nullptr || c->root()->parent() != c) {
       return Fail(ctx, *c, nullptr, "has no root instruction of its own");
     }
-    // The computation's own instructions, numbered in order.
-    absl::flat_hash_map<const HloInstruction*, int> mine;
-    mine.reserve(c->instruction_count());
-    for (HloInstruction* i : c->instructions()) {
-      mine.emplace(i, static_cast<int>(mine.size()));
+    // The position of each of the computation's instructions, by local id
+    // (-1 for ids it no longer holds).
+    std::vector<int> position(c->local_id_bound(), -1);
+    {
+      int k = 0;
+      for (HloInstruction* i : c->instructions()) position[i->local_id()] = k++;
     }
+    auto mine = [&](const HloInstruction* op) {
+      return op != nullptr && op->parent() == c && op->local_id() >= 0 &&
+             op->local_id() < c->local_id_bound() && position[op->local_id()] >= 0;
+    };
     std::vector<int> parameter_seen;
     for (HloInstruction* i : c->instructions()) {
       if (!instruction_names.insert(i->name()).second) {
         return Fail(ctx, *c, i, "instruction name is not unique in the module");
       }
       for (HloInstruction* op : i->operands()) {
-        if (op == nullptr || !mine.contains(op)) {
+        if (!mine(op)) {
           return Fail(ctx, *c, i, "an operand does not belong to this computation");
         }
       }
@@ -407,7 +412,7 @@ absl::Status VerifyModule(const HloModule& module,
         return Fail(ctx, *c, nullptr, absl::StrCat("parameter ", n, " is missing"));
       }
     }
-    absl::Status acyclic = VerifyAcyclic(ctx, *c, mine);
+    absl::Status acyclic = VerifyAcyclic(ctx, *c, position);
     if (!acyclic.ok()) return acyclic;
   }
   // Calls form a DAG (XLA's rule): a computation never calls itself,

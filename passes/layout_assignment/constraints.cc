@@ -162,12 +162,13 @@ void ConstraintBuilder::CreateSlots() {
     instructions += c->instruction_count();
     for (HloInstruction* i : c->instructions()) operands += i->operand_count();
   }
-  c_.first_slot_.reserve(instructions);
   c_.slots_.reserve(instructions);
   c_.edges_.reserve(operands);
   for (HloComputation* c : module_.computations()) {
+    std::vector<int>& first = c_.first_slot_[c];
+    first.assign(c->local_id_bound(), -1);
     for (HloInstruction* i : c->instructions()) {
-      c_.first_slot_[i] = static_cast<int>(c_.slots_.size());
+      first[i->local_id()] = static_cast<int>(c_.slots_.size());
       for (Shape* s : LaidOutLeaves(*i->mutable_shape())) c_.slots_.push_back({i, s});
     }
   }

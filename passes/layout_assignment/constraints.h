@@ -114,10 +114,15 @@ class LayoutConstraints {
 
   const std::vector<Slot>& slots() const { return slots_; }
   int SlotOf(const HloInstruction* i, int leaf) const {
-    return first_slot_.at(i) + leaf;
+    return first_slot_.at(i->parent())[i->local_id()] + leaf;
   }
   // Whether `i` existed when the constraints were built.
-  bool Covers(const HloInstruction* i) const { return first_slot_.contains(i); }
+  bool Covers(const HloInstruction* i) const {
+    auto it = first_slot_.find(i->parent());
+    return it != first_slot_.end() && i->local_id() >= 0 &&
+           i->local_id() < static_cast<int>(it->second.size()) &&
+           it->second[i->local_id()] >= 0;
+  }
   // Pairs of slots that are one buffer (get-tuple-element and its tuple
   // element, a while and its body's parameter, a fusion's parameter and its
   // operand, ...), in the order the rules found them.
@@ -145,7 +150,9 @@ class LayoutConstraints {
  private:
   friend class ConstraintBuilder;
   std::vector<Slot> slots_;
-  absl::flat_hash_map<const HloInstruction*, int> first_slot_;
+  // Each instruction's first slot, by computation and local id (-1 for none):
+  // vectors, not a hash map over every instruction of the module.
+  absl::flat_hash_map<const HloComputation*, std::vector<int>> first_slot_;
   std::vector<std::pair<int, int>> aliases_;
   std::vector<OperandEdge> edges_;
   std::vector<OperandLayout> operand_layouts_;
