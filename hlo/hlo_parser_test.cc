@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_verifier.h"
@@ -230,6 +231,32 @@ TEST(HloVerifierTest, CatchesBrokenModules) {
   EXPECT_THAT(verify("HloModule m, entry_computation_layout={(f32[3])->f32[2]}\n"
                      "ENTRY e {\n  ROOT x = f32[2] parameter(0)\n}\n"),
               HasSubstr("entry_computation_layout gives f32[3]"));
+}
+
+// A module printed in pieces (flushed past 1 MiB, between lines) is the
+// same text as printed whole.
+TEST(HloModuleTest, PrintInPiecesMatchesToString) {
+  std::string text = "HloModule big\nENTRY e {\n  x.0 = f32[64,256]{1,0} parameter(0)\n";
+  for (int k = 0; k < 30000; ++k) {
+    absl::StrAppend(&text, "  x.", k + 1, " = f32[64,256]{1,0} negate(f32[64,256]{1,0} x.", k,
+                    ")\n");
+  }
+  text += "}\n";
+  std::unique_ptr<HloModule> m = ParseTestModule(text);
+  ASSERT_NE(m, nullptr);
+  const std::string whole = m->ToString();
+  std::string pieces, buffer;
+  int flushes = 0;
+  m->Print(&buffer, {}, [&](std::string& piece) {
+    EXPECT_GE(piece.size(), size_t{1} << 20);
+    EXPECT_EQ(piece.back(), '\n');
+    pieces += piece;
+    piece.clear();
+    ++flushes;
+  });
+  pieces += buffer;
+  EXPECT_GE(flushes, 1);
+  EXPECT_EQ(pieces, whole);
 }
 
 TEST(HloModuleTest, EditingApi) {

@@ -56,6 +56,30 @@ TEST_F(FileIoTest, NewFileGetsUmaskModeAndNoTemporaryRemains) {
   EXPECT_EQ(Entries(), std::vector<std::string>{"out"});
 }
 
+// Output made in pieces lands whole; a piece that fails leaves the old file
+// as it was and no temporary behind.
+TEST_F(FileIoTest, ChunkedOutputIsAllOrNothing) {
+  const std::string out = Path("out.hlo");
+  ASSERT_TRUE(WriteFileSafely(out, "old\n").ok());
+  absl::Status s = WriteFileSafely(out, [](const ChunkWriter& write) {
+    for (const char* piece : {"one ", "two ", "three\n"}) {
+      absl::Status w = write(piece);
+      if (!w.ok()) return w;
+    }
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(Read(out), "one two three\n");
+  s = WriteFileSafely(out, [](const ChunkWriter& write) {
+    absl::Status w = write("half of it");
+    if (!w.ok()) return w;
+    return absl::DataLossError("the producer failed");
+  });
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(Read(out), "one two three\n");
+  EXPECT_EQ(Entries(), std::vector<std::string>{"out.hlo"});
+}
+
 TEST_F(FileIoTest, ExistingFileKeepsItsMode) {
   { std::ofstream(Path("secret")) << "old"; }
   ASSERT_EQ(chmod(Path("secret").c_str(), 0600), 0);

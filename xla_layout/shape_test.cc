@@ -134,6 +134,25 @@ TEST(ShapeTest, HashIsConsistentWithEquality) {
   EXPECT_TRUE(copy.split_configs().empty());
 }
 
+// Shapes whose text outgrows the printers' local buffer (240 bytes) print
+// whole and parse back.
+TEST(ShapeTest, LongShapesPrintWholeAndRoundTrip) {
+  std::vector<int64_t> dims(48, 1);
+  dims[0] = 123456789;
+  dims[47] = 7;
+  Shape shape(F32, dims);
+  std::vector<int64_t> m2m(48);
+  for (int i = 0; i < 48; ++i) m2m[i] = i;
+  Layout layout(m2m);
+  layout.add_tile(Tile({7})).set_memory_space(3);
+  shape.set_layout(layout);
+  const std::string text = shape.ToString();
+  EXPECT_GT(text.size(), 240u);
+  EXPECT_EQ(text.substr(0, 15), "f32[123456789,1");
+  EXPECT_NE(text.find(",46,47:T(7)S(3)}"), std::string::npos) << text;
+  EXPECT_EQ(Parse(text), shape);
+}
+
 TEST(ShapeTest, SettersChainAndDefaultLayouts) {
   Layout layout({0});
   layout.set_element_size_in_bits(4).set_memory_space(1);
