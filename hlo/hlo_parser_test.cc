@@ -228,6 +228,21 @@ TEST(HloVerifierTest, CatchesBrokenModules) {
   twice->entry()->FindInstruction("a.1")->set_name("a");
   EXPECT_THAT(std::string(VerifyModule(*twice).message()),
               HasSubstr("instruction name is not unique in the module"));
+  // Many namesakes: the error names the first instruction, in module order,
+  // whose name an earlier one has (here the second of 1000 "same"s).
+  std::string many = "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n";
+  for (int k = 0; k < 3000; ++k) absl::StrAppend(&many, "  n", k, " = f32[] negate(p)\n");
+  many += "  ROOT r = f32[] negate(p)\n}\n";
+  std::unique_ptr<HloModule> namesakes = ParseTestModule(many);
+  ASSERT_NE(namesakes, nullptr);
+  EXPECT_TRUE(VerifyModule(*namesakes).ok());
+  namesakes->entry()->FindInstruction("n2999")->set_name("n7");
+  for (int k = 1000; k < 2000; ++k) {
+    namesakes->entry()->FindInstruction(absl::StrCat("n", k))->set_name("same");
+  }
+  EXPECT_THAT(std::string(VerifyModule(*namesakes).message()),
+              HasSubstr("t.hlo:1005:3: error: verifier: computation 'e', instruction 'same': "
+                        "instruction name is not unique in the module"));
   EXPECT_THAT(verify("HloModule m, entry_computation_layout={(f32[3])->f32[2]}\n"
                      "ENTRY e {\n  ROOT x = f32[2] parameter(0)\n}\n"),
               HasSubstr("entry_computation_layout gives f32[3]"));
