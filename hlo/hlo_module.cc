@@ -49,32 +49,14 @@ void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
   }
 }
 
-HloInstruction::Attributes& HloInstruction::Attributes::operator=(
-    const Attributes& other) {
-  if (this == &other) return *this;
-  dimensions = other.dimensions;
-  index = other.index;
-  iota_dimension = other.iota_dimension;
-  direction = other.direction;
-  kind = other.kind;
-  dot_ = other.dot_ != nullptr ? std::make_unique<Dot>(*other.dot_) : nullptr;
-  rare_ = other.rare_ != nullptr ? std::make_unique<Rare>(*other.rare_) : nullptr;
-  return *this;
-}
-
-const std::string& HloInstruction::literal() const {
-  static const std::string* const kNone = new std::string();
-  return constant_ != nullptr ? constant_->text : *kNone;
-}
+const std::string& HloInstruction::literal() const { return constant_.get().text; }
 
 void HloInstruction::set_literal(std::string text) {
-  if (constant_ == nullptr) constant_ = std::make_unique<Constant>();
-  constant_->text = std::move(text);
+  constant_.mutable_get().text = std::move(text);
 }
 
 void HloInstruction::set_literal_value(std::shared_ptr<const HloLiteral> value) {
-  if (constant_ == nullptr) constant_ = std::make_unique<Constant>();
-  constant_->value = std::move(value);
+  constant_.mutable_get().value = std::move(value);
 }
 
 std::vector<int64_t> HloInstruction::DimensionNumbers(absl::string_view name) const {
@@ -253,7 +235,7 @@ std::unique_ptr<HloComputation> HloComputation::Clone(
     copy->called_ = i->called_;
     copy->parameter_number_ = i->parameter_number_;
     copy->layout_written_ = i->layout_written_;
-    if (i->constant_ != nullptr) copy->constant_ = std::make_unique<HloInstruction::Constant>(*i->constant_);
+    copy->constant_ = i->constant_;
     copy->attributes_ = i->attributes_;
     copy->raw_ = i->raw_;
     copy->location_ = i->location_;

@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "hlo/hlo_opcode.h"
 #include "hlo/source_text.h"
+#include "xla_layout/out_of_line.h"
 #include "xla_layout/shape.h"
 #include "xla_layout/shape_text.h"
 
@@ -135,7 +136,7 @@ class HloInstruction {
   const std::string& literal() const;
   void set_literal(std::string text);
   const HloLiteral* literal_value() const {
-    return constant_ != nullptr ? constant_->value.get() : nullptr;
+    return constant_.get().value.get();
   }
   void set_literal_value(std::shared_ptr<const HloLiteral> value);
 
@@ -155,14 +156,8 @@ class HloInstruction {
       std::optional<std::vector<int64_t>> lhs_batch_dims;
       std::optional<std::vector<int64_t>> rhs_batch_dims;
     };
-    const Dot& dot() const {
-      static const Dot* const kNone = new Dot();
-      return dot_ != nullptr ? *dot_ : *kNone;
-    }
-    Dot& mutable_dot() {
-      if (dot_ == nullptr) dot_ = std::make_unique<Dot>();
-      return *dot_;
-    }
+    const Dot& dot() const { return dot_.get(); }
+    Dot& mutable_dot() { return dot_.mutable_get(); }
     // Attributes of few opcodes (convolution, gather, scatter, custom
     // calls), out of line so that other instructions do not pay for them.
     struct Rare {
@@ -194,24 +189,12 @@ class HloInstruction {
       // send, recv, collectives: ops with one channel_id communicate.
       std::optional<int64_t> channel_id;
     };
-    const Rare& rare() const {
-      static const Rare* const kNone = new Rare();
-      return rare_ != nullptr ? *rare_ : *kNone;
-    }
-    Rare& mutable_rare() {
-      if (rare_ == nullptr) rare_ = std::make_unique<Rare>();
-      return *rare_;
-    }
-
-    Attributes() = default;
-    Attributes(const Attributes& other) { *this = other; }
-    Attributes& operator=(const Attributes& other);
-    Attributes(Attributes&&) = default;
-    Attributes& operator=(Attributes&&) = default;
+    const Rare& rare() const { return rare_.get(); }
+    Rare& mutable_rare() { return rare_.mutable_get(); }
 
    private:
-    std::unique_ptr<Dot> dot_;
-    std::unique_ptr<Rare> rare_;
+    OutOfLine<Dot> dot_;
+    OutOfLine<Rare> rare_;
   };
   const Attributes& attributes() const { return attributes_; }
   // attributes().dimension_numbers[name], or empty when not written.
@@ -247,7 +230,7 @@ class HloInstruction {
     std::string text;
     std::shared_ptr<const HloLiteral> value;  // immutable, shared by clones
   };
-  std::unique_ptr<Constant> constant_;
+  OutOfLine<Constant> constant_;
   Attributes attributes_;
   std::vector<HloAttribute> raw_;
 };

@@ -83,31 +83,13 @@ struct Layout::Rare {
   int64_t tail_padding_alignment_in_elements = 1;
   PrimitiveType index_primitive_type = PRIMITIVE_TYPE_INVALID;
   PrimitiveType pointer_primitive_type = PRIMITIVE_TYPE_INVALID;
-  std::unique_ptr<Shape> physical_shape;
+  OutOfLine<Shape> physical_shape;
   int64_t dynamic_shape_metadata_prefix_bytes = 0;
   std::vector<SplitConfig> split_configs;
-
-  Rare() = default;
-  Rare(const Rare& o)
-      : dim_level_types(o.dim_level_types),
-        dim_unique(o.dim_unique),
-        dim_ordered(o.dim_ordered),
-        tail_padding_alignment_in_elements(o.tail_padding_alignment_in_elements),
-        index_primitive_type(o.index_primitive_type),
-        pointer_primitive_type(o.pointer_primitive_type),
-        physical_shape(o.physical_shape ? std::make_unique<Shape>(*o.physical_shape)
-                                        : nullptr),
-        dynamic_shape_metadata_prefix_bytes(o.dynamic_shape_metadata_prefix_bytes),
-        split_configs(o.split_configs) {}
 };
 
-const Layout::Rare& Layout::rare() const {
-  static const Rare* const kDefaults = new Rare();
-  return rare_ != nullptr ? *rare_ : *kDefaults;
-}
-
 size_t Layout::RareHash() const {
-  if (rare_ == nullptr) return 0;
+  if (!rare_.has_value()) return 0;
   auto hash = [](const Rare& r) {
     size_t h = absl::HashOf(r.dim_level_types, r.dim_unique, r.dim_ordered,
                             r.tail_padding_alignment_in_elements, r.index_primitive_type,
@@ -115,18 +97,13 @@ size_t Layout::RareHash() const {
     for (const SplitConfig& sc : r.split_configs) {
       h = absl::HashOf(h, sc.dimension, sc.split_indices);
     }
-    if (r.physical_shape != nullptr) h = absl::HashOf(h, *r.physical_shape);
+    if (r.physical_shape.has_value()) h = absl::HashOf(h, r.physical_shape.get());
     return h;
   };
   // All defaults hash as no Rare at all, as they compare.
   static const size_t kDefaults = hash(Rare());
-  const size_t h = hash(*rare_);
+  const size_t h = hash(rare_.get());
   return h == kDefaults ? 0 : h;
-}
-
-Layout::Rare& Layout::mutable_rare() {
-  if (rare_ == nullptr) rare_ = std::make_unique<Rare>();
-  return *rare_;
 }
 
 Layout::Layout() = default;
@@ -135,71 +112,55 @@ Layout::Layout(absl::Span<const int64_t> minor_to_major)
 Layout::Layout(Layout&&) noexcept = default;
 Layout& Layout::operator=(Layout&&) noexcept = default;
 Layout::~Layout() = default;
-
-Layout::Layout(const Layout& other)
-    : minor_to_major_(other.minor_to_major_),
-      tiles_(other.tiles_),
-      element_size_in_bits_(other.element_size_in_bits_),
-      memory_space_(other.memory_space_),
-      rare_(other.rare_ ? std::make_unique<Rare>(*other.rare_) : nullptr) {}
-
-Layout& Layout::operator=(const Layout& other) {
-  if (this != &other) {
-    minor_to_major_ = other.minor_to_major_;
-    tiles_ = other.tiles_;
-    element_size_in_bits_ = other.element_size_in_bits_;
-    memory_space_ = other.memory_space_;
-    rare_ = other.rare_ ? std::make_unique<Rare>(*other.rare_) : nullptr;
-  }
-  return *this;
-}
+Layout::Layout(const Layout&) = default;
+Layout& Layout::operator=(const Layout&) = default;
 
 int64_t Layout::tail_padding_alignment_in_elements() const {
-  return rare().tail_padding_alignment_in_elements;
+  return rare_.get().tail_padding_alignment_in_elements;
 }
 Layout& Layout::set_tail_padding_alignment_in_elements(int64_t n) {
-  if (n != 1 || rare_ != nullptr) mutable_rare().tail_padding_alignment_in_elements = n;
+  if (n != 1 || rare_.has_value()) rare_.mutable_get().tail_padding_alignment_in_elements = n;
   return *this;
 }
 int64_t Layout::dynamic_shape_metadata_prefix_bytes() const {
-  return rare().dynamic_shape_metadata_prefix_bytes;
+  return rare_.get().dynamic_shape_metadata_prefix_bytes;
 }
 Layout& Layout::set_dynamic_shape_metadata_prefix_bytes(int64_t n) {
-  if (n != 0 || rare_ != nullptr) mutable_rare().dynamic_shape_metadata_prefix_bytes = n;
+  if (n != 0 || rare_.has_value()) rare_.mutable_get().dynamic_shape_metadata_prefix_bytes = n;
   return *this;
 }
 const std::vector<DimLevelType>& Layout::dim_level_types() const {
-  return rare().dim_level_types;
+  return rare_.get().dim_level_types;
 }
-const std::vector<bool>& Layout::dim_unique() const { return rare().dim_unique; }
-const std::vector<bool>& Layout::dim_ordered() const { return rare().dim_ordered; }
-PrimitiveType Layout::index_primitive_type() const { return rare().index_primitive_type; }
+const std::vector<bool>& Layout::dim_unique() const { return rare_.get().dim_unique; }
+const std::vector<bool>& Layout::dim_ordered() const { return rare_.get().dim_ordered; }
+PrimitiveType Layout::index_primitive_type() const { return rare_.get().index_primitive_type; }
 Layout& Layout::set_index_primitive_type(PrimitiveType t) {
-  if (t != PRIMITIVE_TYPE_INVALID || rare_ != nullptr) mutable_rare().index_primitive_type = t;
+  if (t != PRIMITIVE_TYPE_INVALID || rare_.has_value()) rare_.mutable_get().index_primitive_type = t;
   return *this;
 }
 PrimitiveType Layout::pointer_primitive_type() const {
-  return rare().pointer_primitive_type;
+  return rare_.get().pointer_primitive_type;
 }
 Layout& Layout::set_pointer_primitive_type(PrimitiveType t) {
-  if (t != PRIMITIVE_TYPE_INVALID || rare_ != nullptr) {
-    mutable_rare().pointer_primitive_type = t;
+  if (t != PRIMITIVE_TYPE_INVALID || rare_.has_value()) {
+    rare_.mutable_get().pointer_primitive_type = t;
   }
   return *this;
 }
-bool Layout::has_physical_shape() const { return rare().physical_shape != nullptr; }
-const Shape& Layout::physical_shape() const { return *rare().physical_shape; }
+bool Layout::has_physical_shape() const { return rare_.get().physical_shape.has_value(); }
+const Shape& Layout::physical_shape() const { return rare_.get().physical_shape.get(); }
 const std::vector<SplitConfig>& Layout::split_configs() const {
-  return rare().split_configs;
+  return rare_.get().split_configs;
 }
 Layout& Layout::add_split_config(SplitConfig config) {
-  mutable_rare().split_configs.push_back(std::move(config));
+  rare_.mutable_get().split_configs.push_back(std::move(config));
   return *this;
 }
 
 Layout& Layout::add_dim_level_type(DimLevelType type, bool unique,
                                    bool ordered) {
-  Rare& r = mutable_rare();
+  Rare& r = rare_.mutable_get();
   r.dim_level_types.push_back(type);
   r.dim_unique.push_back(unique);
   r.dim_ordered.push_back(ordered);
@@ -207,7 +168,7 @@ Layout& Layout::add_dim_level_type(DimLevelType type, bool unique,
 }
 
 Layout& Layout::set_physical_shape(const Shape& shape) {
-  mutable_rare().physical_shape = std::make_unique<Shape>(shape);
+  rare_.mutable_get().physical_shape.mutable_get() = shape;
   return *this;
 }
 
@@ -220,12 +181,12 @@ bool Layout::IsSparse() const {
 
 bool Layout::HasAttributes() const {
   if (!tiles_.empty() || element_size_in_bits_ != 0 || memory_space_ != 0) return true;
-  if (rare_ == nullptr) return false;
-  const Rare& r = *rare_;
+  if (!rare_.has_value()) return false;
+  const Rare& r = rare_.get();
   return !r.dim_level_types.empty() || r.tail_padding_alignment_in_elements != 1 ||
          r.index_primitive_type != PRIMITIVE_TYPE_INVALID ||
          r.pointer_primitive_type != PRIMITIVE_TYPE_INVALID || !r.split_configs.empty() ||
-         r.physical_shape != nullptr || r.dynamic_shape_metadata_prefix_bytes != 0;
+         r.physical_shape.has_value() || r.dynamic_shape_metadata_prefix_bytes != 0;
 }
 
 bool Layout::Equal::operator()(const Layout& a, const Layout& b) const {
@@ -239,9 +200,9 @@ bool Layout::Equal::operator()(const Layout& a, const Layout& b) const {
   if (!ignore_memory_space_ && a.memory_space_ != b.memory_space_) {
     return false;
   }
-  if (a.rare_ == nullptr && b.rare_ == nullptr) return true;
-  const Rare& ra = a.rare();
-  const Rare& rb = b.rare();
+  if (!a.rare_.has_value() && !b.rare_.has_value()) return true;
+  const Rare& ra = a.rare_.get();
+  const Rare& rb = b.rare_.get();
   if (ra.dim_level_types != rb.dim_level_types ||
       ra.dim_unique != rb.dim_unique || ra.dim_ordered != rb.dim_ordered ||
       ra.tail_padding_alignment_in_elements != rb.tail_padding_alignment_in_elements ||
@@ -441,7 +402,7 @@ char DimLevelTypeLetter(DimLevelType t) {
 
 void Layout::Print(std::string* out, const PrintOptions& options) const {
   const bool angle = options.syntax == ShapeSyntax::kAngle;
-  if (rare_ == nullptr) {
+  if (!rare_.has_value()) {
     // The common layout: order, tiles, element size and memory space,
     // written in one go.
     TextAppender text(out);

@@ -17,6 +17,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "proto/layout.pb.h"
+#include "xla_layout/out_of_line.h"
 #include "xla_layout/print_options.h"
 
 namespace xla_layout {
@@ -209,16 +210,14 @@ class Layout {
   // Sparse-array attributes, tail padding, split configs and the metadata
   // prefix: null while all are at their defaults.
   struct Rare;
-  const Rare& rare() const;
   // A hash of the Rare attributes (the same for none and all defaults).
   size_t RareHash() const;
-  Rare& mutable_rare();
 
   absl::InlinedVector<int64_t, 4> minor_to_major_;
   TileList tiles_;
   int64_t element_size_in_bits_ = 0;
   int64_t memory_space_ = 0;
-  std::unique_ptr<Rare> rare_;
+  OutOfLine<Rare> rare_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Tile& tile);
