@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape.h"
-#include "absl/strings/str_join.h"
 
 namespace xla_layout {
 
@@ -402,88 +401,72 @@ char DimLevelTypeLetter(DimLevelType t) {
 
 void Layout::Print(std::string* out, const PrintOptions& options) const {
   const bool angle = options.syntax == ShapeSyntax::kAngle;
-  if (!rare_.has_value()) {
-    // The common layout: order, tiles, element size and memory space,
-    // written in one go.
-    TextAppender text(out);
-    text.Char(angle ? '<' : '{');
-    for (size_t i = 0; i < minor_to_major_.size(); ++i) {
-      if (i > 0) text.Char(',');
-      text.Int(minor_to_major_[i]);
-    }
-    if (!tiles_.empty() || element_size_in_bits_ != 0 || memory_space_ != 0) {
-      text.Char(':');
-      if (!tiles_.empty()) {
-        text.Char('T');
-        for (const Tile& tile : tiles_) tile.Print(text);
-      }
-      if (element_size_in_bits_ != 0) {
-        text.Text("E(", 2);
-        text.Int(element_size_in_bits_);
-        text.Char(')');
-      }
-      if (memory_space_ != 0) {
-        text.Text("S(", 2);
-        text.Int(memory_space_);
-        text.Char(')');
-      }
-    }
-    text.Char(angle ? '>' : '}');
-    return;
-  }
-  *out += angle ? '<' : '{';
+  // Written through a local buffer: the common layout (order, tiles,
+  // element size, memory space) goes out in one append.
+  TextAppender text(out);
+  auto number = [&text](const char* tag, int64_t n) {
+    text.Text(tag, 2);
+    text.Int(n);
+    text.Char(')');
+  };
+  text.Char(angle ? '<' : '{');
   for (size_t i = 0; i < minor_to_major_.size(); ++i) {
-    if (i > 0) *out += ',';
-    AppendInt(out, minor_to_major_[i]);
+    if (i > 0) text.Char(',');
+    text.Int(minor_to_major_[i]);
   }
   if (HasAttributes()) {
-    *out += ':';
-    if (!dim_level_types().empty()) {
-      *out += "D(";
-      for (size_t i = 0; i < dim_level_types().size(); ++i) {
-        if (i > 0) *out += ',';
-        *out += DimLevelTypeLetter(dim_level_types()[i]);
-        if (!dim_unique()[i]) *out += '+';
-        if (!dim_ordered()[i]) *out += '~';
+    const Rare& r = rare_.get();
+    text.Char(':');
+    if (!r.dim_level_types.empty()) {
+      text.Text("D(", 2);
+      for (size_t i = 0; i < r.dim_level_types.size(); ++i) {
+        if (i > 0) text.Char(',');
+        text.Char(DimLevelTypeLetter(r.dim_level_types[i]));
+        if (!r.dim_unique[i]) text.Char('+');
+        if (!r.dim_ordered[i]) text.Char('~');
       }
-      *out += ')';
+      text.Char(')');
     }
     if (!tiles_.empty()) {
-      *out += 'T';
-      for (const Tile& tile : tiles_) tile.Print(out);
+      text.Char('T');
+      for (const Tile& tile : tiles_) tile.Print(text);
     }
-    if (tail_padding_alignment_in_elements() != 1) {
-      absl::StrAppend(out, "L(", tail_padding_alignment_in_elements(), ")");
+    if (r.tail_padding_alignment_in_elements != 1) {
+      number("L(", r.tail_padding_alignment_in_elements);
     }
-    if (index_primitive_type() != PRIMITIVE_TYPE_INVALID) {
-      absl::StrAppend(out, "#(", PrimitiveTypeText(index_primitive_type(), options),
-                      ")");
+    for (const auto& [tag, type] : {std::pair{"#(", r.index_primitive_type},
+                                    std::pair{"*(", r.pointer_primitive_type}}) {
+      if (type == PRIMITIVE_TYPE_INVALID) continue;
+      text.Text(tag, 2);
+      AppendPrimitiveTypeText(text, type, options);
+      text.Char(')');
     }
-    if (pointer_primitive_type() != PRIMITIVE_TYPE_INVALID) {
-      absl::StrAppend(out, "*(",
-                      PrimitiveTypeText(pointer_primitive_type(), options), ")");
-    }
-    if (element_size_in_bits_ != 0) {
-      absl::StrAppend(out, "E(", element_size_in_bits_, ")");
-    }
-    if (memory_space_ != 0) absl::StrAppend(out, "S(", memory_space_, ")");
-    if (!split_configs().empty()) {
-      *out += "SC";
-      for (const SplitConfig& sc : split_configs()) {
-        absl::StrAppend(out, "(", sc.dimension, ":",
-                        absl::StrJoin(sc.split_indices, ","), ")");
+    if (element_size_in_bits_ != 0) number("E(", element_size_in_bits_);
+    if (memory_space_ != 0) number("S(", memory_space_);
+    if (!r.split_configs.empty()) {
+      text.Text("SC", 2);
+      for (const SplitConfig& sc : r.split_configs) {
+        text.Char('(');
+        text.Int(sc.dimension);
+        text.Char(':');
+        for (size_t i = 0; i < sc.split_indices.size(); ++i) {
+          if (i > 0) text.Char(',');
+          text.Int(sc.split_indices[i]);
+        }
+        text.Char(')');
       }
     }
-    if (has_physical_shape()) {
-      *out += "P(";
-      physical_shape().Print(out, options);
-      *out += ')';
+    if (r.physical_shape.has_value()) {
+      text.Text("P(", 2);
+      text.Flush();  // the shape appends to `out` itself
+      r.physical_shape.get().Print(out, options);
+      text.Char(')');
     }
-    if (dynamic_shape_metadata_prefix_bytes() != 0) {
-      absl::StrAppend(out, "M(", dynamic_shape_metadata_prefix_bytes(), ")");
+    if (r.dynamic_shape_metadata_prefix_bytes != 0) {
+      number("M(", r.dynamic_shape_metadata_prefix_bytes);
     }
   }
-  *out += angle ? '>' : '}';
+  text.Char(angle ? '>' : '}');
 }
 
 std::string Layout::ToString(const PrintOptions& options) const {
