@@ -405,6 +405,7 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   bool planned = s->digits().has_value() && d->digits().has_value() &&
                  PlanDigits(*s, *d, impl->es, &impl->tasks);
   impl->copy_class = planned ? ClassOfTasks(impl->tasks, impl->es) : CopyClass::kTranspose;
+  if (planned && impl->streaming) internal::OrderCopiesForStreaming(&impl->tasks, impl->es);
   if (!planned) {
     impl->tasks.clear();
     impl->use_gather = true;

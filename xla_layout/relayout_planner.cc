@@ -319,6 +319,17 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
   return true;
 }
 
+void OrderCopiesForStreaming(std::vector<Task>* tasks, int64_t es) {
+  constexpr int64_t kLineBytes = 64;
+  for (Task& t : *tasks) {
+    if (t.kind != Kind::kCopy || t.loops.size() < 2) continue;
+    const int64_t run = t.loops.back().extent * es;
+    if (run % kLineBytes != 0 || run >= kContiguousRunBytes) continue;
+    std::stable_sort(t.loops.begin(), t.loops.end() - 1,
+                     [](const Loop& x, const Loop& y) { return x.src > y.src; });
+  }
+}
+
 CopyClass ClassOfTasks(const std::vector<Task>& tasks, int64_t es) {
   int64_t bytes[3] = {0, 0, 0};  // contiguous, tile, transpose
   for (const Task& t : tasks) {

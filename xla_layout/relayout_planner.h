@@ -47,6 +47,12 @@ struct Task {
 bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
                 std::vector<Task>* tasks);
 
+// With streaming (non-temporal) stores, a write of whole cache lines costs
+// the same wherever it lands, so copies of short whole-line runs are
+// reordered to read the source in order: all loops but the run follow the
+// source stride. Other tasks are left as planned.
+void OrderCopiesForStreaming(std::vector<Task>* tasks, int64_t es);
+
 // The class of the tasks that move the most bytes (padding fills aside).
 CopyClass ClassOfTasks(const std::vector<Task>& tasks, int64_t es);
 

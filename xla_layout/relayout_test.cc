@@ -244,6 +244,29 @@ TEST(RelayoutTest, OuterLoopsFollowTheSourceOnceWritesFillPages) {
                         "8:128/32768 32:1024/128 32:4/4"));
 }
 
+TEST(RelayoutTest, StreamingCopiesOfShortRunsReadTheSourceInOrder) {
+  const Shape tiled = Parse("f32[256,256]{0,1:T(32,32)(32,1)}");
+  const Shape rows = Parse("f32[256,256]{1,0}");
+  RelayoutOptions options;
+  options.threads = 1;
+  for (auto mode : {RelayoutOptions::Streaming::kOff,
+                    RelayoutOptions::Streaming::kOn}) {
+    options.streaming = mode;
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(tiled, rows, options);
+    ASSERT_TRUE(plan.ok());
+    // Cached stores keep each destination row whole (the 8 panels inside);
+    // streaming ones read each panel whole, in order, and write each row
+    // 128 bytes at a time.
+    EXPECT_THAT(plan->Describe(),
+                HasSubstr(mode == RelayoutOptions::Streaming::kOn
+                              ? "loops(extent:src/dst bytes) 8:32768/128 "
+                                "256:128/1024 32:4/4"
+                              : "loops(extent:src/dst bytes) 256:128/1024 "
+                                "8:32768/128 32:4/4"));
+    RunAndCheck(tiled, rows, options);
+  }
+}
+
 TEST(RelayoutTest, PlansFuseContiguousLoops) {
   absl::StatusOr<RelayoutPlan> same = RelayoutPlan::Create(
       Parse("f32[64,32,16]{2,1,0}"), Parse("f32[64,32,16]{2,1,0}"));
@@ -459,6 +482,8 @@ TEST(RelayoutPropertyTest, RandomRoundTripsAndIsaAgreement) {
     for (Isa isa : Paths()) {
       RelayoutOptions ro;
       ro.isa = isa;
+      // Every other case takes the streaming paths (loop orders and stores).
+      if (cases % 2 == 1) ro.streaming = RelayoutOptions::Streaming::kOn;
       absl::StatusOr<RelayoutPlan> ab = RelayoutPlan::Create(a, b, ro);
       absl::StatusOr<RelayoutPlan> ba = RelayoutPlan::Create(b, a, ro);
       ASSERT_TRUE(ab.ok() && ba.ok());
