@@ -136,20 +136,26 @@ __attribute__((target("avx2"))) inline void Transpose8x16Avx2(
 }
 
 // Interleaves two rows of 16-bit elements (nb == 2, dst contiguous): the
-// bf16 (2,1) tile of TPU layouts.
+// bf16 (2,1) tile of TPU layouts. kStream needs dst 32-byte aligned.
+template <bool kStream>
 __attribute__((target("avx2"))) void Interleave2x16Avx2(const char* src,
                                                         char* dst, int64_t na,
                                                         int64_t ssb) {
+  auto store = [](char* p, __m256i v) __attribute__((target("avx2"))) {
+    if (kStream) {
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+    }
+  };
   int64_t a = 0;
   for (; a + 16 <= na; a += 16) {
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + a * 2));
     __m256i y =
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + ssb + a * 2));
     __m256i lo = _mm256_unpacklo_epi16(x, y), hi = _mm256_unpackhi_epi16(x, y);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + a * 4),
-                        _mm256_permute2x128_si256(lo, hi, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + a * 4 + 32),
-                        _mm256_permute2x128_si256(lo, hi, 0x31));
+    store(dst + a * 4, _mm256_permute2x128_si256(lo, hi, 0x20));
+    store(dst + a * 4 + 32, _mm256_permute2x128_si256(lo, hi, 0x31));
   }
   for (; a < na; ++a) {
     std::memcpy(dst + a * 4, src + a * 2, 2);
@@ -281,7 +287,10 @@ __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
     return Transpose32Avx2Strips<false>(src, dst, na, nb, ssb, dsa);
   }
   if (es == 2 && nb == 2 && dsa == 4) {
-    return Interleave2x16Avx2(src, dst, na, ssb);
+    if (streaming && (reinterpret_cast<uintptr_t>(dst) & 31) == 0) {
+      return Interleave2x16Avx2<true>(src, dst, na, ssb);
+    }
+    return Interleave2x16Avx2<false>(src, dst, na, ssb);
   }
   if (es == 1 && na >= 16 && nb >= 16) {
     return Transpose8Avx2Strips(src, dst, na, nb, ssb, dsa);
@@ -330,8 +339,9 @@ __attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst,
 // ---------------------------------------------------------------------------
 // AVX-512
 
-// The AVX-512 path moves contiguous runs with 512-bit streaming stores and
-// uses the AVX2 tile transposes: a 16x16 transpose in 512-bit registers
+// The AVX-512 path moves contiguous runs with 512-bit streaming stores,
+// interleaves 16-bit pairs with 512-bit word permutes, and uses the AVX2
+// tile transposes: a 16x16 transpose in 512-bit registers
 // measured 2x slower than four 8x8 AVX2 ones on this machine's CPU (AMD
 // EPYC, whose 512-bit shuffles take two passes), see README.
 
@@ -367,9 +377,56 @@ __attribute__((target("avx512f"))) void CopyAvx512(
   }
 }
 
+// Interleaves two rows of 16-bit elements as Interleave2x16Avx2 does, 32
+// pairs per step with one two-source word permute per 64 output bytes.
+template <bool kStream>
+__attribute__((target("avx512f,avx512bw"))) void Interleave2x32Avx512(
+    const char* src, char* dst, int64_t na, int64_t ssb) {
+  // Word k of the first output takes x[k / 2] (k even) or y[k / 2] (odd);
+  // indices of 32 and above name y.
+  alignas(64) static constexpr uint16_t kLo[32] = {
+      0, 32, 1, 33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
+      8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+  alignas(64) static constexpr uint16_t kHi[32] = {
+      16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
+      24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63};
+  const __m512i lo_index = _mm512_load_si512(kLo);
+  const __m512i hi_index = _mm512_load_si512(kHi);
+  int64_t a = 0;
+  for (; a + 32 <= na; a += 32) {
+    const __m512i x = _mm512_loadu_si512(src + a * 2);
+    const __m512i y = _mm512_loadu_si512(src + ssb + a * 2);
+    const __m512i lo = _mm512_permutex2var_epi16(x, lo_index, y);
+    const __m512i hi = _mm512_permutex2var_epi16(x, hi_index, y);
+    if (kStream) {
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + a * 4), lo);
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + a * 4 + 64), hi);
+    } else {
+      _mm512_storeu_si512(dst + a * 4, lo);
+      _mm512_storeu_si512(dst + a * 4 + 64, hi);
+    }
+  }
+  if (a < na) {
+    Interleave2x16Avx2<false>(src + a * 2, dst + a * 4, na - a, ssb);
+  }
+}
+
+__attribute__((target("avx512f"))) void TransposeAvx512(
+    const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
+    int64_t dsa, int es, bool streaming) {
+  static const bool bw = __builtin_cpu_supports("avx512bw");
+  if (bw && es == 2 && nb == 2 && dsa == 4) {
+    if (streaming && (reinterpret_cast<uintptr_t>(dst) & 63) == 0) {
+      return Interleave2x32Avx512<true>(src, dst, na, ssb);
+    }
+    return Interleave2x32Avx512<false>(src, dst, na, ssb);
+  }
+  TransposeAvx2(src, dst, na, nb, ssb, dsa, es, streaming);
+}
+
 constexpr Kernels kScalar = {CopyScalar, TransposeScalar};
 constexpr Kernels kAvx2 = {CopyAvx2, TransposeAvx2};
-constexpr Kernels kAvx512 = {CopyAvx512, TransposeAvx2};
+constexpr Kernels kAvx512 = {CopyAvx512, TransposeAvx512};
 
 }  // namespace
 

@@ -322,10 +322,21 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
 void OrderCopiesForStreaming(std::vector<Task>* tasks, int64_t es) {
   constexpr int64_t kLineBytes = 64;
   for (Task& t : *tasks) {
-    if (t.kind != Kind::kCopy || t.loops.size() < 2) continue;
-    const int64_t run = t.loops.back().extent * es;
+    // The loops the kernel takes stay; a copy's kernel writes runs of the
+    // last loop, a transpose's rows of it.
+    const size_t kernel = t.kind == Kind::kTranspose ? 2 : 1;
+    if ((t.kind != Kind::kCopy && t.kind != Kind::kTranspose) ||
+        t.loops.size() <= kernel) {
+      continue;
+    }
+    // The bytes the kernel writes in one piece: a run, or a transpose's
+    // destination row, or all its rows when they are adjacent.
+    int64_t run = t.loops.back().extent * es;
+    if (t.kind == Kind::kTranspose && t.loops[t.loops.size() - 2].dst == run) {
+      run *= t.loops[t.loops.size() - 2].extent;
+    }
     if (run % kLineBytes != 0 || run >= kContiguousRunBytes) continue;
-    std::stable_sort(t.loops.begin(), t.loops.end() - 1,
+    std::stable_sort(t.loops.begin(), t.loops.end() - kernel,
                      [](const Loop& x, const Loop& y) { return x.src > y.src; });
   }
 }

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "xla_layout/shape_text.h"
+#include "xla_layout/memory.h"
 #include "xla_layout/test_util.h"
 #include "xla_layout/tiled_layout.h"
 
@@ -38,10 +39,17 @@ std::vector<uint8_t> RunAndCheck(const Shape& src, const Shape& dst,
   if (!plan.ok()) return {};
   absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
   absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
-  std::vector<uint8_t> in(s->byte_size()), out(d->byte_size(), 0x5A);
+  std::vector<uint8_t> in(s->byte_size());
   std::mt19937_64 rng(in.size());
   FillRandomBytes(rng, absl::MakeSpan(in));
-  plan->Execute(in.data(), out.data());
+  // A page-aligned destination, so that the aligned (streaming) kernels run.
+  absl::StatusOr<AlignedBuffer> aligned = AllocateAligned(d->byte_size(), "test");
+  EXPECT_TRUE(aligned.ok()) << aligned.status();
+  if (!aligned.ok()) return {};
+  uint8_t* out_bytes = reinterpret_cast<uint8_t*>(aligned->get());
+  std::memset(out_bytes, 0x5A, d->byte_size());
+  plan->Execute(in.data(), out_bytes);
+  std::vector<uint8_t> out(out_bytes, out_bytes + d->byte_size());
   absl::Status check =
       CheckRelayout(*s, in.data(), *d, out.data(), options.padding_value);
   EXPECT_TRUE(check.ok()) << src << " -> " << dst << ": " << check << "\n"
@@ -214,20 +222,26 @@ TEST(RelayoutTest, StreamingPathsOnLargeBuffers) {
 }
 
 TEST(RelayoutTest, StreamingCanBeForcedEitherWay) {
-  Shape src = Parse("f32[37,300]{1,0}");
-  Shape dst = Parse("f32[37,300]{0,1:T(8,128)}");
-  for (auto mode : {RelayoutOptions::Streaming::kOn,
-                    RelayoutOptions::Streaming::kOff}) {
-    for (Isa isa : Paths()) {
-      RelayoutOptions options;
-      options.streaming = mode;
-      options.isa = isa;
-      absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
-      ASSERT_TRUE(plan.ok());
-      EXPECT_EQ(plan->Describe().find("streaming") != std::string::npos,
-                mode == RelayoutOptions::Streaming::kOn);
-      RunAndCheck(src, dst, options);
-      RunAndCheck(dst, src, options);
+  // A tiled copy, and bf16 row pairs interleaved (T(8,128)(2,1)).
+  for (const auto& [src_text, dst_text] :
+       {std::pair<const char*, const char*>{"f32[37,300]{1,0}",
+                                            "f32[37,300]{0,1:T(8,128)}"},
+        {"bf16[37,300]{1,0}", "bf16[37,300]{1,0:T(8,128)(2,1)}"}}) {
+    const Shape src = Parse(src_text);
+    const Shape dst = Parse(dst_text);
+    for (auto mode : {RelayoutOptions::Streaming::kOn,
+                      RelayoutOptions::Streaming::kOff}) {
+      for (Isa isa : Paths()) {
+        RelayoutOptions options;
+        options.streaming = mode;
+        options.isa = isa;
+        absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+        ASSERT_TRUE(plan.ok());
+        EXPECT_EQ(plan->Describe().find("streaming") != std::string::npos,
+                  mode == RelayoutOptions::Streaming::kOn);
+        RunAndCheck(src, dst, options);
+        RunAndCheck(dst, src, options);
+      }
     }
   }
 }
