@@ -33,10 +33,21 @@ namespace {
 
 
 // A share of one task for one thread: the range [begin, end) of loops[0].
+// Task kAllTasks stands for every task at once, interleaved along their
+// shared outer loop.
 struct WorkItem {
   int task;
   int64_t begin, end;
 };
+constexpr int kAllTasks = -1;
+
+// The loops at the end of a task that its kernel takes in one call.
+size_t KernelLoops(const Task& task) {
+  return task.kind == Kind::kTranspose ||
+                 (task.kind == Kind::kCopy && task.loops.size() >= 2)
+             ? 2
+             : 1;
+}
 
 
 }  // namespace
@@ -53,12 +64,18 @@ struct RelayoutPlan::Impl {
   int64_t es = 0;  // bytes per element slot
   int64_t src_bytes = 0, dst_bytes = 0, element_bytes = 0;
   std::vector<uint8_t> fill;  // es bytes
+  bool fill_uniform = true;   // every byte of `fill` the same: a memset
   int threads = 1;
   Isa isa = Isa::kScalar;
   bool in_place = false;
   bool streaming = false;
   const internal::Kernels* kernels = nullptr;
   std::vector<Task> tasks;
+  // Every task has an outer loop of the same extent (the tile rows of a
+  // tiling with partial tiles, say): the tasks run one step of it each in
+  // turn, so the partial tiles and padding of a step are written while its
+  // lines are still in cache, not in passes of their own.
+  bool interleaved = false;
   std::vector<std::vector<WorkItem>> work;  // per thread
   // Gather path: for each destination slot, the source slot or -1.
   std::vector<int64_t> gather;
@@ -67,6 +84,8 @@ struct RelayoutPlan::Impl {
 
   void RunTask(const Task& task, int64_t begin, int64_t end, const char* src,
                char* dst) const;
+  void RunInterleaved(int64_t begin, int64_t end, const char* src,
+                      char* dst) const;
   void RunLoops(const Task& task, const std::vector<Loop>& loops, size_t depth,
                 const char* src, char* dst) const;
   void FillRun(char* dst, int64_t elements) const;
@@ -75,9 +94,7 @@ struct RelayoutPlan::Impl {
 };
 
 void RelayoutPlan::Impl::FillRun(char* dst, int64_t elements) const {
-  bool uniform = true;
-  for (uint8_t b : fill) uniform &= b == fill[0];
-  if (uniform) {
+  if (fill_uniform) {
     std::memset(dst, fill[0], elements * es);
     return;
   }
@@ -88,12 +105,7 @@ void RelayoutPlan::Impl::RunLoops(const Task& task,
                                   const std::vector<Loop>& loops, size_t depth,
                                   const char* src, char* dst) const {
   // Transposes and row copies take the last two loops in one call.
-  const size_t kernel_loops =
-      task.kind == Kind::kTranspose ||
-              (task.kind == Kind::kCopy && loops.size() >= 2)
-          ? 2
-          : 1;
-  if (depth + kernel_loops < loops.size()) {
+  if (depth + KernelLoops(task) < loops.size()) {
     const Loop& l = loops[depth];
     for (int64_t i = 0; i < l.extent; ++i) {
       RunLoops(task, loops, depth + 1, src + i * l.src, dst + i * l.dst);
@@ -135,6 +147,16 @@ void RelayoutPlan::Impl::RunTask(const Task& task, int64_t begin, int64_t end,
   dst += task.dst_offset + begin * loops[0].dst;
   loops[0].extent = end - begin;
   RunLoops(task, loops, 0, src, dst);
+}
+
+void RelayoutPlan::Impl::RunInterleaved(int64_t begin, int64_t end,
+                                        const char* src, char* dst) const {
+  for (int64_t i = begin; i < end; ++i) {
+    for (const Task& t : tasks) {
+      RunLoops(t, t.loops, 1, src + t.src_offset + i * t.loops[0].src,
+               dst + t.dst_offset + i * t.loops[0].dst);
+    }
+  }
 }
 
 void RelayoutPlan::Impl::RunGather(int64_t begin, int64_t end, const char* src,
@@ -382,6 +404,7 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
         "the padding value has ", options.padding_value.size(),
         " bytes; give 1 or the element size, ", impl->es));
   }
+  for (uint8_t b : impl->fill) impl->fill_uniform &= b == impl->fill[0];
   if (options.allow_in_place && impl->src_bytes != impl->dst_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "in-place relayout needs equal buffer sizes, not ", impl->src_bytes,
@@ -448,7 +471,21 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
                  Loop{chunk, b.src, b.dst}};
     }
   }
-  if (!impl->use_gather) {
+  if (!impl->use_gather && impl->tasks.size() > 1) {
+    impl->interleaved = true;
+    for (const Task& t : impl->tasks) {
+      impl->interleaved &= t.loops.size() > KernelLoops(t) &&
+                           t.loops[0].extent == impl->tasks[0].loops[0].extent;
+    }
+  }
+  if (impl->interleaved) {
+    const int64_t outer = impl->tasks[0].loops[0].extent;
+    for (int t = 0; t < impl->threads; ++t) {
+      const int64_t begin = outer * t / impl->threads;
+      const int64_t end = outer * (t + 1) / impl->threads;
+      if (begin < end) impl->work[t].push_back(WorkItem{kAllTasks, begin, end});
+    }
+  } else if (!impl->use_gather) {
     int64_t share = total / impl->threads + 1, filled = 0;
     for (int i = 0; i < static_cast<int>(impl->tasks.size()); ++i) {
       const Task& t = impl->tasks[i];
@@ -515,7 +552,11 @@ void RelayoutPlan::Execute(const void* src_ptr, void* dst_ptr) const {
                   src, dst);
     } else {
       for (const WorkItem& w : p.work[thread]) {
-        p.RunTask(p.tasks[w.task], w.begin, w.end, src, dst);
+        if (w.task == kAllTasks) {
+          p.RunInterleaved(w.begin, w.end, src, dst);
+        } else {
+          p.RunTask(p.tasks[w.task], w.begin, w.end, src, dst);
+        }
       }
     }
     if (p.streaming) _mm_sfence();
@@ -547,7 +588,8 @@ std::string RelayoutPlan::Describe() const {
   }
   std::string out = absl::StrCat("isa=", IsaName(p.isa), " threads=", p.threads,
                                  " element_bytes=", p.es,
-                                 p.streaming ? " streaming" : "", "\n");
+                                 p.streaming ? " streaming" : "",
+                                 p.interleaved ? " interleaved" : "", "\n");
   if (p.use_gather) {
     return absl::StrCat(out, "gather table of ", p.gather.size(), " slots\n");
   }

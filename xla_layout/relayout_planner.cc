@@ -177,6 +177,38 @@ void ForEachProduct(const std::vector<std::vector<Box>>& groups,
   rec(0);
 }
 
+// Padding boxes that continue each other along the last loop (the 1 and 23
+// padding elements of a row, split at a digit boundary) become one fill.
+void MergeAdjacentFills(std::vector<Task>* tasks, int64_t es) {
+  auto same_outer = [](const Task& a, const Task& b) {
+    if (a.loops.size() != b.loops.size()) return false;
+    for (size_t k = 0; k + 1 < a.loops.size(); ++k) {
+      const Loop &x = a.loops[k], &y = b.loops[k];
+      if (x.extent != y.extent || x.src != y.src || x.dst != y.dst) return false;
+    }
+    return true;
+  };
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (size_t i = 0; i < tasks->size() && !merged; ++i) {
+      Task& a = (*tasks)[i];
+      if (a.kind != Kind::kFill || a.loops.back().dst != es) continue;
+      for (size_t j = 0; j < tasks->size(); ++j) {
+        const Task& b = (*tasks)[j];
+        if (j == i || b.kind != Kind::kFill || b.loops.back().dst != es ||
+            !same_outer(a, b) ||
+            b.dst_offset != a.dst_offset + a.loops.back().extent * es) {
+          continue;
+        }
+        a.loops.back().extent += b.loops.back().extent;
+        tasks->erase(tasks->begin() + j);
+        merged = true;
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
@@ -316,6 +348,7 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
       tasks->push_back(std::move(task));
     });
   }
+  MergeAdjacentFills(tasks, es);
   return true;
 }
 

@@ -2,6 +2,7 @@
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/subbyte.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -278,6 +279,27 @@ TEST(RelayoutTest, StreamingCopiesOfShortRunsReadTheSourceInOrder) {
                               : "loops(extent:src/dst bytes) 256:128/1024 "
                                 "8:32768/128 32:4/4"));
     RunAndCheck(tiled, rows, options);
+  }
+}
+
+TEST(RelayoutTest, PartialTilesAndPaddingRunInterleavedWithTheFullTiles) {
+  const Shape src = Parse("f32[1000,1000]{1,0}");
+  const Shape dst = Parse("f32[1000,1000]{1,0:T(8,128)}");
+  RelayoutOptions options;
+  options.threads = 1;
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+  ASSERT_TRUE(plan.ok());
+  const std::string text = plan->Describe();
+  // Full tiles, the partial column tile and the padding share the loop over
+  // tile rows, so they run in one pass over it.
+  EXPECT_THAT(text, HasSubstr(" interleaved\n"));
+  // The 24 padding elements of a row are one fill, not 1 + 23.
+  EXPECT_THAT(text, HasSubstr("fill src+0 dst+29088 loops(extent:src/dst bytes) "
+                              "125:0/32768 8:0/512 24:0/4\n"));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4) << text;
+  for (int threads : {1, 2}) {
+    options.threads = threads;
+    RunAndCheck(src, dst, options);
   }
 }
 
