@@ -4,22 +4,14 @@
 
 #include <cstring>
 
+#include "xla_layout/simd_copy.h"
+
 namespace xla_layout {
 namespace {
 
 __attribute__((target("avx2"))) void StreamingCopyAvx2(const char* src, char* dst,
                                                        int64_t bytes) {
-  int64_t i = 0;
-  for (; i + 128 <= bytes; i += 128) {
-    const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-    const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32));
-    const __m256i v2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 64));
-    const __m256i v3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 96));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), v0);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), v1);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 64), v2);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 96), v3);
-  }
+  const int64_t i = internal::CopyBlocks128Avx2<true>(src, dst, bytes);
   std::memcpy(dst + i, src + i, bytes - i);
   _mm_sfence();
 }
