@@ -486,19 +486,23 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
       if (begin < end) impl->work[t].push_back(WorkItem{kAllTasks, begin, end});
     }
   } else if (!impl->use_gather) {
-    int64_t share = total / impl->threads + 1, filled = 0;
+    // Thread k takes the steps that start in its k-th of the bytes, rounded
+    // to whole steps (an outer loop of two steps gives each thread one).
+    const int threads = impl->threads;
+    int64_t filled = 0;
     for (int i = 0; i < static_cast<int>(impl->tasks.size()); ++i) {
       const Task& t = impl->tasks[i];
-      int64_t outer = t.loops[0].extent;
-      int64_t per_step = t.Elements() / std::max<int64_t>(outer, 1) * impl->es;
+      const int64_t outer = t.loops[0].extent;
+      const int64_t per_step =
+          std::max<int64_t>(1, t.Elements() / std::max<int64_t>(outer, 1) * impl->es);
       int64_t begin = 0;
       while (begin < outer) {
-        int thread = static_cast<int>(std::min<int64_t>(filled / share,
-                                                        impl->threads - 1));
-        int64_t room = (thread + 1) * share - filled;
-        int64_t steps = std::max<int64_t>(1, room / std::max<int64_t>(per_step, 1));
-        if (thread == impl->threads - 1) steps = outer - begin;
-        int64_t end = std::min(outer, begin + steps);
+        const int thread = static_cast<int>(
+            std::min<int64_t>(threads - 1, filled * threads / std::max<int64_t>(total, 1)));
+        const int64_t share_end = total * (thread + 1) / threads;
+        int64_t steps = std::max<int64_t>(1, (share_end - filled + per_step / 2) / per_step);
+        if (thread == threads - 1) steps = outer - begin;
+        const int64_t end = std::min(outer, begin + steps);
         impl->work[thread].push_back(WorkItem{i, begin, end});
         filled += (end - begin) * per_step;
         begin = end;
@@ -592,6 +596,22 @@ std::string RelayoutPlan::Describe() const {
                                  p.interleaved ? " interleaved" : "", "\n");
   if (p.use_gather) {
     return absl::StrCat(out, "gather table of ", p.gather.size(), " slots\n");
+  }
+  if (p.threads > 1) {
+    // The bytes each thread moves, so that a lopsided split shows.
+    std::vector<int64_t> shares;
+    for (const std::vector<WorkItem>& items : p.work) {
+      int64_t bytes = 0;
+      for (const WorkItem& w : items) {
+        for (int i = 0; i < static_cast<int>(p.tasks.size()); ++i) {
+          if (w.task != kAllTasks && w.task != i) continue;
+          const Task& t = p.tasks[i];
+          bytes += (w.end - w.begin) * (t.Elements() / t.loops[0].extent) * p.es;
+        }
+      }
+      shares.push_back(bytes);
+    }
+    absl::StrAppend(&out, "bytes per thread ", absl::StrJoin(shares, " "), "\n");
   }
   for (const Task& t : p.tasks) {
     std::vector<std::string> loops;

@@ -203,6 +203,23 @@ TEST(RelayoutTest, ThreadCountFollowsThePlansCost) {
 }
 
 // Destinations over 16 MiB take the streaming-store kernels.
+// Each thread gets its half of the bytes, also when the outer loop has as
+// few steps as threads (a lone transpose cut into one band per thread once
+// gave both bands to the first thread).
+TEST(RelayoutTest, ThreadsShareTheBytesEvenly) {
+  RelayoutOptions options;
+  options.threads = 2;
+  for (const char* dst : {"f32[4096,4096]{0,1}", "f32[4096,4096]{1,0:T(8,128)}",
+                          "f32[4096,4096]{0,1:T(32,32)(32,1)}"}) {
+    absl::StatusOr<RelayoutPlan> plan =
+        RelayoutPlan::Create(Parse("f32[4096,4096]{1,0}"), Parse(dst), options);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_EQ(plan->threads(), 2) << dst;
+    EXPECT_THAT(plan->Describe(), HasSubstr("\nbytes per thread 33554432 33554432\n"))
+        << dst << "\n" << plan->Describe();
+  }
+}
+
 TEST(RelayoutTest, StreamingPathsOnLargeBuffers) {
   const char* cases[][2] = {
       {"f32[2048,2056]{1,0}", "f32[2048,2056]{1,0:T(8,128)}"},
