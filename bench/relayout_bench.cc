@@ -276,7 +276,7 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
       return it == v.end() ? 0.0 : it->second;
     };
     auto ratio = [](double a, double b) {
-      return b > 0 ? absl::StrFormat("%6.2fx", a / b) : std::string("    n/a");
+      return a > 0 && b > 0 ? absl::StrFormat("%6.2fx", a / b) : std::string("    n/a");
     };
     auto val = [](double a) {
       return a > 0 ? absl::StrFormat("%7.2f", a) : std::string("    n/a");

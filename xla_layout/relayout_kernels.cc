@@ -174,24 +174,30 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
     int64_t dsa) {
   const int64_t na16 = na & ~int64_t{15}, nb16 = nb & ~int64_t{15};
-  // A strip sweeps at most kStripRows source rows, so the pages it reads stay
-  // in the TLB and their lines in L2 until the next strip uses them.
-  constexpr int64_t kStripRows = 256;
+  // From memory, a strip sweeps at most 256 source rows, so the pages it
+  // reads stay in the TLB and their lines in L2 until the next strip uses
+  // them. In cache, a strip is one tile high: its 16 source rows are read in
+  // order, the next tile's lines fetched ahead (1000^2 f32: about 15% faster
+  // than tall strips).
+  constexpr int64_t kStripRows = kStream ? 256 : 16;
   for (int64_t b0 = 0; b0 < nb16; b0 += kStripRows) {
-  const int64_t b1 = std::min(nb16, b0 + kStripRows);
-  for (int64_t a = 0; a < na16; a += 16) {
-    for (int64_t b = b0; b < b1; b += 16) {
-      if (b + 32 < b1) {
-        for (int r = 0; r < 16; ++r) {
-          _mm_prefetch(src + a * 4 + (b + 32 + r) * ssb, _MM_HINT_T0);
+    const int64_t b1 = std::min(nb16, b0 + kStripRows);
+    for (int64_t a = 0; a < na16; a += 16) {
+      for (int64_t b = b0; b < b1; b += 16) {
+        // Fetch ahead: two tiles down a tall strip, or the next tile along
+        // the rows of a one-tile strip.
+        const int64_t pa = kStream ? a : a + 16, pb = kStream ? b + 32 : b;
+        if (kStream ? pb < b1 : pa < na16) {
+          for (int r = 0; r < 16; ++r) {
+            _mm_prefetch(src + pa * 4 + (pb + r) * ssb, _MM_HINT_T0);
+          }
         }
+        const char* s = src + a * 4 + b * ssb;
+        char* d = dst + a * dsa + b * 4;
+        Transpose8x16Avx2<kStream>(s, d, ssb, dsa);
+        Transpose8x16Avx2<kStream>(s + 32, d + 8 * dsa, ssb, dsa);
       }
-      const char* s = src + a * 4 + b * ssb;
-      char* d = dst + a * dsa + b * 4;
-      Transpose8x16Avx2<kStream>(s, d, ssb, dsa);
-      Transpose8x16Avx2<kStream>(s + 32, d + 8 * dsa, ssb, dsa);
     }
-  }
   }
   // Edges: 8x8 blocks where they fit, then element by element.
   const int64_t na8 = na & ~int64_t{7}, nb8 = nb & ~int64_t{7};
