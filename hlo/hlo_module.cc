@@ -1,13 +1,13 @@
 #include "hlo/hlo_module.h"
 
 #include <algorithm>
-#include <deque>
 #include <functional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/name_uniquer.h"
 
 namespace xla_layout {
 
@@ -494,27 +494,16 @@ void HloModule::Print(std::string* out_ptr, const PrintOptions& options,
 }
 
 void HloModule::UniquifyInstructionNames() {
-  // Views of the names that stay; a repeated name is never inserted, so no
-  // view dangles when it is renamed.
-  absl::flat_hash_set<absl::string_view> taken;
-  taken.reserve(static_cast<size_t>(instruction_count()));  // no rehash on the way
+  // A repeated name is never taken, so no view dangles when it is renamed.
+  NameUniquer names;
+  names.Reserve(instruction_count());  // no rehash on the way
   std::vector<HloInstruction*> repeated;
   for (HloComputation* c : computations()) {
     for (HloInstruction* i : c->instructions()) {
-      if (!taken.insert(i->name()).second) repeated.push_back(i);
+      if (!names.Take(i->name())) repeated.push_back(i);
     }
   }
-  std::deque<std::string> new_names;
-  absl::flat_hash_map<std::string, int64_t> next;  // per base name
-  for (HloInstruction* i : repeated) {
-    int64_t& n = next[i->name()];
-    std::string name;
-    do {
-      name = absl::StrCat(i->name(), ".", ++n);
-    } while (taken.contains(name));
-    taken.insert(new_names.emplace_back(name));
-    i->set_name(std::move(name));
-  }
+  for (HloInstruction* i : repeated) i->set_name(names.Unique(i->name()));
 }
 
 }  // namespace xla_layout

@@ -1,6 +1,5 @@
 #include "passes/layout_assignment/copy_insertion.h"
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <utility>
@@ -8,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/name_uniquer.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/relayout.h"
 #include "xla_layout/shape_text.h"
@@ -49,28 +49,21 @@ class CopyInserter {
   const LayoutCostModel& cost_;
   std::vector<LayoutAssignmentStats::Copy>& copies_;
   absl::Status status_;
-  // Names in use: views of the instructions' own names, plus the new ones;
-  // gathered at the first copy (most runs of the pass make none).
+  // Names in use, gathered at the first copy (most runs of the pass make
+  // none).
   bool names_known_ = false;
-  absl::flat_hash_set<absl::string_view> names_;
-  std::deque<std::string> new_names_;
-  absl::flat_hash_map<std::string, int64_t> next_suffix_;
+  NameUniquer names_;
   absl::flat_hash_set<const HloComputation*> in_loop_;
 };
 
 std::string CopyInserter::NewName(absl::string_view base) {
   if (!names_known_) {
     for (HloComputation* c : module_.computations()) {
-      for (HloInstruction* i : c->instructions()) names_.insert(i->name());
+      for (HloInstruction* i : c->instructions()) names_.Take(i->name());
     }
     names_known_ = true;
   }
-  std::string name(base);
-  // Counting on from the last suffix handed out keeps this linear overall.
-  int64_t& next = next_suffix_[name];
-  while (names_.contains(name)) name = absl::StrCat(base, ".", ++next);
-  names_.insert(new_names_.emplace_back(name));
-  return name;
+  return names_.Unique(base);
 }
 
 HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
