@@ -73,7 +73,10 @@ absl::string_view CopyClassName(CopyClass c);  // "contiguous", "tile", ...
 
 namespace internal {
 // One thread's estimated throughput (bytes read plus written per second) on
-// a copy of `copy_class`, from cache or from memory.
+// a copy of `copy_class`, from cache or from memory, on the host that runs
+// the plan: it decides thread counts only. A target's copy_throughput
+// (TargetLayoutConfig, `hlo-layout calibrate`) is the other table of rates:
+// what the layout pass charges a copy on the machine it compiles for.
 double OneThreadBytesPerSecond(CopyClass copy_class, bool in_cache);
 // The thread count (1..max_threads) that a plan moving `bytes_moved` bytes
 // takes: the one whose estimated time, thread starts included, is lowest
