@@ -207,7 +207,9 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
       for (const auto& called : i->called_computations()) fused.insert(called.computation);
     }
   }
-  absl::flat_hash_set<int> counted;
+  // Groups are named by their root slot: one bit per slot, not a hash set
+  // probed at random (a million slots at 1M instructions).
+  std::vector<bool> counted(slots.size(), false);
   // The padded size of each distinct shape, computed once.
   absl::flat_hash_map<Shape, int64_t> sizes;
   auto byte_size = [&sizes](const Shape& shape) {
@@ -218,7 +220,9 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
   for (size_t s = 0; s < slots.size(); ++s) {
     const HloInstruction* owner = slots[s].instruction;
     if (owner->opcode() == HloOpcode::kParameter && fused.contains(owner->parent())) continue;
-    if (!counted.insert(propagation.Find(static_cast<int>(s))).second) continue;
+    const int group = propagation.Find(static_cast<int>(s));
+    if (counted[group]) continue;
+    counted[group] = true;
     stats.data_bytes = SaturatingAdd(stats.data_bytes, DataBytes(*slots[s].shape));
     stats.padded_bytes = SaturatingAdd(stats.padded_bytes, byte_size(*slots[s].shape));
   }
