@@ -348,7 +348,7 @@ absl::StatusOr<HloInstruction*> Parser::ParseNested(HloComputation& computation,
   const bool infer = !shape.has_value();
   if (shape) SetDefaultLayouts(*shape);
   auto instr = std::make_unique<HloInstruction>("", opcode, infer ? Shape() : *shape);
-  instr->set_location(source_.LocationOf(at));
+  instr->set_location(source_.LocationOf(at, &line_hint_));
   absl::Status s = Expect("(", "after the opcode of an inline operand");
   if (!s.ok()) return s;
   OperandList operands;
@@ -422,7 +422,7 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
   auto instr =
       std::make_unique<HloInstruction>(std::string(*name), *opcode, *std::move(shape));
   instr->set_layout_written(written);
-  instr->set_location(source_.LocationOf(name_at));
+  instr->set_location(source_.LocationOf(name_at, &line_hint_));
   if (!Consume("(")) return Expect("(", absl::StrCat("after opcode '", op_text, "'"));
   OperandList operands;
   s = ParseArguments(computation, *instr, operands);
@@ -556,7 +556,7 @@ absl::Status Parser::ParseComputation(HloModule& module) {
     return ErrorAt(name_at, absl::StrCat("computation '", *name, "' is defined twice"));
   }
   auto computation = std::make_unique<HloComputation>(*name);
-  computation->set_location(source_.LocationOf(name_at));
+  computation->set_location(source_.LocationOf(name_at, &line_hint_));
   std::vector<std::pair<std::string, Shape>> signature;
   if (Consume("(")) {
     if (!Consume(")")) {

@@ -106,6 +106,7 @@ class Parser {
 
   absl::string_view text_;
   SourceText source_;
+  size_t line_hint_ = 0;  // where the last location was found
   std::vector<std::string>* warnings_;
   bool header_ = false;
   // Inline operands of the current computation, named once it is read.

@@ -18,13 +18,32 @@ SourceText::SourceText(absl::string_view text, absl::string_view filename)
 }
 
 SourceLocation SourceText::LocationOf(size_t offset) const {
+  size_t from_start = 0;
+  return LocationOf(offset, &from_start);
+}
+
+SourceLocation SourceText::LocationOf(size_t offset, size_t* line_hint) const {
   offset = std::min(offset, text_.size());
   // At the end of a file that ends in a newline, point after the last line.
   if (offset == text_.size() && offset > 0 && text_[offset - 1] == '\n') --offset;
-  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
-  size_t line = static_cast<size_t>(it - line_starts_.begin());  // 1-based
-  size_t start = line_starts_[line - 1];
-  return {static_cast<int32_t>(line), static_cast<int32_t>(offset - start + 1)};
+  // The line is the last start <= offset; it lies in [lo, hi).
+  const size_t n = line_starts_.size();
+  size_t lo = std::min(*line_hint, n - 1), hi = n;
+  if (line_starts_[lo] > offset) {
+    lo = 0;  // behind the hint: the whole index
+  } else {
+    size_t step = 1;
+    while (lo + step < n && line_starts_[lo + step] <= offset) {
+      lo += step;
+      step *= 2;
+    }
+    hi = std::min(n, lo + step);
+  }
+  auto it = std::upper_bound(line_starts_.begin() + lo, line_starts_.begin() + hi, offset);
+  const size_t line = static_cast<size_t>(it - line_starts_.begin()) - 1;  // 0-based
+  *line_hint = line;
+  return {static_cast<int32_t>(line + 1),
+          static_cast<int32_t>(offset - line_starts_[line] + 1)};
 }
 
 std::string SourceText::Diagnostic(SourceLocation where, absl::string_view severity,

@@ -30,6 +30,11 @@ class SourceText {
   // The location of byte `offset` (clamped to the text). At the end of a
   // text that ends in a newline, the location is just after the last line.
   SourceLocation LocationOf(size_t offset) const;
+  // The same, searching from the line `*line_hint` (0-based) that an
+  // earlier call left there, forward by doubling steps: a reader asking in
+  // text order pays for the lines between two asks, not a search of the
+  // whole index (at a million lines, a miss per ask).
+  SourceLocation LocationOf(size_t offset, size_t* line_hint) const;
   // "file:line:col: SEVERITY: message\n<line>\n<caret>".
   std::string Diagnostic(SourceLocation where, absl::string_view severity,
                          absl::string_view message) const;
