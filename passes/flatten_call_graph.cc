@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/name_uniquer.h"
 #include "passes/hlo_pass.h"
 
 namespace xla_layout {
@@ -20,24 +21,18 @@ struct Site {
 }  // namespace
 
 absl::StatusOr<int> FlattenCallGraph(HloModule& module) {
-  absl::flat_hash_set<std::string> names;
+  // One namespace for computations and instructions, as XLA names clones:
+  // `base.clone`, then `base.clone.N`. The pass removes nothing, so the
+  // uniquer's views of the existing names stay valid.
+  NameUniquer names;
   int64_t instructions = 0;
   for (HloComputation* c : module.computations()) {
-    names.insert(c->name());
-    for (HloInstruction* i : c->instructions()) names.insert(i->name());
+    names.Take(c->name());
+    for (HloInstruction* i : c->instructions()) names.Take(i->name());
     instructions += c->instruction_count();
   }
-  // The next suffix to try per base name: naming k clones of one
-  // computation costs O(k), not O(k^2).
-  absl::flat_hash_map<std::string, int> next_suffix;
-  auto unique = [&names, &next_suffix](absl::string_view base) {
-    int& n = next_suffix[base];
-    std::string name = n == 0 ? absl::StrCat(base, ".clone")
-                              : absl::StrCat(base, ".clone.", n);
-    while (names.contains(name)) name = absl::StrCat(base, ".clone.", ++n);
-    ++n;
-    names.insert(name);
-    return name;
+  auto unique = [&names](absl::string_view base) {
+    return names.Unique(absl::StrCat(base, ".clone"));
   };
   int cloned = 0;
   // Each round gives every shared control-flow computation one caller; a

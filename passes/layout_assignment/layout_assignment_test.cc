@@ -486,6 +486,33 @@ ENTRY e0 {
   EXPECT_EQ(*again, 0);
 }
 
+TEST(FlattenCallGraphTest, ClonesTakeTheFirstFreeCloneNames) {
+  // `outer.clone` is an instruction's name already, so the two clones of
+  // `outer` are `.clone.1` and `.clone.2`; instructions in the clones are
+  // renamed the same way.
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(
+HloModule m
+outer { o = f32[4] parameter(0)
+        ROOT e = f32[4] exponential(o) }
+ENTRY e0 {
+  x = f32[4] parameter(0)
+  outer.clone = f32[4] call(x), to_apply=outer
+  c2 = f32[4] call(outer.clone), to_apply=outer
+  ROOT c3 = f32[4] call(c2), to_apply=outer
+})");
+  ASSERT_NE(m, nullptr);
+  absl::StatusOr<int> cloned = FlattenCallGraph(*m);
+  ASSERT_TRUE(cloned.ok()) << cloned.status();
+  EXPECT_EQ(*cloned, 2);
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  EXPECT_EQ(m->FindComputation("outer.clone"), nullptr);
+  EXPECT_NE(m->FindComputation("outer.clone.1"), nullptr);
+  EXPECT_NE(m->FindComputation("outer.clone.2"), nullptr);
+  const std::string text = m->ToString();
+  EXPECT_NE(text.find("o.clone = f32[4]"), std::string::npos) << text;
+  EXPECT_NE(text.find("o.clone.1 = f32[4]"), std::string::npos) << text;
+}
+
 TEST(LayoutAssignmentTest, OptionsAndStats) {
   LayoutAssignment pass;
   absl::StatusOr<PassOptionValues> tpu = CheckPassOptions(pass, {{"target", "tpu"}});
