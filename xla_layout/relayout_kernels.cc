@@ -104,11 +104,7 @@ __attribute__((target("avx2"))) inline void Transpose8x8ToRegs(
 
 template <bool kStream>
 __attribute__((target("avx2"))) inline void Store8(float* p, __m256 v) {
-  if (kStream) {
-    _mm256_stream_ps(p, v);
-  } else {
-    _mm256_storeu_ps(p, v);
-  }
+  Store32Avx2<kStream>(p, _mm256_castps_si256(v));
 }
 
 template <bool kStream>
@@ -143,21 +139,14 @@ template <bool kStream>
 __attribute__((target("avx2"))) void Interleave2x16Avx2(const char* src,
                                                         char* dst, int64_t na,
                                                         int64_t ssb) {
-  auto store = [](char* p, __m256i v) __attribute__((target("avx2"))) {
-    if (kStream) {
-      _mm256_stream_si256(reinterpret_cast<__m256i*>(p), v);
-    } else {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
-    }
-  };
   int64_t a = 0;
   for (; a + 16 <= na; a += 16) {
     __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + a * 2));
     __m256i y =
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + ssb + a * 2));
     __m256i lo = _mm256_unpacklo_epi16(x, y), hi = _mm256_unpackhi_epi16(x, y);
-    store(dst + a * 4, _mm256_permute2x128_si256(lo, hi, 0x20));
-    store(dst + a * 4 + 32, _mm256_permute2x128_si256(lo, hi, 0x31));
+    Store32Avx2<kStream>(dst + a * 4, _mm256_permute2x128_si256(lo, hi, 0x20));
+    Store32Avx2<kStream>(dst + a * 4 + 32, _mm256_permute2x128_si256(lo, hi, 0x31));
   }
   for (; a < na; ++a) {
     std::memcpy(dst + a * 4, src + a * 2, 2);

@@ -1,6 +1,7 @@
-// The 256-bit block copy shared by the packing core's short runs and the
-// streaming-store reference copy: whole 128-byte blocks, four loads then
-// four stores, ordinary or non-temporal (kStream needs dst 32-byte aligned).
+// AVX2 stores and the 256-bit block copy shared by the packing core's
+// kernels and the streaming-store reference copy: whole 128-byte blocks,
+// four loads then four stores, ordinary or non-temporal (kStream needs dst
+// 32-byte aligned).
 #ifndef XLA_LAYOUT_SIMD_COPY_H_
 #define XLA_LAYOUT_SIMD_COPY_H_
 
@@ -9,6 +10,18 @@
 #include <cstdint>
 
 namespace xla_layout::internal {
+
+// One 32-byte store: non-temporal when kStream (then p is 32-byte aligned),
+// else an ordinary unaligned one. Every AVX2 kernel that offers both stores
+// goes through this.
+template <bool kStream>
+__attribute__((target("avx2"))) inline void Store32Avx2(void* p, __m256i v) {
+  if (kStream) {
+    _mm256_stream_si256(static_cast<__m256i*>(p), v);
+  } else {
+    _mm256_storeu_si256(static_cast<__m256i*>(p), v);
+  }
+}
 
 // Copies the leading whole 128-byte blocks of `bytes`; returns how many
 // bytes that was (the caller copies the rest).
@@ -23,18 +36,10 @@ __attribute__((target("avx2"))) inline int64_t CopyBlocks128Avx2(
     const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32));
     const __m256i v2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 64));
     const __m256i v3 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 96));
-    __m256i* to = reinterpret_cast<__m256i*>(dst + i);
-    if (kStream) {
-      _mm256_stream_si256(to, v0);
-      _mm256_stream_si256(to + 1, v1);
-      _mm256_stream_si256(to + 2, v2);
-      _mm256_stream_si256(to + 3, v3);
-    } else {
-      _mm256_storeu_si256(to, v0);
-      _mm256_storeu_si256(to + 1, v1);
-      _mm256_storeu_si256(to + 2, v2);
-      _mm256_storeu_si256(to + 3, v3);
-    }
+    Store32Avx2<kStream>(dst + i, v0);
+    Store32Avx2<kStream>(dst + i + 32, v1);
+    Store32Avx2<kStream>(dst + i + 64, v2);
+    Store32Avx2<kStream>(dst + i + 96, v3);
   }
   return i;
 }
