@@ -428,7 +428,7 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   bool planned = s->digits().has_value() && d->digits().has_value() &&
                  PlanDigits(*s, *d, impl->es, &impl->tasks);
   impl->copy_class = planned ? ClassOfTasks(impl->tasks, impl->es) : CopyClass::kTranspose;
-  if (planned && impl->streaming) internal::OrderCopiesForStreaming(&impl->tasks, impl->es);
+  if (planned && impl->streaming) internal::OrderLoopsForStreaming(&impl->tasks, impl->es);
   if (!planned) {
     impl->tasks.clear();
     impl->use_gather = true;
@@ -493,8 +493,7 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
     for (int i = 0; i < static_cast<int>(impl->tasks.size()); ++i) {
       const Task& t = impl->tasks[i];
       const int64_t outer = t.loops[0].extent;
-      const int64_t per_step =
-          std::max<int64_t>(1, t.Elements() / std::max<int64_t>(outer, 1) * impl->es);
+      const int64_t per_step = std::max<int64_t>(1, t.StepBytes(impl->es));
       int64_t begin = 0;
       while (begin < outer) {
         const int thread = static_cast<int>(
@@ -605,8 +604,7 @@ std::string RelayoutPlan::Describe() const {
       for (const WorkItem& w : items) {
         for (int i = 0; i < static_cast<int>(p.tasks.size()); ++i) {
           if (w.task != kAllTasks && w.task != i) continue;
-          const Task& t = p.tasks[i];
-          bytes += (w.end - w.begin) * (t.Elements() / t.loops[0].extent) * p.es;
+          bytes += (w.end - w.begin) * p.tasks[i].StepBytes(p.es);
         }
       }
       shares.push_back(bytes);

@@ -352,7 +352,7 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
   return true;
 }
 
-void OrderCopiesForStreaming(std::vector<Task>* tasks, int64_t es) {
+void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es) {
   constexpr int64_t kLineBytes = 64;
   for (Task& t : *tasks) {
     // The loops the kernel takes stay; a copy's kernel writes runs of the

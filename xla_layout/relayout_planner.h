@@ -4,6 +4,7 @@
 #ifndef XLA_LAYOUT_RELAYOUT_PLANNER_H_
 #define XLA_LAYOUT_RELAYOUT_PLANNER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +40,10 @@ struct Task {
     for (const Loop& l : loops) n *= l.extent;
     return n;
   }
+  // Bytes moved by one step of loops[0], the loop work is shared along.
+  int64_t StepBytes(int64_t es) const {
+    return Elements() / std::max<int64_t>(loops[0].extent, 1) * es;
+  }
 };
 
 // Builds the tasks of a layout pair whose tiled dims are all digits.
@@ -48,10 +53,11 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
                 std::vector<Task>* tasks);
 
 // With streaming (non-temporal) stores, a write of whole cache lines costs
-// the same wherever it lands, so copies of short whole-line runs are
-// reordered to read the source in order: all loops but the run follow the
-// source stride. Other tasks are left as planned.
-void OrderCopiesForStreaming(std::vector<Task>* tasks, int64_t es);
+// the same wherever it lands, so copies and transposes whose kernel writes
+// short whole-line pieces are reordered to read the source in order: the
+// loops outside the piece follow the source stride. Other tasks are left as
+// planned.
+void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es);
 
 // The class of the tasks that move the most bytes (padding fills aside).
 CopyClass ClassOfTasks(const std::vector<Task>& tasks, int64_t es);
