@@ -2,11 +2,9 @@
 //   shape SHAPE...      canonical form, tiled dims, sizes, memory map
 //   index SHAPE I,J,..  slot of a logical element (or --slot=N: the inverse)
 //   relayout SRC DST    run, time and check the packing core
-#include <malloc.h>
 #include <unistd.h>
 
 #include <iostream>
-#include <limits>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -23,6 +21,7 @@
 #include "tools/calibrate_command.h"
 #include "tools/cli_util.h"
 #include "tools/module_args.h"
+#include "tools/process_heap.h"
 #include "tools/relayout_command.h"
 #include "tools/run_command.h"
 #include "tools/shape_report.h"
@@ -379,16 +378,6 @@ int RunRelayout(const Args& args) {
 void KeepUntilExit(std::unique_ptr<HloModule> module) {
   static auto* const kept = new std::vector<std::unique_ptr<HloModule>>();
   kept->push_back(std::move(module));
-}
-
-// A run frees large temporaries (the pass's tables, the verifier's sorted
-// names) while its heap grows. By default glibc serves blocks over 32 MiB
-// with fresh mappings and hands a freed heap top back to the kernel, so on a
-// module of 1M instructions each such block is faulted in anew: 282k page
-// faults, 231k with this. The process is short-lived; it keeps what it frees.
-void KeepFreedMemory() {
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 }
 
 int RunModule(int argc, char** argv) {

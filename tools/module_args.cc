@@ -10,6 +10,7 @@
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/source_text.h"
+#include "tools/process_heap.h"
 #include "xla_layout/file_io.h"
 
 namespace xla_layout::cli {
@@ -40,6 +41,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(const std::string&
   }
   absl::StatusOr<std::string> text = ReadFileBounded(path, "HLO file");
   if (!text.ok()) return Input(error, text.status().message());
+  PopulateHeapForParse(*text);
   const std::string display = path == "-" ? "<stdin>" : path;
   std::vector<std::string> warnings;
   absl::StatusOr<std::unique_ptr<HloModule>> module =
