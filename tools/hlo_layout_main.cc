@@ -18,6 +18,7 @@
 #include "passes/hlo_pass.h"
 #include "google/protobuf/text_format.h"
 #include "passes/layout_assignment/target_config.h"
+#include "tools/background_writer.h"
 #include "tools/calibrate_command.h"
 #include "tools/cli_util.h"
 #include "tools/module_args.h"
@@ -474,25 +475,22 @@ int RunModule(int argc, char** argv) {
   if (verify_only) return kExitOk;
   // The text goes out in pieces as it is printed: a module of millions of
   // instructions never holds its whole text in memory.
+  auto print_to = [&](const ChunkWriter& write) {
+    BackgroundWriter writer(write);
+    std::string buffer;
+    (*module)->Print(&buffer, *print, [&](std::string& piece) { writer.Write(piece); });
+    writer.Write(buffer);
+    return writer.Finish();
+  };
   if (out_path) {
-    absl::Status s = WriteFileSafely(*out_path, [&](const ChunkWriter& write) {
-      absl::Status written;
-      std::string buffer;
-      (*module)->Print(&buffer, *print, [&](std::string& piece) {
-        if (written.ok()) written = write(piece);
-        piece.clear();
-      });
-      if (written.ok()) written = write(buffer);
-      return written;
-    });
+    absl::Status s = WriteFileSafely(*out_path, print_to);
     if (!s.ok()) return InputError(s.message());
   } else {
-    std::string buffer;
-    (*module)->Print(&buffer, *print, [](std::string& piece) {
+    (void)print_to([](absl::string_view piece) {
       std::cout << piece;
-      piece.clear();
+      return absl::OkStatus();
     });
-    std::cout << buffer << std::flush;
+    std::cout << std::flush;
   }
   if (args.Has("stats") && pipeline) {
     // On stderr, after the module, so the module can be piped on.
