@@ -10,6 +10,9 @@
 #include <cstring>
 #include <limits>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
 namespace xla_layout::cli {
 namespace {
 
@@ -35,17 +38,52 @@ constexpr bool kGlibcAllocator = true;
 constexpr uintptr_t kPage = 4096;
 // Populated in steps, front first: the parse fills the range in order.
 constexpr uintptr_t kStep = uintptr_t{2} << 20;
+// Beyond the floor, given up when the heap's use has not reached the next
+// step for this long.
+constexpr uintptr_t kFollowStep = kPopulationStepBytes;
+constexpr absl::Duration kPatience = absl::Seconds(1);
 
-void* Populate(void*) {
-  const HeapPopulation range = populating;
-  for (uintptr_t p = range.begin; p < range.end; p += kStep) {
+bool Populate(uintptr_t begin, uintptr_t end) {
+  for (uintptr_t p = begin; p < end; p += kStep) {
     // MADV_POPULATE_WRITE faults pages in without writing to them, so it is
     // safe on memory the parse may already be using. A kernel without it
     // (before Linux 5.14) says EINVAL; the parse then faults as before.
-    if (madvise(reinterpret_cast<void*>(p), std::min(kStep, range.end - p),
+    if (madvise(reinterpret_cast<void*>(p), std::min(kStep, end - p),
                 MADV_POPULATE_WRITE) != 0) {
-      break;
+      return false;
     }
+  }
+  return true;
+}
+
+// Whether the heap's use has reached [at, at + kFollowStep): a page of it
+// is mapped. (A large block's header may be all that is written of it.)
+bool Reached(uintptr_t at, uintptr_t end) {
+  unsigned char in_core[kFollowStep / kPage];
+  const uintptr_t length = std::min(kFollowStep, end - at);
+  if (mincore(reinterpret_cast<void*>(at), length, in_core) != 0) return false;
+  for (uintptr_t i = 0; i < length / kPage; ++i) {
+    if (in_core[i] & 1) return true;
+  }
+  return false;
+}
+
+void* Run(void*) {
+  const HeapPopulation range = populating;
+  // The floor at once; beyond it, one step at a time, each once the heap's
+  // use has reached it, so that no more than a step is populated unused.
+  uintptr_t done = range.floor_end;
+  bool ok = Populate(range.begin, done);
+  absl::Time last_progress = absl::Now();
+  while (ok && done < range.end && absl::Now() - last_progress < kPatience) {
+    if (!Reached(done, range.end)) {
+      absl::SleepFor(absl::Milliseconds(1));
+      continue;
+    }
+    const uintptr_t next = std::min(range.end, done + kFollowStep);
+    ok = Populate(done, next);
+    done = next;
+    last_progress = absl::Now();
   }
   population_done.store(true, std::memory_order_release);
   return nullptr;
@@ -77,24 +115,26 @@ void KeepFreedMemory() {
 HeapPopulation PopulateHeapForParse(absl::string_view text) {
   if (!kGlibcAllocator || !keeps_freed_memory || !HeapPopulationDone()) return {};
   const size_t lines = CountLines(text);
-  if (lines > (size_t{8} << 30) / kHeapBytesPerLine) return {};
-  const size_t bytes = lines * kHeapBytesPerLine;
-  if (bytes < kMinPopulatedBytes) return {};
+  if (lines > (size_t{8} << 30) / (kReservedPerFloor * kHeapBytesPerLine)) return {};
+  const size_t floor = lines * kHeapBytesPerLine;
+  if (floor < kMinPopulatedBytes) return {};
+  const size_t bytes = kReservedPerFloor * floor;
   // With no mmap'd blocks, this comes from the top of the heap, and freed it
   // joins the top again (nothing is trimmed): the parse's allocations are
-  // then carved from this range, in order. The pointer is volatile so that
-  // the compiler keeps the pair.
+  // then carved from this range, in order. Only what is populated costs
+  // memory. The pointer is volatile so that the compiler keeps the pair.
   void* volatile block = std::malloc(bytes);
   if (block == nullptr) return {};
   const uintptr_t at = reinterpret_cast<uintptr_t>(block);
   std::free(block);
-  populating = {(at + kPage - 1) & ~(kPage - 1), (at + bytes) & ~(kPage - 1)};
+  const uintptr_t begin = (at + kPage - 1) & ~(kPage - 1);
+  populating = {begin, (at + floor) & ~(kPage - 1), (at + bytes) & ~(kPage - 1)};
   population_done.store(false, std::memory_order_relaxed);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t thread;
-  const int started = pthread_create(&thread, &attr, &Populate, nullptr);
+  const int started = pthread_create(&thread, &attr, &Run, nullptr);
   pthread_attr_destroy(&attr);
   if (started != 0) {
     population_done.store(true, std::memory_order_relaxed);

@@ -17,17 +17,22 @@ namespace xla_layout::cli {
 void KeepFreedMemory();
 
 // The address range a helper thread populates; empty when there is none.
+// [begin, floor_end) is populated at once; [floor_end, end) a step at a time,
+// as the heap's use reaches it.
 struct HeapPopulation {
   uintptr_t begin = 0;
+  uintptr_t floor_end = 0;
   uintptr_t end = 0;
   size_t size() const { return end - begin; }
 };
 
 // When KeepFreedMemory() ran and `text` is large, reserves the part of the
-// heap that parsing `text` will fill (a floor of kHeapBytesPerLine per line)
-// and populates its pages on a second thread, so that the parse finds them
-// mapped instead of taking a page fault per fresh page. Returns the range;
-// empty when it does nothing (small text, another allocator, no thread).
+// heap that parsing `text` will fill and populates its pages on a second
+// thread, so that the parse finds them mapped instead of taking a page fault
+// per fresh page: a floor of kHeapBytesPerLine per line of text at once, and
+// up to kReservedPerFloor times that as the parse gets there. Returns the
+// range; empty when it does nothing (small text, another allocator, no
+// thread).
 HeapPopulation PopulateHeapForParse(absl::string_view text);
 
 // Whether the helper thread of the last PopulateHeapForParse has finished
@@ -38,6 +43,9 @@ bool HeapPopulationDone();
 // instruction object alone is 560 bytes. Measured peaks per line: about
 // 870 bytes on the synthetic chain and mlp modules, 1.6 KB on mobilenet.
 inline constexpr size_t kHeapBytesPerLine = 512;
+inline constexpr size_t kReservedPerFloor = 2;
+// Past the floor, populated in steps of this: at most one step unused.
+inline constexpr size_t kPopulationStepBytes = size_t{8} << 20;
 // Below this the page faults cost less than starting a thread.
 inline constexpr size_t kMinPopulatedBytes = size_t{32} << 20;
 

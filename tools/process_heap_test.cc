@@ -34,11 +34,25 @@ size_t ResidentPages(uintptr_t begin, uintptr_t end) {
 
 // One test: KeepFreedMemory is for the whole process, and the order of the
 // steps matters.
+// Polls `done` for up to 20 s.
+template <typename Done>
+bool Eventually(Done done) {
+  for (int i = 0; i < 4000; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return done();
+}
+
+// One test: KeepFreedMemory is for the whole process, and the order of the
+// steps matters.
 TEST(ProcessHeapTest, PopulatesTheHeapTheParseWillFill) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "the sanitizer's allocator does not reuse the block";
 #endif
-  const std::string large = Lines(kMinPopulatedBytes / kHeapBytesPerLine + 1000);
+  const size_t page = sysconf(_SC_PAGESIZE);
+  constexpr size_t kFloor = size_t{80} << 20;
+  const std::string large = Lines(kFloor / kHeapBytesPerLine);
   // glibc would hand a freed block back to the kernel.
   EXPECT_EQ(PopulateHeapForParse(large).size(), 0u);
 
@@ -46,19 +60,28 @@ TEST(ProcessHeapTest, PopulatesTheHeapTheParseWillFill) {
   EXPECT_EQ(PopulateHeapForParse(Lines(1000)).size(), 0u) << "too small to pay";
 
   const HeapPopulation range = PopulateHeapForParse(large);
-  ASSERT_GE(range.size(), kMinPopulatedBytes);
-  for (int i = 0; i < 2000 && !HeapPopulationDone(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_TRUE(HeapPopulationDone());
-  const size_t pages = range.size() / sysconf(_SC_PAGESIZE);
-  EXPECT_EQ(ResidentPages(range.begin, range.end), pages);
+  ASSERT_GE(range.floor_end - range.begin, kFloor - page);
+  ASSERT_GE(range.end - range.floor_end, kFloor - page);
+  const size_t floor_pages = (range.floor_end - range.begin) / page;
+  EXPECT_TRUE(Eventually(
+      [&] { return ResidentPages(range.begin, range.floor_end) == floor_pages; }));
 
-  // What is allocated next comes from the populated range.
-  void* volatile next = std::malloc(1 << 20);
+  // The next allocation comes from the range; once its end is used, past
+  // the floor, the next step is populated too, and no more.
+  const size_t bytes = range.floor_end - range.begin + (size_t{4} << 20);
+  char* volatile next = static_cast<char*>(std::malloc(bytes));
   const uintptr_t at = reinterpret_cast<uintptr_t>(next);
-  EXPECT_GE(at, range.begin - 4096);
-  EXPECT_LE(at + (1 << 20), range.end);
+  EXPECT_GE(at, range.begin - page);
+  EXPECT_LE(at + bytes, range.end);
+  next[bytes - 1] = 1;
+  const uintptr_t step_end = range.floor_end + kPopulationStepBytes;
+  EXPECT_TRUE(Eventually([&] {
+    return ResidentPages(range.floor_end, step_end) == (step_end - range.floor_end) / page;
+  }));
+  EXPECT_TRUE(Eventually(HeapPopulationDone));
+  const uintptr_t beyond = step_end + kPopulationStepBytes;
+  ASSERT_LT(beyond, range.end);
+  EXPECT_EQ(ResidentPages(beyond, range.end), 0u);
   std::free(next);
 }
 
