@@ -476,11 +476,11 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     return absl::OkStatus();
   }
   if (n == "direction") {
-    t.direction = a.value;
+    t.mutable_keywords().direction = a.value;
     return absl::OkStatus();
   }
   if (n == "kind" && instr.opcode() == HloOpcode::kFusion) {
-    t.kind = a.value;
+    t.mutable_keywords().kind = a.value;
     return absl::OkStatus();
   }
   if (n == "dim_labels" && instr.opcode() == HloOpcode::kConvolution) {

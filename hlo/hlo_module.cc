@@ -161,10 +161,10 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
                                  : absl::StrCat(p[0], "_", p[1]));
       }
       out += absl::StrJoin(parts, "x");
-    } else if (n == "direction" && a.direction) {
-      out += *a.direction;
-    } else if (n == "kind" && a.kind) {
-      out += *a.kind;
+    } else if (n == "direction" && a.keywords().direction) {
+      out += *a.keywords().direction;
+    } else if (n == "kind" && a.keywords().kind) {
+      out += *a.keywords().kind;
     } else if (called_computation(n) != nullptr) {
       std::vector<std::string> names;
       for (const CalledComputation& c : called_) {

@@ -147,8 +147,6 @@ class HloInstruction {
     std::optional<std::vector<int64_t>> dimensions;
     std::optional<int64_t> index;  // get-tuple-element
     std::optional<int64_t> iota_dimension;
-    std::optional<std::string> direction;  // compare: EQ, LT, ...
-    std::optional<std::string> kind;       // fusion: kLoop, ...
     // dot (and the dot of a fused computation).
     struct Dot {
       std::optional<std::vector<int64_t>> lhs_contracting_dims;
@@ -157,6 +155,14 @@ class HloInstruction {
       std::optional<std::vector<int64_t>> rhs_batch_dims;
     };
     const Dot& dot() const { return dot_.get(); }
+    // Keywords: compare's direction and a fusion's kind. Out of line too:
+    // two strings in every instruction were 80 bytes of each.
+    struct Keywords {
+      std::optional<std::string> direction;  // EQ, LT, ...
+      std::optional<std::string> kind;       // kLoop, ...
+    };
+    const Keywords& keywords() const { return keywords_.get(); }
+    Keywords& mutable_keywords() { return keywords_.mutable_get(); }
     Dot& mutable_dot() { return dot_.mutable_get(); }
     // Attributes of few opcodes (convolution, gather, scatter, custom
     // calls), out of line so that other instructions do not pay for them.
@@ -194,6 +200,7 @@ class HloInstruction {
 
    private:
     OutOfLine<Dot> dot_;
+    OutOfLine<Keywords> keywords_;
     OutOfLine<Rare> rare_;
   };
   const Attributes& attributes() const { return attributes_; }

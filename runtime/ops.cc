@@ -51,7 +51,7 @@ absl::StatusOr<Value> Elementwise(const HloInstruction& inst,
   const int first = op == HloOpcode::kSelect ? 1 : 0;
   const PrimitiveType type = ops[first]->info->type();
   const PrimitiveType out_type = out->type();
-  const std::string direction = inst.attributes().direction.value_or("EQ");
+  const std::string direction = inst.attributes().keywords().direction.value_or("EQ");
   auto compute = [&](auto&& read) -> Num {
     switch (op) {
       case HloOpcode::kConvert: return Convert(read(0), type, out_type);

@@ -95,7 +95,7 @@ absl::StatusOr<ScalarProgram> ScalarProgram::Compile(const HloComputation& compu
     for (int k = 0; k < i->operand_count() && k < 3; ++k) {
       *slots[k] = regs[i->operand(k)][0];
     }
-    step.direction = i->attributes().direction.value_or("EQ");
+    step.direction = i->attributes().keywords().direction.value_or("EQ");
     step.out = p.registers_++;
     regs[i] = {step.out};
     p.steps_.push_back(std::move(step));
