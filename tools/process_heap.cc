@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "absl/base/config.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 
@@ -23,14 +24,8 @@ bool keeps_freed_memory = false;
 std::atomic<bool> population_done{true};
 HeapPopulation populating;
 
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef ABSL_HAVE_ADDRESS_SANITIZER
 constexpr bool kGlibcAllocator = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kGlibcAllocator = false;
-#else
-constexpr bool kGlibcAllocator = true;
-#endif
 #else
 constexpr bool kGlibcAllocator = true;
 #endif
@@ -39,8 +34,7 @@ constexpr uintptr_t kPage = 4096;
 // Populated in steps, front first: the parse fills the range in order.
 constexpr uintptr_t kStep = uintptr_t{2} << 20;
 // Beyond the floor, given up when the heap's use has not reached the next
-// step for this long.
-constexpr uintptr_t kFollowStep = kPopulationStepBytes;
+// step (kPopulationStepBytes) for this long.
 constexpr absl::Duration kPatience = absl::Seconds(1);
 
 bool Populate(uintptr_t begin, uintptr_t end) {
@@ -56,11 +50,11 @@ bool Populate(uintptr_t begin, uintptr_t end) {
   return true;
 }
 
-// Whether the heap's use has reached [at, at + kFollowStep): a page of it
-// is mapped. (A large block's header may be all that is written of it.)
+// Whether the heap's use has reached the step at `at`: a page of it is
+// mapped. (A large block's header may be all that is written of it.)
 bool Reached(uintptr_t at, uintptr_t end) {
-  unsigned char in_core[kFollowStep / kPage];
-  const uintptr_t length = std::min(kFollowStep, end - at);
+  unsigned char in_core[kPopulationStepBytes / kPage];
+  const uintptr_t length = std::min<uintptr_t>(kPopulationStepBytes, end - at);
   if (mincore(reinterpret_cast<void*>(at), length, in_core) != 0) return false;
   for (uintptr_t i = 0; i < length / kPage; ++i) {
     if (in_core[i] & 1) return true;
@@ -80,7 +74,7 @@ void* Run(void*) {
       absl::SleepFor(absl::Milliseconds(1));
       continue;
     }
-    const uintptr_t next = std::min(range.end, done + kFollowStep);
+    const uintptr_t next = std::min<uintptr_t>(range.end, done + kPopulationStepBytes);
     ok = Populate(done, next);
     done = next;
     last_progress = absl::Now();

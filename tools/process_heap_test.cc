@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/config.h"
 #include "gtest/gtest.h"
 
 namespace xla_layout::cli {
@@ -47,7 +48,7 @@ bool Eventually(Done done) {
 // One test: KeepFreedMemory is for the whole process, and the order of the
 // steps matters.
 TEST(ProcessHeapTest, PopulatesTheHeapTheParseWillFill) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef ABSL_HAVE_ADDRESS_SANITIZER
   GTEST_SKIP() << "the sanitizer's allocator does not reuse the block";
 #endif
   const size_t page = sysconf(_SC_PAGESIZE);
