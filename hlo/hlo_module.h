@@ -155,6 +155,7 @@ class HloInstruction {
       std::optional<std::vector<int64_t>> rhs_batch_dims;
     };
     const Dot& dot() const { return dot_.get(); }
+    Dot& mutable_dot() { return dot_.mutable_get(); }
     // Keywords: compare's direction and a fusion's kind. Out of line too:
     // two strings in every instruction were 80 bytes of each.
     struct Keywords {
@@ -163,7 +164,6 @@ class HloInstruction {
     };
     const Keywords& keywords() const { return keywords_.get(); }
     Keywords& mutable_keywords() { return keywords_.mutable_get(); }
-    Dot& mutable_dot() { return dot_.mutable_get(); }
     // Attributes of few opcodes (convolution, gather, scatter, custom
     // calls), out of line so that other instructions do not pay for them.
     struct Rare {
