@@ -66,6 +66,9 @@ class Parser {
   absl::StatusOr<std::string> ParseName(absl::string_view what);
   // The same, as a view into the text (no string per name).
   absl::StatusOr<absl::string_view> ParseNameView(absl::string_view what);
+  // Starts loading the name table's slot for the instruction on the next
+  // line, if that line looks like one.
+  void PrefetchNextName() const;
   // Consumes `word` when it stands alone (not the start of a longer name).
   bool ConsumeKeyword(absl::string_view word);
   absl::StatusOr<Shape> ParseShapeHere();
