@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -16,6 +18,13 @@ namespace xla_layout {
 
 class NameUniquer {
  public:
+  NameUniquer() = default;
+  // Takes the names in use lazily: `gather` (which calls Take) runs at the
+  // first Unique(), so a pass that names nothing never walks a module's
+  // names (a million random inserts at 1M instructions).
+  explicit NameUniquer(std::function<void(NameUniquer&)> gather)
+      : gather_(std::move(gather)) {}
+
   // Marks `name` taken; false when it already was. The uniquer keeps the
   // view, so the text must outlive it unchanged (an instruction's own name).
   bool Take(absl::string_view name) { return taken_.insert(name).second; }
@@ -26,6 +35,7 @@ class NameUniquer {
   std::string Unique(absl::string_view base);
 
  private:
+  std::function<void(NameUniquer&)> gather_;  // until the first Unique()
   absl::flat_hash_set<absl::string_view> taken_;
   std::deque<std::string> owned_;  // names handed out, viewed by taken_
   absl::flat_hash_map<std::string, int64_t> next_suffix_;

@@ -25,5 +25,19 @@ TEST(NameUniquerTest, FreeBasesStayAndTakenOnesGetTheFirstFreeSuffix) {
   EXPECT_TRUE(uniquer.Take("t.1000x"));
 }
 
+TEST(NameUniquerTest, GathersTheNamesInUseAtTheFirstUniqueOnly) {
+  const std::vector<std::string> names = {"copy", "copy.1"};
+  int gathers = 0;
+  NameUniquer uniquer([&](NameUniquer& taken) {
+    ++gathers;
+    for (const std::string& n : names) taken.Take(n);
+  });
+  EXPECT_EQ(gathers, 0) << "nothing named yet";
+  EXPECT_EQ(uniquer.Unique("copy"), "copy.2");
+  EXPECT_EQ(uniquer.Unique("copy"), "copy.3");
+  EXPECT_EQ(gathers, 1);
+  EXPECT_FALSE(uniquer.Take("copy.1"));
+}
+
 }  // namespace
 }  // namespace xla_layout

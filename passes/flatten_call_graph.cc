@@ -22,15 +22,17 @@ struct Site {
 
 absl::StatusOr<int> FlattenCallGraph(HloModule& module) {
   // One namespace for computations and instructions, as XLA names clones:
-  // `base.clone`, then `base.clone.N`. The pass removes nothing, so the
-  // uniquer's views of the existing names stay valid.
-  NameUniquer names;
+  // `base.clone`, then `base.clone.N`, gathered at the first clone (most
+  // modules need none). The pass removes nothing, so the uniquer's views of
+  // the existing names stay valid.
+  NameUniquer names([&module](NameUniquer& taken) {
+    for (HloComputation* c : module.computations()) {
+      taken.Take(c->name());
+      for (HloInstruction* i : c->instructions()) taken.Take(i->name());
+    }
+  });
   int64_t instructions = 0;
-  for (HloComputation* c : module.computations()) {
-    names.Take(c->name());
-    for (HloInstruction* i : c->instructions()) names.Take(i->name());
-    instructions += c->instruction_count();
-  }
+  for (HloComputation* c : module.computations()) instructions += c->instruction_count();
   auto unique = [&names](absl::string_view base) {
     return names.Unique(absl::StrCat(base, ".clone"));
   };

@@ -21,7 +21,13 @@ class CopyInserter {
  public:
   CopyInserter(HloModule& module, const LayoutCostModel& cost,
                std::vector<LayoutAssignmentStats::Copy>& copies)
-      : module_(module), cost_(cost), copies_(copies) {
+      : cost_(cost),
+        copies_(copies),
+        names_([&module](NameUniquer& taken) {
+          for (HloComputation* c : module.computations()) {
+            for (HloInstruction* i : c->instructions()) taken.Take(i->name());
+          }
+        }) {
     // Callers before callees: a computation runs per iteration when a while
     // calls it or when it is called from such a computation.
     std::vector<HloComputation*> order = module.MakeComputationPostOrder();
@@ -43,34 +49,20 @@ class CopyInserter {
   const absl::Status& status() const { return status_; }
 
  private:
-  std::string NewName(absl::string_view base);
-
-  HloModule& module_;
   const LayoutCostModel& cost_;
   std::vector<LayoutAssignmentStats::Copy>& copies_;
   absl::Status status_;
   // Names in use, gathered at the first copy (most runs of the pass make
   // none).
-  bool names_known_ = false;
   NameUniquer names_;
   absl::flat_hash_set<const HloComputation*> in_loop_;
 };
-
-std::string CopyInserter::NewName(absl::string_view base) {
-  if (!names_known_) {
-    for (HloComputation* c : module_.computations()) {
-      for (HloInstruction* i : c->instructions()) names_.Take(i->name());
-    }
-    names_known_ = true;
-  }
-  return names_.Unique(base);
-}
 
 HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
                                        const Shape& target, HloInstruction* anchor,
                                        const char* reason, Batch& batch) {
   if (!value->shape().IsTuple()) {
-    auto copy = std::make_unique<HloInstruction>(NewName("copy"), HloOpcode::kCopy,
+    auto copy = std::make_unique<HloInstruction>(names_.Unique("copy"), HloOpcode::kCopy,
                                                  target);
     copy->set_layout_written(true);
     copy->AppendOperand(value);
@@ -104,7 +96,7 @@ HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
   for (size_t k = 0; k < target.tuple_shapes().size(); ++k) {
     const Shape& have = value->shape().tuple_shapes()[k];
     auto gte = std::make_unique<HloInstruction>(
-        NewName(absl::StrCat(value->name(), ".", k)), HloOpcode::kGetTupleElement,
+        names_.Unique(absl::StrCat(value->name(), ".", k)), HloOpcode::kGetTupleElement,
         have);
     gte->AppendOperand(value);
     gte->mutable_attributes().index = static_cast<int64_t>(k);
@@ -118,7 +110,7 @@ HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
     elements.push_back(element);
   }
   auto tuple = std::make_unique<HloInstruction>(
-      NewName(absl::StrCat(value->name(), ".copy")), HloOpcode::kTuple, target);
+      names_.Unique(absl::StrCat(value->name(), ".copy")), HloOpcode::kTuple, target);
   tuple->set_layout_written(true);
   for (HloInstruction* e : elements) tuple->AppendOperand(e);
   HloInstruction* raw = tuple.get();
