@@ -116,18 +116,6 @@ void Parser::PrefetchNextName() const {
   if (end > p) names_.prefetch(text_.substr(p, end - p));
 }
 
-size_t Parser::LinesBeforeClosingBrace(size_t at_most) const {
-  size_t lines = 0;
-  const char* p = text_.data() + pos_;
-  const char* end = text_.data() + text_.size();
-  while (lines < at_most &&
-         (p = static_cast<const char*>(std::memchr(p, '\n', end - p))) != nullptr) {
-    if (++p == end || *p == '}') break;
-    if (*p != '\n') ++lines;
-  }
-  return lines;
-}
-
 absl::StatusOr<Shape> SetDefaultLayoutsAndCheckSizes(Shape shape) {
   SetDefaultLayouts(shape);
   absl::Status sized = CheckShapeSizes(shape);
@@ -627,7 +615,8 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   // Sized for the computation's lines up front: growing a table of a
   // million names rehashes it at random several times over. Capped, so
   // that a text of blank or odd lines cannot make it large (48 MiB).
-  names_.reserve(LinesBeforeClosingBrace(size_t{1} << 20));
+  // (XLA prints a computation's closing brace at the start of a line.)
+  names_.reserve(CountLinesAhead(text_.substr(pos_), size_t{1} << 20, '}'));
   forward_.clear();
   written_shapes_.clear();
   while (!Consume("}")) {

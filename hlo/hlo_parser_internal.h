@@ -69,10 +69,6 @@ class Parser {
   // Starts loading the name table's slot for the instruction on the next
   // line, if that line looks like one.
   void PrefetchNextName() const;
-  // Non-empty lines from here to the next that starts with '}' (a
-  // computation's end, as XLA prints it), counted up to `at_most`: an
-  // estimate of its instruction count.
-  size_t LinesBeforeClosingBrace(size_t at_most) const;
   // Consumes `word` when it stands alone (not the start of a longer name).
   bool ConsumeKeyword(absl::string_view word);
   absl::StatusOr<Shape> ParseShapeHere();

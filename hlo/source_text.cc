@@ -1,6 +1,7 @@
 #include "hlo/source_text.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 
@@ -103,6 +104,18 @@ std::string SourceText::Diagnostic(SourceLocation where, absl::string_view sever
 std::string LocationPrefix(absl::string_view filename, SourceLocation where) {
   if (!where.known()) return absl::StrCat(filename, ": ");
   return absl::StrCat(filename, ":", where.line, ":", where.column, ": ");
+}
+
+size_t CountLinesAhead(absl::string_view text, size_t at_most, char stop) {
+  size_t lines = 0;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (lines < at_most &&
+         (p = static_cast<const char*>(std::memchr(p, '\n', end - p))) != nullptr) {
+    if (++p == end || (stop != 0 && *p == stop)) break;
+    if (*p != '\n') ++lines;
+  }
+  return lines;
 }
 
 }  // namespace xla_layout

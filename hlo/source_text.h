@@ -20,6 +20,12 @@ struct SourceLocation {
   bool known() const { return line > 0; }
 };
 
+// The non-empty lines of `text` that follow a newline, counted up to
+// `at_most`, and only up to the first that starts with `stop` (0: no stop).
+// A fast estimate of how many instructions a text holds, to size tables
+// ahead of a parse; nothing is indexed.
+size_t CountLinesAhead(absl::string_view text, size_t at_most, char stop = 0);
+
 // A text with its line starts indexed once (linear), so that a location is
 // a binary search. Keeps a view: the text must outlive it.
 class SourceText {

@@ -61,5 +61,16 @@ TEST(SourceTextTest, LocationsAskedInOrderWalkForward) {
   }
 }
 
+TEST(SourceTextTest, CountLinesAheadCountsNonEmptyLinesAfterANewline) {
+  EXPECT_EQ(CountLinesAhead("", 100), 0u);
+  EXPECT_EQ(CountLinesAhead("a", 100), 0u) << "the first line follows no newline";
+  EXPECT_EQ(CountLinesAhead("{\n  a\n  b\n", 100), 2u);
+  EXPECT_EQ(CountLinesAhead("{\n  a\n\n\n  b\n\n", 100), 2u) << "blank lines";
+  EXPECT_EQ(CountLinesAhead("{\n  a\n  b\n}\n\nc {\n  d\n}\n", 100, '}'), 2u);
+  EXPECT_EQ(CountLinesAhead("{\n  a\n  b\n}\n\nc {\n  d\n}\n", 100), 6u);
+  EXPECT_EQ(CountLinesAhead("{\n  a\n  {b}\n}", 100, '}'), 2u) << "only at a line's start";
+  EXPECT_EQ(CountLinesAhead("{\n  a\n  b\n  c\n", 2), 2u);
+}
+
 }  // namespace
 }  // namespace xla_layout
