@@ -13,6 +13,7 @@
 #include "absl/base/config.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "hlo/source_text.h"
 
 namespace xla_layout::cli {
 namespace {
@@ -83,17 +84,6 @@ void* Run(void*) {
   return nullptr;
 }
 
-size_t CountLines(absl::string_view text) {
-  size_t lines = 0;
-  const char* p = text.data();
-  const char* end = p + text.size();
-  while ((p = static_cast<const char*>(std::memchr(p, '\n', end - p))) != nullptr) {
-    ++lines;
-    ++p;
-  }
-  return lines + 1;
-}
-
 }  // namespace
 
 // By default glibc serves blocks over 32 MiB with fresh mappings and hands
@@ -108,9 +98,10 @@ void KeepFreedMemory() {
 
 HeapPopulation PopulateHeapForParse(absl::string_view text) {
   if (!kGlibcAllocator || !keeps_freed_memory || !HeapPopulationDone()) return {};
-  const size_t lines = CountLines(text);
-  if (lines > (size_t{8} << 30) / (kReservedPerFloor * kHeapBytesPerLine)) return {};
-  const size_t floor = lines * kHeapBytesPerLine;
+  constexpr size_t kMaxFloor = (size_t{8} << 30) / kReservedPerFloor;
+  const size_t lines = CountLinesAhead(text, kMaxFloor / kHeapBytesPerLine);
+  const size_t floor = std::min(lines * kHeapBytesPerLine, text.size() * kMaxHeapBytesPerTextByte);
+  if (floor >= kMaxFloor) return {};
   if (floor < kMinPopulatedBytes) return {};
   const size_t bytes = kReservedPerFloor * floor;
   // With no mmap'd blocks, this comes from the top of the heap, and freed it

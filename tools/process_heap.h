@@ -29,7 +29,8 @@ struct HeapPopulation {
 // When KeepFreedMemory() ran and `text` is large, reserves the part of the
 // heap that parsing `text` will fill and populates its pages on a second
 // thread, so that the parse finds them mapped instead of taking a page fault
-// per fresh page: a floor of kHeapBytesPerLine per line of text at once, and
+// per fresh page: a floor of kHeapBytesPerLine per non-empty line of text
+// (and at most kMaxHeapBytesPerTextByte per byte) at once, and
 // up to kReservedPerFloor times that as the parse gets there. Returns the
 // range; empty when it does nothing (small text, another allocator, no
 // thread).
@@ -43,6 +44,10 @@ bool HeapPopulationDone();
 // instruction object alone is 488 bytes. Measured peaks per line: about
 // 800 bytes on the synthetic chain module, 1.6 KB on mobilenet.
 inline constexpr size_t kHeapBytesPerLine = 512;
+// And at most this per byte of text: the shortest instruction line is about
+// 15 bytes (`a=f32[]add(b,c)`), so a text of short junk lines, which fails
+// to parse, populates no more than its instructions could use.
+inline constexpr size_t kMaxHeapBytesPerTextByte = 32;
 inline constexpr size_t kReservedPerFloor = 2;
 // Past the floor, populated in steps of this: at most one step unused.
 inline constexpr size_t kPopulationStepBytes = size_t{8} << 20;

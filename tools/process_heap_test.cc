@@ -59,6 +59,11 @@ TEST(ProcessHeapTest, PopulatesTheHeapTheParseWillFill) {
 
   KeepFreedMemory();
   EXPECT_EQ(PopulateHeapForParse(Lines(1000)).size(), 0u) << "too small to pay";
+  // Blank lines hold no instructions; nor can lines of 2 bytes.
+  EXPECT_EQ(PopulateHeapForParse(std::string(size_t{1} << 20, '\n')).size(), 0u);
+  std::string junk;
+  for (int i = 0; i < 200000; ++i) junk += "x\n";  // 102 MB by lines, 12.8 by bytes
+  EXPECT_EQ(PopulateHeapForParse(junk).size(), 0u);
 
   const HeapPopulation range = PopulateHeapForParse(large);
   ASSERT_GE(range.floor_end - range.begin, kFloor - page);
