@@ -194,12 +194,11 @@ std::vector<HloInstruction*> HloComputation::instructions() const {
 
 std::vector<HloInstruction*> HloComputation::parameters() const {
   std::vector<HloInstruction*> params;
-  for (const auto& i : instructions_) {
-    if (i->opcode() != HloOpcode::kParameter) continue;
+  for (HloInstruction* i : parameter_instructions_) {
     int64_t n = i->parameter_number();
     if (n < 0 || n > 1 << 20) continue;
     if (static_cast<int64_t>(params.size()) <= n) params.resize(n + 1, nullptr);
-    params[n] = i.get();
+    params[n] = i;
   }
   return params;
 }
@@ -222,6 +221,7 @@ HloInstruction* HloComputation::AddInstruction(
                        [&](const auto& i) { return i.get() == before; });
   }
   instructions_.insert(pos, std::move(instruction));
+  if (raw->opcode() == HloOpcode::kParameter) parameter_instructions_.push_back(raw);
   return raw;
 }
 
@@ -261,6 +261,9 @@ void HloComputation::InsertInstructions(
   if (batch.empty()) return;
   absl::flat_hash_map<const HloInstruction*, std::vector<size_t>> before;
   for (size_t k = 0; k < batch.size(); ++k) {
+    if (batch[k].second->opcode() == HloOpcode::kParameter) {
+      parameter_instructions_.push_back(batch[k].second.get());
+    }
     batch[k].second->parent_ = this;
     batch[k].second->local_id_ = next_local_id_++;
     if (batch[k].first != nullptr) before[batch[k].first].push_back(k);

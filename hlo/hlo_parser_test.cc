@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_verifier.h"
+#include "xla_layout/shape_text.h"
 
 namespace xla_layout {
 namespace {
@@ -308,6 +309,51 @@ ENTRY e {
   r->ReplaceAllUsesWith(r2);
   r2->AppendOperand(r);
   EXPECT_EQ(e->root(), r2);
+}
+
+// parameters() is kept as instructions are added, however they are added,
+// and reads each parameter's number when asked.
+TEST(HloModuleTest, ParametersFollowEveryEdit) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  p1 = f32[4] parameter(1)
+  p0 = f32[4] parameter(0)
+  ROOT r = f32[4] add(p0, p1)
+})");
+  HloComputation* e = m->entry();
+  auto names = [](const HloComputation& c) {
+    std::vector<std::string> out;
+    for (HloInstruction* p : c.parameters()) out.push_back(p ? p->name() : "-");
+    return out;
+  };
+  EXPECT_EQ(names(*e), (std::vector<std::string>{"p0", "p1"}));
+  auto param = [](std::string name, int64_t n) {
+    auto p = std::make_unique<HloInstruction>(std::move(name), HloOpcode::kParameter,
+                                              *ParseShape("f32[4]"));
+    p->set_parameter_number(n);
+    return p;
+  };
+  e->AddInstruction(param("p3", 3));
+  EXPECT_EQ(names(*e), (std::vector<std::string>{"p0", "p1", "-", "p3"}));
+  e->AddInstruction(param("p2", 2), e->FindInstruction("p0"));
+  EXPECT_EQ(names(*e), (std::vector<std::string>{"p0", "p1", "p2", "p3"}));
+  std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>> batch;
+  batch.emplace_back(e->FindInstruction("r"), param("p5", 5));
+  batch.emplace_back(nullptr, std::make_unique<HloInstruction>(
+                                  "n", HloOpcode::kNegate, *ParseShape("f32[4]")));
+  e->InsertInstructions(std::move(batch));
+  EXPECT_EQ(names(*e), (std::vector<std::string>{"p0", "p1", "p2", "p3", "-", "p5"}));
+  e->FindInstruction("p5")->set_parameter_number(4);
+  EXPECT_EQ(names(*e), (std::vector<std::string>{"p0", "p1", "p2", "p3", "p5"}));
+  // Parameters survive dead-code removal, and so does what parameters() says.
+  e->RemoveDeadInstructions();
+  EXPECT_EQ(names(*e), (std::vector<std::string>{"p0", "p1", "p2", "p3", "p5"}));
+  std::unique_ptr<HloComputation> clone =
+      e->Clone("e2", [](absl::string_view name) { return absl::StrCat(name, ".c"); });
+  EXPECT_EQ(names(*clone), (std::vector<std::string>{"p0.c", "p1.c", "p2.c", "p3.c", "p5.c"}));
+  // Of two parameters with one number, the one added last, wherever it sits.
+  e->AddInstruction(param("q1", 1), e->FindInstruction("p0"));
+  EXPECT_EQ(names(*e), (std::vector<std::string>{"p0", "q1", "p2", "p3", "p5"}));
 }
 
 TEST(HloParserTest, TypedAttributesParsedOnce) {
