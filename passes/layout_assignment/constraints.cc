@@ -18,7 +18,7 @@ bool IsLaidOut(const Shape& shape) { return shape.IsArray() && shape.rank() > 0;
 
 namespace {
 
-void CollectLeaves(Shape& shape, std::vector<Shape*>& out) {
+void CollectLeaves(Shape& shape, LeafShapes& out) {
   if (shape.IsTuple()) {
     for (Shape& s : shape.mutable_tuple_shapes()) CollectLeaves(s, out);
   } else if (IsLaidOut(shape)) {
@@ -87,8 +87,8 @@ int LeafAt(const Shape& shape, absl::Span<const int64_t> index) {
 
 }  // namespace
 
-std::vector<Shape*> LaidOutLeaves(Shape& shape) {
-  std::vector<Shape*> out;
+LeafShapes LaidOutLeaves(Shape& shape) {
+  LeafShapes out;
   CollectLeaves(shape, out);
   return out;
 }
@@ -188,7 +188,7 @@ void ConstraintBuilder::AddEntryResult(HloComputation* entry) {
     }
   }
   ++batch_;
-  std::vector<Shape*> ls = LaidOutLeaves(result);
+  LeafShapes ls = LaidOutLeaves(result);
   for (int k = 0; k < static_cast<int>(ls.size()) &&
                   k < LaidOutLeafCount(entry->root()->shape());
        ++k) {
@@ -209,7 +209,7 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
     int64_t n = i->parameter_number();
     if (entry && n >= 0 && n < static_cast<int64_t>(entry->parameters.size())) {
       Shape pinned = entry->parameters[n];
-      std::vector<Shape*> ls = LaidOutLeaves(pinned);
+      LeafShapes ls = LaidOutLeaves(pinned);
       for (int k = 0; k < leaves && k < static_cast<int>(ls.size()); ++k) {
         if (ls[k]->has_layout()) {
           Produce(SlotOf(i, k), ls[k]->layout());
@@ -643,7 +643,7 @@ absl::Status ConstraintBuilder::AddCustomCall(HloInstruction* call) {
     }
   }
   for (int k = 0; k < call->operand_count(); ++k) {
-    std::vector<Shape*> ls = LaidOutLeaves(shapes[k]);
+    LeafShapes ls = LaidOutLeaves(shapes[k]);
     for (int leaf = 0; leaf < static_cast<int>(ls.size()); ++leaf) {
       Need(SlotOf(call->operand(k), leaf), ls[leaf]->layout(),
            "custom-call operand constraint", call, call->parent(), k, leaf);

@@ -210,7 +210,7 @@ absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraint
     HloInstruction* value =
         use.user != nullptr ? use.user->operand(use.operand_index) : use.computation->root();
     Shape target = value->shape();
-    std::vector<Shape*> ls = LaidOutLeaves(target);
+    LeafShapes ls = LaidOutLeaves(target);
     for (const auto& [leaf, layout] : use.leaves) {
       if (leaf < static_cast<int>(ls.size())) ls[leaf]->set_layout(layout);
     }

@@ -229,7 +229,7 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
   LayoutCounts per_layout;
   for (HloComputation* c : module.computations()) {
     for (HloInstruction* i : c->instructions()) {
-      std::vector<Shape*> ls = LaidOutLeaves(*i->mutable_shape());
+      LeafShapes ls = LaidOutLeaves(*i->mutable_shape());
       for (Shape* s : ls) per_layout.Add(s->layout());
       if (i->opcode() == HloOpcode::kCopy && !constraints.Covers(i) && !ls.empty()) {
         stats.data_bytes = SaturatingAdd(stats.data_bytes, DataBytes(*ls[0]));
