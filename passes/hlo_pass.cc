@@ -231,6 +231,7 @@ absl::StatusOr<bool> PassPipeline::Run(HloModule& module,
                                        const PipelineOptions& options) const {
   bool changed = false;
   for (const auto& pass : passes_) {
+    pass->set_collect_stats(options.collect_stats);
     absl::StatusOr<bool> c = pass->Run(module);
     if (!c.ok()) {
       return absl::Status(c.status().code(), absl::StrCat("pass '", pass->name(),
@@ -274,6 +275,7 @@ class PluginPass : public HloPass {
   absl::string_view description() const override { return description_; }
   absl::StatusOr<bool> Run(HloModule& module) override {
     if (inner_ == nullptr) return Broken();
+    inner_->set_collect_stats(collect_stats());
     try {
       return inner_->Run(module);
     } catch (...) {

@@ -79,6 +79,15 @@ class HloPass {
   // What the last Run did, as text or JSON; empty when the pass keeps no
   // statistics.
   virtual std::string StatsReport(bool json) const { return ""; }
+
+  // Whether Run keeps everything StatsReport prints: on unless a driver that
+  // prints no report turns it off, so that the pass can skip the counting
+  // only the report reads.
+  void set_collect_stats(bool collect) { collect_stats_ = collect; }
+  bool collect_stats() const { return collect_stats_; }
+
+ private:
+  bool collect_stats_ = true;
 };
 
 using PassFactory = std::function<std::unique_ptr<HloPass>()>;
@@ -135,6 +144,8 @@ struct PipelineOptions {
 #else
   bool verify_each = true;
 #endif
+  // Passed to every pass's set_collect_stats before it runs.
+  bool collect_stats = true;
 };
 
 // Checks `text` for `option` of pass `pass`: an unknown option, or a value
@@ -186,7 +197,8 @@ class PassPipeline {
 //                                              absl::Status* status);
 // and is loaded only when its version equals this one.
 // Version 2: passes declare typed options (options()/Configure()).
-inline constexpr int kPassPluginApiVersion = 2;
+// Version 3: HloPass holds whether to collect statistics (set_collect_stats).
+inline constexpr int kPassPluginApiVersion = 3;
 
 // dlopens `path`, checks the version, lets the plugin register its passes.
 // The library stays loaded for the life of the program.

@@ -147,9 +147,36 @@ TEST(PassPluginTest, LoadsRegistersAndRejects) {
               HasSubstr("pass 'strip-metadata' is already registered"));
   EXPECT_THAT(LoadPassPlugin(dir + "wrong_version_plugin.so", registry).message(),
               HasSubstr("speaks plugin API version 999; this hlo-layout needs "
-                        "version 2"));
+                        "version 3"));
   EXPECT_THAT(LoadPassPlugin("/no/such/plugin.so", registry).message(),
               HasSubstr("cannot load pass plugin /no/such/plugin.so"));
+}
+
+// A pipeline tells each pass whether its statistics will be read, and a
+// plugin's pass hears it across the boundary: the layout pass built as a
+// plugin skips its census when nothing will print it, and keeps the rest.
+TEST(PassPluginTest, PipelineForwardsWhetherStatsAreCollected) {
+  PassRegistry registry;
+  ASSERT_TRUE(LoadPassPlugin("passes/layout_assignment/layout_assignment_plugin.so",
+                             registry)
+                  .ok());
+  for (bool collect : {true, false}) {
+    absl::StatusOr<PassPipeline> pipeline =
+        PassPipeline::Parse("layout-assignment-plugin{target=tpu}", registry);
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+    std::unique_ptr<HloModule> m = *ParseHloModule(R"(HloModule m
+ENTRY e {
+  p = f32[16,128] parameter(0)
+  ROOT t = f32[128,16] transpose(p), dimensions={1,0}
+})");
+    PipelineOptions options;
+    options.collect_stats = collect;
+    ASSERT_TRUE(pipeline->Run(*m, options).ok());
+    EXPECT_EQ(pipeline->passes()[0]->collect_stats(), collect);
+    const std::string report = pipeline->passes()[0]->StatsReport(/*json=*/true);
+    EXPECT_THAT(report, HasSubstr("\"target\":\"tpu\""));
+    EXPECT_THAT(report, HasSubstr(collect ? "\"data_bytes\":16384" : "\"data_bytes\":0,"));
+  }
 }
 
 // Exceptions stop at the plugin boundary: each becomes an error naming the

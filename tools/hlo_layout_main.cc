@@ -466,6 +466,9 @@ int RunModule(int argc, char** argv) {
   if (pipeline) {
     PipelineOptions options;
     if (verify_each) options.verify_each = true;
+    // Nothing reads the statistics unless they are printed (the census of
+    // layout-assignment is more than a quarter of the pass).
+    options.collect_stats = args.Has("stats");
     absl::StatusOr<bool> ran = pipeline->Run(**module, options);
     if (!ran.ok()) {
       std::cerr << display << ": error: " << ran.status().message() << "\n";

@@ -130,7 +130,9 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   if (!entry_changed.ok()) return entry_changed.status();
   changed |= *entry_changed;
   stats_.target = target_.name();
-  layout_assignment::CollectStats(module, *constraints, propagation, stats_);
+  if (collect_stats()) {
+    layout_assignment::CollectStats(module, *constraints, propagation, stats_);
+  }
   // The rules a laid-out module keeps: a break is a bug of this pass.
   absl::Status invariants = VerifyLayoutInvariants(module);
   if (!invariants.ok()) return absl::InternalError(invariants.message());

@@ -39,6 +39,9 @@ struct LayoutAssignmentStats {
   std::vector<Copy> copies;
   // Control-flow computations cloned so that each has one caller.
   int computations_cloned = 0;
+  // The census: data_bytes, padded_bytes, transposes_as_bitcast,
+  // reshapes_as_bitcast and instructions_per_layout stay zero and empty
+  // when the pass ran with set_collect_stats(false).
   // Over every buffer the pass laid out (views counted once).
   int64_t data_bytes = 0;
   int64_t padded_bytes = 0;  // with the padding of their tiles
