@@ -23,17 +23,21 @@ absl::Status ShapeParser::Error(size_t offset, absl::string_view message) {
   return absl::InvalidArgumentError(message);
 }
 
-size_t SkipSpaceAndComments(absl::string_view text, size_t pos) {
-  while (pos < text.size()) {
-    char c = text[pos];
+size_t SkipSpaceAndCommentsFrom(absl::string_view text, size_t pos) {
+  const size_t n = text.size();
+  while (pos < n) {
+    const char c = text[pos];
     if (absl::ascii_isspace(c)) {
       ++pos;
-    } else if (text.substr(pos, 2) == "//") {
+      continue;
+    }
+    const char next = pos + 1 < n ? text[pos + 1] : '\0';
+    if (c == '/' && next == '/') {
       size_t end = text.find('\n', pos);
-      pos = end == absl::string_view::npos ? text.size() : end;
-    } else if (text.substr(pos, 2) == "/*") {
+      pos = end == absl::string_view::npos ? n : end;
+    } else if (c == '/' && next == '*') {
       size_t end = text.find("*/", pos + 2);
-      pos = end == absl::string_view::npos ? text.size() : end + 2;
+      pos = end == absl::string_view::npos ? n : end + 2;
     } else {
       break;
     }

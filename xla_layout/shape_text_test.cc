@@ -179,5 +179,31 @@ TEST(ShapeTextPropertyTest, PrintParseRoundTripsInBothStyles) {
   }
 }
 
+// White space and both comment forms are skipped; a lone '/' is a token.
+TEST(SkipSpaceAndCommentsTest, StopsAtTheNextToken) {
+  struct Case {
+    absl::string_view text;
+    size_t from, want;
+  };
+  const Case cases[] = {
+      {"", 0, 0},
+      {"x", 0, 0},
+      {"x", 1, 1},
+      {"  \t\nx", 0, 4},
+      {"/x", 0, 0},
+      {"a/", 1, 1},
+      {"// note\nx", 0, 8},
+      {"// to the end", 0, 13},
+      {"/* a */x", 0, 7},
+      {" /* a */ /**/ // b\n  y", 0, 21},
+      {"/* open", 0, 7},
+      {"/*/ x", 0, 5},
+      {"/", 0, 0},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(SkipSpaceAndComments(c.text, c.from), c.want) << '"' << c.text << '"';
+  }
+}
+
 }  // namespace
 }  // namespace xla_layout
