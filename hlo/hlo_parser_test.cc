@@ -422,5 +422,28 @@ ENTRY e {
                         "an operand number"));
 }
 
+// Integer lists allow spaces around numbers and signs, and name the item
+// that is not a number.
+TEST(HloParserTest, IntegerListAttributes) {
+  auto module = [](absl::string_view dims) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n",
+                        "  ROOT t = f32[3,2] transpose(p), dimensions=", dims, "\n}");
+  };
+  for (absl::string_view ok : {"{1,0}", "{ 1 , 0 }", "{+1,0}"}) {
+    std::unique_ptr<HloModule> m = ParseTestModule(module(ok));
+    ASSERT_NE(m, nullptr) << ok;
+    EXPECT_EQ(*m->entry()->root()->attributes().dimensions,
+              (std::vector<int64_t>{1, 0}))
+        << ok;
+  }
+  EXPECT_THAT(ParseError(module("{1,x}")),
+              HasSubstr("dimensions: 'x' is not an integer"));
+  EXPECT_THAT(ParseError(module("{1,}")), HasSubstr("dimensions: '' is not an integer"));
+  EXPECT_THAT(ParseError(module("{1 0}")),
+              HasSubstr("dimensions: '1 0' is not an integer"));
+  EXPECT_THAT(ParseError(module("1,0")),
+              HasSubstr("dimensions needs a list like {0,1}"));
+}
+
 }  // namespace
 }  // namespace xla_layout
