@@ -276,6 +276,26 @@ TEST(RelayoutTest, OuterLoopsFollowTheSourceOnceWritesFillPages) {
                         "8:128/32768 32:1024/128 32:4/4"));
 }
 
+// Streaming or not, the (2,1) interleave of bf16 T(8,128)(2,1) writes each
+// tile front to back: its row pairs inside the tile loop, not outside it.
+TEST(RelayoutTest, StreamingInterleaveKeepsDestinationOrder) {
+  const Shape rows = Parse("bf16[64,512]{1,0}");
+  const Shape tiled = Parse("bf16[64,512]{1,0:T(8,128)(2,1)}");
+  RelayoutOptions options;
+  options.threads = 1;
+  for (auto mode : {RelayoutOptions::Streaming::kOff,
+                    RelayoutOptions::Streaming::kOn}) {
+    options.streaming = mode;
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(rows, tiled, options);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_THAT(plan->Describe(),
+                HasSubstr("loops(extent:src/dst bytes) 8:8192/8192 4:256/2048 "
+                          "4:2048/512 128:2/4 2:1024/2"))
+        << plan->Describe();
+    RunAndCheck(rows, tiled, options);
+  }
+}
+
 TEST(RelayoutTest, StreamingCopiesOfShortRunsReadTheSourceInOrder) {
   const Shape tiled = Parse("f32[256,256]{0,1:T(32,32)(32,1)}");
   const Shape rows = Parse("f32[256,256]{1,0}");
