@@ -276,47 +276,40 @@ TEST(RelayoutTest, OuterLoopsFollowTheSourceOnceWritesFillPages) {
                         "8:128/32768 32:1024/128 32:4/4"));
 }
 
-// Streaming or not, the (2,1) interleave of bf16 T(8,128)(2,1) writes each
-// tile front to back: its row pairs inside the tile loop, not outside it.
-TEST(RelayoutTest, StreamingInterleaveKeepsDestinationOrder) {
-  const Shape rows = Parse("bf16[64,512]{1,0}");
-  const Shape tiled = Parse("bf16[64,512]{1,0:T(8,128)(2,1)}");
+// Plans src -> dst on one thread with and without streaming stores, checks
+// the loops each plan describes, and runs both.
+void ExpectLoops(absl::string_view src_text, absl::string_view dst_text,
+                 absl::string_view cached_loops, absl::string_view streaming_loops) {
+  const Shape src = Parse(src_text), dst = Parse(dst_text);
   RelayoutOptions options;
   options.threads = 1;
   for (auto mode : {RelayoutOptions::Streaming::kOff,
                     RelayoutOptions::Streaming::kOn}) {
     options.streaming = mode;
-    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(rows, tiled, options);
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
     ASSERT_TRUE(plan.ok());
+    const absl::string_view loops =
+        mode == RelayoutOptions::Streaming::kOn ? streaming_loops : cached_loops;
     EXPECT_THAT(plan->Describe(),
-                HasSubstr("loops(extent:src/dst bytes) 8:8192/8192 4:256/2048 "
-                          "4:2048/512 128:2/4 2:1024/2"))
+                HasSubstr(absl::StrCat("loops(extent:src/dst bytes) ", loops)))
         << plan->Describe();
-    RunAndCheck(rows, tiled, options);
+    RunAndCheck(src, dst, options);
   }
 }
 
+// Streaming or not, the (2,1) interleave of bf16 T(8,128)(2,1) writes each
+// tile front to back: its row pairs inside the tile loop, not outside it.
+TEST(RelayoutTest, StreamingInterleaveKeepsDestinationOrder) {
+  const char kLoops[] = "8:8192/8192 4:256/2048 4:2048/512 128:2/4 2:1024/2";
+  ExpectLoops("bf16[64,512]{1,0}", "bf16[64,512]{1,0:T(8,128)(2,1)}", kLoops, kLoops);
+}
+
+// Cached stores keep each destination row whole (the 8 panels inside);
+// streaming ones read each panel whole, in order, and write each row 128
+// bytes at a time.
 TEST(RelayoutTest, StreamingCopiesOfShortRunsReadTheSourceInOrder) {
-  const Shape tiled = Parse("f32[256,256]{0,1:T(32,32)(32,1)}");
-  const Shape rows = Parse("f32[256,256]{1,0}");
-  RelayoutOptions options;
-  options.threads = 1;
-  for (auto mode : {RelayoutOptions::Streaming::kOff,
-                    RelayoutOptions::Streaming::kOn}) {
-    options.streaming = mode;
-    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(tiled, rows, options);
-    ASSERT_TRUE(plan.ok());
-    // Cached stores keep each destination row whole (the 8 panels inside);
-    // streaming ones read each panel whole, in order, and write each row
-    // 128 bytes at a time.
-    EXPECT_THAT(plan->Describe(),
-                HasSubstr(mode == RelayoutOptions::Streaming::kOn
-                              ? "loops(extent:src/dst bytes) 8:32768/128 "
-                                "256:128/1024 32:4/4"
-                              : "loops(extent:src/dst bytes) 256:128/1024 "
-                                "8:32768/128 32:4/4"));
-    RunAndCheck(tiled, rows, options);
-  }
+  ExpectLoops("f32[256,256]{0,1:T(32,32)(32,1)}", "f32[256,256]{1,0}",
+              "256:128/1024 8:32768/128 32:4/4", "8:32768/128 256:128/1024 32:4/4");
 }
 
 TEST(RelayoutTest, PartialTilesAndPaddingRunInterleavedWithTheFullTiles) {
