@@ -150,6 +150,47 @@ __attribute__((target("avx2"))) inline void Transpose8x16Avx2(
   StoreRows8<kStream>(dst, dsa, lo, hi);
 }
 
+// 8 rows of b by 4 of a: the rows meet in pairs, row b and row b + 4 in the
+// two halves of one register, so a 4x4 transpose per half leaves
+// destination row a in out[a]. Narrow tiles (T(4,128), T(2,128)) and the
+// last rows of a wide transpose take this block.
+template <bool kStream>
+__attribute__((target("avx2"))) inline void Transpose4x8Avx2(
+    const char* src, char* dst, int64_t ssb, int64_t dsa) {
+  auto pair = [&](int b) __attribute__((target("avx2"), always_inline)) {
+    const __m128 lo = _mm_loadu_ps(reinterpret_cast<const float*>(src + b * ssb));
+    const __m128 hi = _mm_loadu_ps(reinterpret_cast<const float*>(src + (b + 4) * ssb));
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+  };
+  const __m256 r0 = pair(0), r1 = pair(1), r2 = pair(2), r3 = pair(3);
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  Store8<kStream>(reinterpret_cast<float*>(dst), _mm256_shuffle_ps(t0, t2, 0x44));
+  Store8<kStream>(reinterpret_cast<float*>(dst + dsa), _mm256_shuffle_ps(t0, t2, 0xEE));
+  Store8<kStream>(reinterpret_cast<float*>(dst + 2 * dsa), _mm256_shuffle_ps(t1, t3, 0x44));
+  Store8<kStream>(reinterpret_cast<float*>(dst + 3 * dsa), _mm256_shuffle_ps(t1, t3, 0xEE));
+}
+
+// A transpose of 32-bit elements with few rows of a (na < 8 here, or the
+// rows a wide transpose leaves): 4x8 blocks, then element by element.
+template <bool kStream>
+__attribute__((target("avx2"))) void Transpose32Avx2Narrow(
+    const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
+    int64_t dsa) {
+  const int64_t na4 = na & ~int64_t{3}, nb8 = nb & ~int64_t{7};
+  for (int64_t a = 0; a < na4; a += 4) {
+    for (int64_t b = 0; b < nb8; b += 8) {
+      Transpose4x8Avx2<kStream>(src + a * 4 + b * ssb, dst + a * dsa + b * 4, ssb, dsa);
+    }
+  }
+  if (nb8 < nb) {
+    TransposeScalarT<uint32_t>(src + nb8 * ssb, dst + nb8 * 4, na4, nb - nb8, ssb, dsa);
+  }
+  if (na4 < na) {
+    TransposeScalarT<uint32_t>(src + na4 * 4, dst + na4 * dsa, na - na4, nb, ssb, dsa);
+  }
+}
+
 // Interleaves two rows of 16-bit elements (nb == 2, dst contiguous): the
 // bf16 (2,1) tile of TPU layouts. kStream needs dst 32-byte aligned.
 template <bool kStream>
@@ -216,8 +257,7 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
                                ssb, dsa);
   }
   if (na8 < na) {
-    TransposeScalarT<uint32_t>(src + na8 * 4, dst + na8 * dsa, na - na8, nb,
-                               ssb, dsa);
+    Transpose32Avx2Narrow<false>(src + na8 * 4, dst + na8 * dsa, na - na8, nb, ssb, dsa);
   }
 }
 
@@ -289,10 +329,15 @@ __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
                                                    int64_t na, int64_t nb,
                                                    int64_t ssb, int64_t dsa,
                                                    int es, bool streaming) {
-  if (es == 4 && na >= 8 && nb >= 8) {
+  if (es == 4 && na >= 4 && nb >= 8) {
     // Streaming needs 32-byte aligned rows; the tiles keep that alignment.
     bool aligned = (reinterpret_cast<uintptr_t>(dst) & 31) == 0 &&
                    dsa % 32 == 0;
+    if (na < 8) {
+      return streaming && aligned
+                 ? Transpose32Avx2Narrow<true>(src, dst, na, nb, ssb, dsa)
+                 : Transpose32Avx2Narrow<false>(src, dst, na, nb, ssb, dsa);
+    }
     if (streaming && aligned) {
       return Transpose32Avx2Strips<true>(src, dst, na, nb, ssb, dsa);
     }

@@ -240,11 +240,14 @@ TEST(RelayoutTest, StreamingPathsOnLargeBuffers) {
 }
 
 TEST(RelayoutTest, StreamingCanBeForcedEitherWay) {
-  // A tiled copy, and bf16 row pairs interleaved (T(8,128)(2,1)).
+  // A tiled copy, bf16 row pairs interleaved (T(8,128)(2,1)), a transpose
+  // into narrow tiles (4x8 blocks) and one whose last rows are 4x8 blocks.
   for (const auto& [src_text, dst_text] :
        {std::pair<const char*, const char*>{"f32[37,300]{1,0}",
                                             "f32[37,300]{0,1:T(8,128)}"},
-        {"bf16[37,300]{1,0}", "bf16[37,300]{1,0:T(8,128)(2,1)}"}}) {
+        {"bf16[37,300]{1,0}", "bf16[37,300]{1,0:T(8,128)(2,1)}"},
+        {"f32[37,300]{1,0}", "f32[37,300]{0,1:T(4,128)}"},
+        {"f32[29,45]{1,0}", "f32[29,45]{0,1}"}}) {
     const Shape src = Parse(src_text);
     const Shape dst = Parse(dst_text);
     for (auto mode : {RelayoutOptions::Streaming::kOn,
