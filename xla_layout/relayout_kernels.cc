@@ -151,9 +151,9 @@ __attribute__((target("avx2"))) inline void Transpose8x16Avx2(
 }
 
 // 8 rows of b by 4 of a: the rows meet in pairs, row b and row b + 4 in the
-// two halves of one register, so a 4x4 transpose per half leaves
-// destination row a in out[a]. Narrow tiles (T(4,128), T(2,128)) and the
-// last rows of a wide transpose take this block.
+// two halves of one register, so a 4x4 transpose per half gives each of the
+// 4 destination rows its 8 elements in one register. Narrow tiles
+// (T(4,128)) and the last 4 to 7 rows of a wide transpose take this block.
 template <bool kStream>
 __attribute__((target("avx2"))) inline void Transpose4x8Avx2(
     const char* src, char* dst, int64_t ssb, int64_t dsa) {
