@@ -171,23 +171,48 @@ __attribute__((target("avx2"))) inline void Transpose4x8Avx2(
   Store8<kStream>(reinterpret_cast<float*>(dst + 3 * dsa), _mm256_shuffle_ps(t1, t3, 0xEE));
 }
 
+// 8 rows of b by 2 of a (T(2,128) tiles): rows b and b + 1 share a half
+// register, rows b + 4 and b + 5 the other half, so one shuffle gathers
+// each destination row's 8 elements.
+template <bool kStream>
+__attribute__((target("avx2"))) inline void Transpose2x8Avx2(
+    const char* src, char* dst, int64_t ssb, int64_t dsa) {
+  auto two = [&](int b) __attribute__((target("avx2"), always_inline)) {
+    const __m128 lo = _mm_castsi128_ps(
+        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + b * ssb)));
+    const __m128 hi = _mm_castsi128_ps(
+        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + (b + 1) * ssb)));
+    return _mm_movelh_ps(lo, hi);  // row b's pair, then row b + 1's
+  };
+  const __m256 u01 = _mm256_insertf128_ps(_mm256_castps128_ps256(two(0)), two(4), 1);
+  const __m256 u23 = _mm256_insertf128_ps(_mm256_castps128_ps256(two(2)), two(6), 1);
+  Store8<kStream>(reinterpret_cast<float*>(dst), _mm256_shuffle_ps(u01, u23, 0x88));
+  Store8<kStream>(reinterpret_cast<float*>(dst + dsa), _mm256_shuffle_ps(u01, u23, 0xDD));
+}
+
 // A transpose of 32-bit elements with few rows of a (na < 8 here, or the
-// rows a wide transpose leaves): 4x8 blocks, then element by element.
+// rows a wide transpose leaves): 4x8 blocks, then a row of 2x8 blocks, then
+// element by element.
 template <bool kStream>
 __attribute__((target("avx2"))) void Transpose32Avx2Narrow(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
     int64_t dsa) {
-  const int64_t na4 = na & ~int64_t{3}, nb8 = nb & ~int64_t{7};
+  const int64_t na4 = na & ~int64_t{3}, na2 = na & ~int64_t{1}, nb8 = nb & ~int64_t{7};
   for (int64_t a = 0; a < na4; a += 4) {
     for (int64_t b = 0; b < nb8; b += 8) {
       Transpose4x8Avx2<kStream>(src + a * 4 + b * ssb, dst + a * dsa + b * 4, ssb, dsa);
     }
   }
-  if (nb8 < nb) {
-    TransposeScalarT<uint32_t>(src + nb8 * ssb, dst + nb8 * 4, na4, nb - nb8, ssb, dsa);
+  if (na4 < na2) {
+    for (int64_t b = 0; b < nb8; b += 8) {
+      Transpose2x8Avx2<kStream>(src + na4 * 4 + b * ssb, dst + na4 * dsa + b * 4, ssb, dsa);
+    }
   }
-  if (na4 < na) {
-    TransposeScalarT<uint32_t>(src + na4 * 4, dst + na4 * dsa, na - na4, nb, ssb, dsa);
+  if (nb8 < nb) {
+    TransposeScalarT<uint32_t>(src + nb8 * ssb, dst + nb8 * 4, na2, nb - nb8, ssb, dsa);
+  }
+  if (na2 < na) {
+    TransposeScalarT<uint32_t>(src + na2 * 4, dst + na2 * dsa, na - na2, nb, ssb, dsa);
   }
 }
 
@@ -329,7 +354,7 @@ __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
                                                    int64_t na, int64_t nb,
                                                    int64_t ssb, int64_t dsa,
                                                    int es, bool streaming) {
-  if (es == 4 && na >= 4 && nb >= 8) {
+  if (es == 4 && na >= 2 && nb >= 8) {
     // Streaming needs 32-byte aligned rows; the tiles keep that alignment.
     bool aligned = (reinterpret_cast<uintptr_t>(dst) & 31) == 0 &&
                    dsa % 32 == 0;

@@ -240,14 +240,16 @@ TEST(RelayoutTest, StreamingPathsOnLargeBuffers) {
 }
 
 TEST(RelayoutTest, StreamingCanBeForcedEitherWay) {
-  // A tiled copy, bf16 row pairs interleaved (T(8,128)(2,1)), a transpose
-  // into narrow tiles (4x8 blocks) and one whose last rows are 4x8 blocks.
+  // A tiled copy, bf16 row pairs interleaved (T(8,128)(2,1)), transposes
+  // into narrow tiles (4x8 and 2x8 blocks) and one whose last rows take
+  // both blocks and then single elements.
   for (const auto& [src_text, dst_text] :
        {std::pair<const char*, const char*>{"f32[37,300]{1,0}",
                                             "f32[37,300]{0,1:T(8,128)}"},
         {"bf16[37,300]{1,0}", "bf16[37,300]{1,0:T(8,128)(2,1)}"},
         {"f32[37,300]{1,0}", "f32[37,300]{0,1:T(4,128)}"},
-        {"f32[29,45]{1,0}", "f32[29,45]{0,1}"}}) {
+        {"f32[37,300]{1,0}", "f32[37,300]{0,1:T(2,128)}"},
+        {"f32[30,47]{1,0}", "f32[30,47]{0,1}"}}) {
     const Shape src = Parse(src_text);
     const Shape dst = Parse(dst_text);
     for (auto mode : {RelayoutOptions::Streaming::kOn,
