@@ -30,6 +30,7 @@
 #include "tools/relayout_check.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"
+#include "xla_layout/worker_pool.h"
 
 namespace xla_layout {
 namespace {
@@ -197,7 +198,7 @@ void BM_Memcpy(benchmark::State& state, Case c) {
 }
 
 // The ceiling of a multi-threaded relayout: the streaming copy, each thread
-// on its own contiguous share (threads started per run, as the core does).
+// on its own contiguous share, run on the same worker pool as the core.
 // Where one thread of the core is already above 1/1.5 of this, two threads
 // cannot reach 1.5x one.
 void BM_StreamCopyThreads(benchmark::State& state, Case c, int threads) {
@@ -205,16 +206,13 @@ void BM_StreamCopyThreads(benchmark::State& state, Case c, int threads) {
   Buffers b(p.element_bytes, p.element_bytes);
   // Shares of whole 4 KiB pages keep every thread's stores aligned.
   const int64_t pages = (p.element_bytes + 4095) / 4096;
+  auto share = [&](int t) {
+    const int64_t begin = std::min(p.element_bytes, pages * t / threads * 4096);
+    const int64_t end = std::min(p.element_bytes, pages * (t + 1) / threads * 4096);
+    StreamingCopy(b.src.get() + begin, b.dst.get() + begin, end - begin);
+  };
   for (auto _ : state) {
-    std::vector<std::thread> pool;
-    auto share = [&](int t) {
-      const int64_t begin = std::min(p.element_bytes, pages * t / threads * 4096);
-      const int64_t end = std::min(p.element_bytes, pages * (t + 1) / threads * 4096);
-      StreamingCopy(b.src.get() + begin, b.dst.get() + begin, end - begin);
-    };
-    for (int t = 1; t < threads; ++t) pool.emplace_back(share, t);
-    share(0);
-    for (std::thread& t : pool) t.join();
+    WorkerPool::Shared().Run(threads, share);
     benchmark::ClobberMemory();
   }
   SetMoved(state, p.element_bytes);

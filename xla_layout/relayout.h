@@ -47,7 +47,8 @@ struct RelayoutOptions {
   std::vector<uint8_t> padding_value;
   // The most threads the plan may use; 0 means every hardware thread. The
   // plan takes fewer when its estimated time says more would not pay for
-  // their start (internal::ThreadsForCost).
+  // handing them their shares (internal::ThreadsForCost). The threads are
+  // the workers of WorkerPool::Shared(), started once per process.
   int threads = 0;
   // Lets Execute take src == dst (same buffer, same byte size). The plan then
   // keeps a scratch copy of the source.
@@ -79,8 +80,8 @@ namespace internal {
 // what the layout pass charges a copy on the machine it compiles for.
 double OneThreadBytesPerSecond(CopyClass copy_class, bool in_cache);
 // The thread count (1..max_threads) that a plan moving `bytes_moved` bytes
-// takes: the one whose estimated time, thread starts included, is lowest
-// (the fewest on a tie). Copies that run in cache, and copies that memory
+// takes: the one whose estimated time, the hand-off to each worker included,
+// is lowest (the fewest on a tie). Small copies, and copies that memory
 // bandwidth already limits, stay on fewer threads; more bytes never mean
 // fewer threads.
 int ThreadsForCost(CopyClass copy_class, int64_t bytes_moved, bool in_cache,

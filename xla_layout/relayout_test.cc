@@ -168,11 +168,13 @@ TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
 }
 
 // The thread count follows the plan's estimated time: a copy that runs in
-// cache in ~100 us does not pay for a second thread's start; one that moves
-// tens of MB does. More bytes never mean fewer threads.
+// cache in a few microseconds does not pay for handing a share to a worker;
+// one of ~100 us in cache, or one that moves tens of MB, does. More bytes
+// never mean fewer threads.
 TEST(RelayoutTest, ThreadCountFollowsThePlansCost) {
   using internal::ThreadsForCost;
-  EXPECT_EQ(ThreadsForCost(CopyClass::kTile, 8'000'000, /*in_cache=*/true, 2), 1);
+  EXPECT_EQ(ThreadsForCost(CopyClass::kTile, 8'000'000, /*in_cache=*/true, 2), 2);
+  EXPECT_EQ(ThreadsForCost(CopyClass::kTile, 500'000, /*in_cache=*/true, 2), 1);
   EXPECT_EQ(ThreadsForCost(CopyClass::kTile, 128'000'000, /*in_cache=*/false, 2), 2);
   EXPECT_EQ(ThreadsForCost(CopyClass::kTranspose, 4096, /*in_cache=*/true, 64), 1);
   EXPECT_EQ(ThreadsForCost(CopyClass::kSubByte, 4'000'000, /*in_cache=*/true, 2), 2);
@@ -192,14 +194,13 @@ TEST(RelayoutTest, ThreadCountFollowsThePlansCost) {
   }
   RelayoutOptions options;
   options.threads = 2;
-  absl::StatusOr<RelayoutPlan> small = RelayoutPlan::Create(
-      Parse("f32[1000,1000]{1,0}"), Parse("f32[1000,1000]{1,0:T(8,128)}"), options);
-  ASSERT_TRUE(small.ok());
-  EXPECT_EQ(small->threads(), 1);
-  absl::StatusOr<RelayoutPlan> big = RelayoutPlan::Create(
-      Parse("f32[4096,4096]{1,0}"), Parse("f32[4096,4096]{1,0:T(8,128)}"), options);
-  ASSERT_TRUE(big.ok());
-  EXPECT_EQ(big->threads(), 2);
+  for (const auto& [n, threads] : {std::pair<int, int>{128, 1}, {1000, 2}, {4096, 2}}) {
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(
+        Parse(absl::StrCat("f32[", n, ",", n, "]{1,0}")),
+        Parse(absl::StrCat("f32[", n, ",", n, "]{1,0:T(8,128)}")), options);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_EQ(plan->threads(), threads) << n;
+  }
 }
 
 // Destinations over 16 MiB take the streaming-store kernels.

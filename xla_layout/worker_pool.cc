@@ -1,0 +1,111 @@
+#include "xla_layout/worker_pool.h"
+
+#include <algorithm>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace xla_layout {
+namespace {
+
+// One step of a spin wait. Every 64th step yields the processor: a woken
+// worker may share the caller's processor for a while, and two threads that
+// both spin there would hold each other up for a whole time slice.
+inline void SpinStep(int i) {
+  if ((i & 63) == 63) {
+    std::this_thread::yield();
+    return;
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+}  // namespace
+
+WorkerPool& WorkerPool::Shared() {
+  static WorkerPool pool(
+      std::max(1, static_cast<int>(std::thread::hardware_concurrency())) - 1);
+  return pool;
+}
+
+WorkerPool::WorkerPool(int workers) : slots_(std::max(workers, 0)) {
+  threads_.reserve(slots_.size());
+  for (int i = 0; i < workers; ++i) threads_.emplace_back([this, i] { Work(i + 1); });
+}
+
+WorkerPool::~WorkerPool() {
+  stop_.store(true);
+  for (Slot& slot : slots_) slot.ticket.fetch_add(1);
+  {
+    absl::MutexLock lock(&sleep_mu_);
+    wake_.SignalAll();
+  }
+  for (std::thread& t : threads_) t.join();
+}
+
+void WorkerPool::Work(int index) {
+  std::atomic<uint64_t>& ticket = slots_[index - 1].ticket;
+  uint64_t seen = 0;
+  while (true) {
+    // Spin first: parallel calls tend to come one after another.
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::microseconds(kSpinMicros);
+    for (int i = 0; ticket.load(std::memory_order_acquire) == seen; ++i) {
+      SpinStep(i);
+      if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) {
+        // The sleeper count and the tickets are both seq_cst, so either the
+        // poster sees this worker asleep and signals, or this worker sees
+        // the new ticket and does not wait.
+        absl::MutexLock lock(&sleep_mu_);
+        sleeping_.fetch_add(1);
+        while (ticket.load() == seen) wake_.Wait(&sleep_mu_);
+        sleeping_.fetch_sub(1);
+        break;
+      }
+    }
+    seen = ticket.load(std::memory_order_acquire);
+    if (stop_.load()) return;
+    (*job_)(index);
+    pending_.fetch_sub(1, std::memory_order_release);
+  }
+}
+
+void WorkerPool::Run(int n, absl::FunctionRef<void(int)> fn) {
+  if (n <= 1) {
+    if (n == 1) fn(0);
+    return;
+  }
+  std::vector<std::thread> extra;
+  auto run_extra = [&](int from) {
+    for (int i = from; i < n; ++i) extra.emplace_back([&fn, i] { fn(i); });
+  };
+  auto join_extra = [&] {
+    for (std::thread& t : extra) t.join();
+  };
+  if (workers() == 0 || !owner_.TryLock()) {
+    run_extra(1);
+    fn(0);
+    join_extra();
+    return;
+  }
+  const int pooled = std::min(n, workers() + 1);
+  job_ = &fn;
+  pending_.store(pooled - 1, std::memory_order_relaxed);
+  // seq_cst posts: see Work().
+  for (int i = 1; i < pooled; ++i) slots_[i - 1].ticket.fetch_add(1);
+  if (sleeping_.load() > 0) {
+    absl::MutexLock lock(&sleep_mu_);
+    wake_.SignalAll();
+  }
+  run_extra(pooled);
+  fn(0);
+  for (int i = 0; pending_.load(std::memory_order_acquire) != 0; ++i) SpinStep(i);
+  join_extra();
+  job_ = nullptr;
+  owner_.Unlock();
+}
+
+}  // namespace xla_layout
