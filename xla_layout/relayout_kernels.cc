@@ -368,7 +368,7 @@ __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
     }
     return Transpose32Avx2Strips<false>(src, dst, na, nb, ssb, dsa);
   }
-  if (es == 2 && nb == 2 && dsa == 4) {
+  if (IsRowPairInterleave(nb, dsa, es)) {
     if (streaming && (reinterpret_cast<uintptr_t>(dst) & 31) == 0) {
       return Interleave2x16Avx2<true>(src, dst, na, ssb);
     }
@@ -517,7 +517,7 @@ __attribute__((target("avx512f"))) void TransposeAvx512(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
     int64_t dsa, int es, bool streaming) {
   static const bool bw = __builtin_cpu_supports("avx512bw");
-  if (bw && es == 2 && nb == 2 && dsa == 4) {
+  if (bw && IsRowPairInterleave(nb, dsa, es)) {
     if (streaming && (reinterpret_cast<uintptr_t>(dst) & 63) == 0) {
       return Interleave2x32Avx512<true>(src, dst, na, ssb);
     }

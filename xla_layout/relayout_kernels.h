@@ -26,6 +26,13 @@ struct Kernels {
 
 const Kernels& KernelsFor(Isa isa);  // isa must be resolved (not kAuto)
 
+// Whether a transpose of `nb` x `es`-byte elements per destination row, rows
+// `dst_stride_a` bytes apart, is the interleave of two source rows (a (2,1)
+// tile of 16-bit elements) that the SIMD paths run as one kernel.
+constexpr bool IsRowPairInterleave(int64_t nb, int64_t dst_stride_a, int es) {
+  return es == 2 && nb == 2 && dst_stride_a == 2 * es;
+}
+
 }  // namespace xla_layout::internal
 
 #endif  // XLA_LAYOUT_RELAYOUT_KERNELS_H_

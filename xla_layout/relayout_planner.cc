@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "xla_layout/relayout_kernels.h"
+
 namespace xla_layout::internal {
 
 absl::string_view KindName(Kind kind) {
@@ -368,8 +370,9 @@ void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es) {
     // at a time, it ran at 0.46x the streaming copy against 0.59-0.64x (one
     // thread, 4096^2).
     const Loop& b = t.loops.back();
-    if (t.kind == Kind::kTranspose && b.extent == 2 && b.dst == es &&
-        t.loops[t.loops.size() - 2].dst == 2 * es) {
+    if (t.kind == Kind::kTranspose && b.dst == es &&
+        IsRowPairInterleave(b.extent, t.loops[t.loops.size() - 2].dst,
+                            static_cast<int>(es))) {
       continue;
     }
     // The bytes the kernel writes in one piece: a run, or a transpose's
