@@ -55,8 +55,9 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
 // With streaming (non-temporal) stores, a write of whole cache lines costs
 // the same wherever it lands, so copies and transposes whose kernel writes
 // short whole-line pieces are reordered to read the source in order: the
-// loops outside the piece follow the source stride. Other tasks are left as
-// planned.
+// loops outside the piece follow the source stride; a transpose that reads
+// less than a line of each source row also takes its rows one destination
+// line at a time. Other tasks are left as planned.
 void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es);
 
 // The class of the tasks that move the most bytes (padding fills aside).

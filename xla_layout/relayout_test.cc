@@ -310,6 +310,19 @@ TEST(RelayoutTest, StreamingInterleaveKeepsDestinationOrder) {
   ExpectLoops("bf16[64,512]{1,0}", "bf16[64,512]{1,0:T(8,128)(2,1)}", kLoops, kLoops);
 }
 
+// A transpose into narrow tiles reads 16 (T(4,128)) or 8 (T(2,128)) bytes of
+// each of 128 source rows per tile. Streaming, it takes 16 rows at a time
+// (one destination line) across every tile along the row, so each source
+// line is finished while it is still in cache; cached plans keep 128 rows.
+TEST(RelayoutTest, StreamingNarrowTransposesTakeOneLineOfRowsAtATime) {
+  ExpectLoops("f32[256,64]{1,0}", "f32[256,64]{0,1:T(4,128)}",
+              "16:16/4096 2:32768/2048 4:4/512 128:256/4",
+              "2:32768/2048 8:4096/64 16:16/4096 4:4/512 16:256/4");
+  ExpectLoops("f32[256,64]{1,0}", "f32[256,64]{0,1:T(2,128)}",
+              "32:8/2048 2:32768/1024 2:4/512 128:256/4",
+              "2:32768/1024 8:4096/64 32:8/2048 2:4/512 16:256/4");
+}
+
 // Cached stores keep each destination row whole (the 8 panels inside);
 // streaming ones read each panel whole, in order, and write each row 128
 // bytes at a time.
