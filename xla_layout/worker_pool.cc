@@ -1,5 +1,7 @@
 #include "xla_layout/worker_pool.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -25,6 +27,12 @@ inline void SpinStep(int i) {
 
 }  // namespace
 
+namespace {
+// A child of fork() has none of its parent's threads, so no pool there has
+// workers; its calls run on threads of their own instead of waiting forever.
+std::atomic<bool> in_forked_child{false};
+}  // namespace
+
 WorkerPool& WorkerPool::Shared() {
   static WorkerPool pool(
       std::max(1, static_cast<int>(std::thread::hardware_concurrency())) - 1);
@@ -32,6 +40,9 @@ WorkerPool& WorkerPool::Shared() {
 }
 
 WorkerPool::WorkerPool(int workers) : slots_(std::max(workers, 0)) {
+  static const int registered = pthread_atfork(
+      nullptr, nullptr, [] { in_forked_child.store(true); });
+  (void)registered;
   threads_.reserve(slots_.size());
   for (int i = 0; i < workers; ++i) threads_.emplace_back([this, i] { Work(i + 1); });
 }
@@ -85,7 +96,8 @@ void WorkerPool::Run(int n, absl::FunctionRef<void(int)> fn) {
   auto join_extra = [&] {
     for (std::thread& t : extra) t.join();
   };
-  if (workers() == 0 || !owner_.TryLock()) {
+  if (workers() == 0 || in_forked_child.load(std::memory_order_relaxed) ||
+      !owner_.TryLock()) {
     run_extra(1);
     fn(0);
     join_extra();

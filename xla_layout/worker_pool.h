@@ -37,8 +37,9 @@ class WorkerPool {
 
   // Runs fn(0), ..., fn(n - 1) and returns when all have returned: fn(0) on
   // the calling thread, the others on the workers. Shares the workers cannot
-  // take (n - 1 > workers(), or another call holds them) run on threads
-  // started for this call, so every share still runs concurrently.
+  // take (n - 1 > workers(), another call holds them, or this process is a
+  // child of fork(), which has no workers) run on threads started for this
+  // call, so every share still runs concurrently.
   void Run(int n, absl::FunctionRef<void(int)> fn);
 
  private:

@@ -1,5 +1,9 @@
 #include "xla_layout/worker_pool.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -70,6 +74,35 @@ TEST(WorkerPoolTest, ConcurrentCallsBothFinish) {
   });
   EXPECT_TRUE(inner_done.load());
   EXPECT_EQ(outer_shares.load(), 2);
+}
+
+// A child of fork() has no workers: the shared pool, used in the parent
+// before the fork, still runs every share in the child (it would wait
+// forever for a worker that is not there).
+TEST(WorkerPoolTest, RunsInAForkedChild) {
+  std::atomic<int> ran{0};
+  WorkerPool::Shared().Run(2, [&](int) { ran.fetch_add(1); });
+  ASSERT_EQ(ran.load(), 2);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::atomic<int> in_child{0};
+    WorkerPool::Shared().Run(3, [&](int) { in_child.fetch_add(1); });
+    _exit(in_child.load() == 3 ? 0 : 1);
+  }
+  int status = 0;
+  // The child either exits or, broken, spins: give it 20 s.
+  for (int waited = 0; waited < 2000; ++waited) {
+    if (waitpid(child, &status, WNOHANG) == child) {
+      EXPECT_TRUE(WIFEXITED(status));
+      EXPECT_EQ(WEXITSTATUS(status), 0);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  FAIL() << "the forked child never finished its call";
 }
 
 TEST(WorkerPoolTest, SharedPoolHasAWorkerPerExtraHardwareThread) {
