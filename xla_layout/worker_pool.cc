@@ -14,8 +14,9 @@ namespace {
 
 // One step of a spin wait. Every 64th step yields the processor: a woken
 // worker may share the caller's processor for a while, and two threads that
-// both spin there would hold each other up for a whole time slice.
-inline void SpinStep(int i) {
+// both spin there would hold each other up for a whole time slice. (The
+// step count is unsigned: a wait for a long share may wrap it.)
+inline void SpinStep(uint32_t i) {
   if ((i & 63) == 63) {
     std::this_thread::yield();
     return;
@@ -25,12 +26,10 @@ inline void SpinStep(int i) {
 #endif
 }
 
-}  // namespace
-
-namespace {
 // A child of fork() has none of its parent's threads, so no pool there has
 // workers; its calls run on threads of their own instead of waiting forever.
 std::atomic<bool> in_forked_child{false};
+
 }  // namespace
 
 WorkerPool& WorkerPool::Shared() {
@@ -64,7 +63,7 @@ void WorkerPool::Work(int index) {
     // Spin first: parallel calls tend to come one after another.
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::microseconds(kSpinMicros);
-    for (int i = 0; ticket.load(std::memory_order_acquire) == seen; ++i) {
+    for (uint32_t i = 0; ticket.load(std::memory_order_acquire) == seen; ++i) {
       SpinStep(i);
       if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) {
         // The sleeper count and the tickets are both seq_cst, so either the
@@ -114,7 +113,7 @@ void WorkerPool::Run(int n, absl::FunctionRef<void(int)> fn) {
   }
   run_extra(pooled);
   fn(0);
-  for (int i = 0; pending_.load(std::memory_order_acquire) != 0; ++i) SpinStep(i);
+  for (uint32_t i = 0; pending_.load(std::memory_order_acquire) != 0; ++i) SpinStep(i);
   join_extra();
   job_ = nullptr;
   owner_.Unlock();
