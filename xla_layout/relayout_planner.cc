@@ -384,27 +384,55 @@ void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es) {
     if (run % kLineBytes != 0 || run >= kContiguousRunBytes) continue;
     std::stable_sort(t.loops.begin(), t.loops.end() - kernel,
                      [](const Loop& x, const Loop& y) { return x.src > y.src; });
-    // A transpose into narrow tiles reads less than a line of each source
-    // row per call (T(4,128) f32: 16 bytes of each of 128 rows) and comes
-    // back for the rest of the line one tile later. Rows a power-of-two
-    // stride apart share cache sets (at 16 KiB, all 128 fall in one set of
-    // an 8-way L1), so the lines did not last until then. So the kernel
-    // takes one destination line of rows (16 for f32) and the tiles along
-    // the row are swept inside the loop over those blocks.
-    // f32 4096^2 -> {0,1:T(4,128)}, one thread: 10.2-10.5 -> 14.4-15.5 GB/s;
-    // blocks of 32 or 64 rows were slower (11-12, 9-10).
-    if (t.kind == Kind::kTranspose && t.loops.size() >= 3) {
-      const Loop a = t.loops[t.loops.size() - 2];
-      const Loop next = t.loops[t.loops.size() - 3];
-      Loop& rows = t.loops.back();
-      const int64_t line_rows = kLineBytes / es;
-      if (a.extent * es < kLineBytes && next.src == a.extent * es &&
-          rows.extent > line_rows && rows.extent % line_rows == 0) {
-        const Loop block{rows.extent / line_rows, rows.src * line_rows,
-                         rows.dst * line_rows};
-        rows.extent = line_rows;
-        t.loops.insert(t.loops.end() - 3, block);
-      }
+  }
+}
+
+namespace {
+
+// Whether `rows` source lines `stride` bytes apart overfill a set of a
+// 32 KiB, 8-way L1 with 64-byte lines (the x86 cores this project measures).
+bool RowsCollideInL1(int64_t stride, int64_t rows) {
+  constexpr int64_t kSets = 64, kWays = 8, kLine = 64;
+  int64_t count[kSets] = {};
+  for (int64_t r = 0; r < rows; ++r) {
+    if (++count[(r * stride / kLine) % kSets] > kWays) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es) {
+  // A transpose into narrow tiles reads less than a line of each source row
+  // per call (T(4,128) f32: 16 bytes of each of 128 rows) and comes back for
+  // the rest of the line one tile later. Rows a power-of-two stride apart
+  // share cache sets (at 4 KiB or 16 KiB, all 128 fall in one set of an
+  // 8-way L1), so the lines did not last until then. For such rows the
+  // loops outside the kernel follow the source, which puts the loop over
+  // the tiles along the row (it continues the kernel's source lines)
+  // innermost, and the kernel takes one destination line of rows (16 for
+  // f32) at a time. One thread, f32 {1,0} -> {0,1:T(4,128)}: 4096^2
+  // 10.2-10.5 -> 14.4-15.5 GB/s, 2048^2 3.4-3.9 -> 7.0-12.3, 1024^2 (in
+  // cache) 9.4-9.6 -> 14.4-14.9; blocks of 32 or 64 rows were slower. Rows
+  // that spread over the sets keep their order: 1000^2, in cache, ran at
+  // 24 GB/s blocked against 33 as planned.
+  constexpr int64_t kLineBytes = 64;
+  const int64_t line_rows = kLineBytes / es;
+  for (Task& t : *tasks) {
+    if (t.kind != Kind::kTranspose || t.loops.size() < 3) continue;
+    const Loop a = t.loops[t.loops.size() - 2];
+    if (a.extent * es >= kLineBytes) continue;
+    if (!RowsCollideInL1(t.loops.back().src, t.loops.back().extent)) continue;
+    std::stable_sort(t.loops.begin(), t.loops.end() - 2,
+                     [](const Loop& x, const Loop& y) { return x.src > y.src; });
+    const Loop next = t.loops[t.loops.size() - 3];
+    Loop& rows = t.loops.back();
+    if (next.src == a.extent * es && rows.extent > line_rows &&
+        rows.extent % line_rows == 0) {
+      const Loop block{rows.extent / line_rows, rows.src * line_rows,
+                       rows.dst * line_rows};
+      rows.extent = line_rows;
+      t.loops.insert(t.loops.end() - 3, block);
     }
   }
 }

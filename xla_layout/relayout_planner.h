@@ -55,10 +55,17 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
 // With streaming (non-temporal) stores, a write of whole cache lines costs
 // the same wherever it lands, so copies and transposes whose kernel writes
 // short whole-line pieces are reordered to read the source in order: the
-// loops outside the piece follow the source stride; a transpose that reads
-// less than a line of each source row also takes its rows one destination
-// line at a time. Other tasks are left as planned.
+// loops outside the piece follow the source stride. Other tasks are left as
+// planned.
 void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es);
+
+// Transposes whose kernel reads less than a line of each source row (into
+// narrow tiles such as {0,1:T(4,128)}) from rows that would overfill an L1
+// set, streaming or not: the loops outside the kernel follow the source,
+// and the kernel takes its rows one destination line at a time, so each
+// source line is finished while it is still in cache. Other tasks are left
+// as they are.
+void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es);
 
 // The class of the tasks that move the most bytes (padding fills aside).
 CopyClass ClassOfTasks(const std::vector<Task>& tasks, int64_t es);

@@ -311,16 +311,19 @@ TEST(RelayoutTest, StreamingInterleaveKeepsDestinationOrder) {
 }
 
 // A transpose into narrow tiles reads 16 (T(4,128)) or 8 (T(2,128)) bytes of
-// each of 128 source rows per tile. Streaming, it takes 16 rows at a time
-// (one destination line) across every tile along the row, so each source
-// line is finished while it is still in cache; cached plans keep 128 rows.
-TEST(RelayoutTest, StreamingNarrowTransposesTakeOneLineOfRowsAtATime) {
-  ExpectLoops("f32[256,64]{1,0}", "f32[256,64]{0,1:T(4,128)}",
-              "16:16/4096 2:32768/2048 4:4/512 128:256/4",
-              "2:32768/2048 8:4096/64 16:16/4096 4:4/512 16:256/4");
-  ExpectLoops("f32[256,64]{1,0}", "f32[256,64]{0,1:T(2,128)}",
-              "32:8/2048 2:32768/1024 2:4/512 128:256/4",
-              "2:32768/1024 8:4096/64 32:8/2048 2:4/512 16:256/4");
+// each of 128 source rows per tile. When those rows would overfill an L1
+// set (a 4 KiB stride puts them all in one), the plan takes 16 rows at a
+// time (one destination line) across every tile along the row, streaming
+// or not, so each source line is finished while it is still in cache. At a
+// 4000-byte stride the rows spread over the sets and keep 128 to a call.
+TEST(RelayoutTest, NarrowTransposesTakeOneLineOfRowsAtATimeWhenRowsCollide) {
+  const char kT4[] = "2:524288/2048 8:65536/64 256:16/4096 4:4/512 16:4096/4";
+  ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}", kT4, kT4);
+  const char kT2[] = "2:524288/1024 8:65536/64 512:8/2048 2:4/512 16:4096/4";
+  ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(2,128)}", kT2, kT2);
+  ExpectLoops("f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(4,128)}",
+              "250:16/4096 2:512000/2048 4:4/512 128:4000/4",
+              "2:512000/2048 250:16/4096 4:4/512 128:4000/4");
 }
 
 // Cached stores keep each destination row whole (the 8 panels inside);
