@@ -391,11 +391,13 @@ namespace {
 
 // Whether `rows` source lines `stride` bytes apart overfill a set of a
 // 32 KiB, 8-way L1 with 64-byte lines (the x86 cores this project measures).
+// More than 512 rows always do, so at most 513 are counted.
 bool RowsCollideInL1(int64_t stride, int64_t rows) {
-  constexpr int64_t kSets = 64, kWays = 8, kLine = 64;
+  constexpr uint64_t kSets = 64, kWays = 8, kLine = 64;
   int64_t count[kSets] = {};
-  for (int64_t r = 0; r < rows; ++r) {
-    if (++count[(r * stride / kLine) % kSets] > kWays) return true;
+  for (uint64_t r = 0; r < static_cast<uint64_t>(std::max<int64_t>(rows, 0)); ++r) {
+    // Unsigned, so that any stride indexes a set.
+    if (++count[r * static_cast<uint64_t>(stride) / kLine % kSets] > kWays) return true;
   }
   return false;
 }
