@@ -47,6 +47,23 @@ std::vector<Loop> Simplify(std::vector<Loop> loops) {
   return fused;
 }
 
+// Orders loops [begin, end) by source stride, largest first (the source is
+// then read in order); equal strides keep their order.
+void OrderBySourceStride(std::vector<Loop>::iterator begin,
+                         std::vector<Loop>::iterator end) {
+  std::stable_sort(begin, end, [](const Loop& x, const Loop& y) { return x.src > y.src; });
+}
+
+// Cuts `l` into an inner loop of `inner` steps, left in `l`, and returns the
+// outer loop over those pieces (l.extent must be a multiple of `inner`).
+Loop SplitOffOuter(Loop& l, int64_t inner) {
+  const Loop outer{l.extent / inner, l.src * inner, l.dst * inner};
+  l.extent = inner;
+  return outer;
+}
+
+constexpr int64_t kCacheLineBytes = 64;
+
 // Writes stay efficient as long as the innermost loops fill whole pages of
 // the destination; past that, the outer loops are ordered by source stride
 // so that the source is read in long runs too (loop interchange, the
@@ -64,8 +81,7 @@ void OrderOuterLoopsForSource(std::vector<Loop>& loops, int64_t es) {
     // (A lone loop is one run already: nothing outside it to reorder.)
     if (inner > 1 && l.extent > need && l.extent % need == 0) {
       // Split so the inner part just fills the block; the rest is outer.
-      Loop outer{l.extent / need, l.src * need, l.dst * need};
-      l.extent = need;
+      const Loop outer = SplitOffOuter(l, need);
       loops.insert(loops.begin() + (inner - 1), outer);
       ++inner;
     }
@@ -73,8 +89,7 @@ void OrderOuterLoopsForSource(std::vector<Loop>& loops, int64_t es) {
     --inner;
   }
   if (block < kContiguousDestinationBytes) return;
-  std::stable_sort(loops.begin(), loops.begin() + inner,
-                   [](const Loop& a, const Loop& b) { return a.src > b.src; });
+  OrderBySourceStride(loops.begin(), loops.begin() + inner);
 }
 
 // Picks the kernel for a copy task and puts its loops in kernel order.
@@ -104,8 +119,7 @@ Task MakeCopyTask(int64_t src_offset, int64_t dst_offset,
         const Loop& inner = l.back();
         if (a.dst == inner.extent * es &&
             a.extent * inner.extent * es >= kContiguousDestinationBytes) {
-          std::stable_sort(l.begin(), l.end() - 2,
-                           [](const Loop& x, const Loop& y) { return x.src > y.src; });
+          OrderBySourceStride(l.begin(), l.end() - 2);
         }
         break;
       }
@@ -355,7 +369,6 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
 }
 
 void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es) {
-  constexpr int64_t kLineBytes = 64;
   for (Task& t : *tasks) {
     // The loops the kernel takes stay; a copy's kernel writes runs of the
     // last loop, a transpose's rows of it.
@@ -381,9 +394,8 @@ void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es) {
     if (t.kind == Kind::kTranspose && t.loops[t.loops.size() - 2].dst == run) {
       run *= t.loops[t.loops.size() - 2].extent;
     }
-    if (run % kLineBytes != 0 || run >= kContiguousRunBytes) continue;
-    std::stable_sort(t.loops.begin(), t.loops.end() - kernel,
-                     [](const Loop& x, const Loop& y) { return x.src > y.src; });
+    if (run % kCacheLineBytes != 0 || run >= kContiguousRunBytes) continue;
+    OrderBySourceStride(t.loops.begin(), t.loops.end() - kernel);
   }
 }
 
@@ -393,7 +405,7 @@ namespace {
 // 32 KiB, 8-way L1 with 64-byte lines (the x86 cores this project measures).
 // More than 512 rows always do, so at most 513 are counted.
 bool RowsCollideInL1(int64_t stride, int64_t rows) {
-  constexpr uint64_t kSets = 64, kWays = 8, kLine = 64;
+  constexpr uint64_t kSets = 64, kWays = 8, kLine = kCacheLineBytes;
   int64_t count[kSets] = {};
   for (uint64_t r = 0; r < static_cast<uint64_t>(std::max<int64_t>(rows, 0)); ++r) {
     // Unsigned, so that any stride indexes a set.
@@ -418,22 +430,18 @@ void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es) {
   // cache) 9.4-9.6 -> 14.4-14.9; blocks of 32 or 64 rows were slower. Rows
   // that spread over the sets keep their order: 1000^2, in cache, ran at
   // 24 GB/s blocked against 33 as planned.
-  constexpr int64_t kLineBytes = 64;
-  const int64_t line_rows = kLineBytes / es;
+  const int64_t line_rows = kCacheLineBytes / es;
   for (Task& t : *tasks) {
     if (t.kind != Kind::kTranspose || t.loops.size() < 3) continue;
     const Loop a = t.loops[t.loops.size() - 2];
-    if (a.extent * es >= kLineBytes) continue;
+    if (a.extent * es >= kCacheLineBytes) continue;
     if (!RowsCollideInL1(t.loops.back().src, t.loops.back().extent)) continue;
-    std::stable_sort(t.loops.begin(), t.loops.end() - 2,
-                     [](const Loop& x, const Loop& y) { return x.src > y.src; });
+    OrderBySourceStride(t.loops.begin(), t.loops.end() - 2);
     const Loop next = t.loops[t.loops.size() - 3];
     Loop& rows = t.loops.back();
     if (next.src == a.extent * es && rows.extent > line_rows &&
         rows.extent % line_rows == 0) {
-      const Loop block{rows.extent / line_rows, rows.src * line_rows,
-                       rows.dst * line_rows};
-      rows.extent = line_rows;
+      const Loop block = SplitOffOuter(rows, line_rows);
       t.loops.insert(t.loops.end() - 3, block);
     }
   }
