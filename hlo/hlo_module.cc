@@ -502,7 +502,7 @@ void HloModule::UniquifyInstructionNames() {
   names.Reserve(instruction_count());  // no rehash on the way
   std::vector<HloInstruction*> repeated;
   for (HloComputation* c : computations()) {
-    for (HloInstruction* i : c->instructions()) {
+    for (HloInstruction* i : c->instruction_range()) {
       if (!names.Take(i->name())) repeated.push_back(i);
     }
   }

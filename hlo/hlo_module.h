@@ -13,7 +13,9 @@
 
 #include <array>
 #include <functional>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -258,8 +260,47 @@ class HloComputation {
     execution_thread_ = std::move(thread);
   }
 
-  // Instructions in the order they are printed.
+  // Instructions in the order they are printed, as a copy that stays valid
+  // while the computation changes.
   std::vector<HloInstruction*> instructions() const;
+  // The same instructions without the copy, for walks that add and remove
+  // none: adding or removing an instruction invalidates the range. On a
+  // computation of a million instructions the copy is 8 MB written and
+  // read again, and a pass walks the instructions a dozen times.
+  class InstructionRange {
+   public:
+    using Storage = std::vector<std::unique_ptr<HloInstruction>>;
+    class Iterator {
+     public:
+      using iterator_category = std::forward_iterator_tag;
+      using value_type = HloInstruction*;
+      using difference_type = std::ptrdiff_t;
+      using pointer = HloInstruction* const*;
+      using reference = HloInstruction*;
+      explicit Iterator(Storage::const_iterator at) : at_(at) {}
+      HloInstruction* operator*() const { return at_->get(); }
+      Iterator& operator++() {
+        ++at_;
+        return *this;
+      }
+      Iterator operator++(int) { return Iterator(at_++); }
+      bool operator==(const Iterator& other) const { return at_ == other.at_; }
+      bool operator!=(const Iterator& other) const { return at_ != other.at_; }
+
+     private:
+      Storage::const_iterator at_;
+    };
+    explicit InstructionRange(const Storage& storage) : storage_(&storage) {}
+    Iterator begin() const { return Iterator(storage_->begin()); }
+    Iterator end() const { return Iterator(storage_->end()); }
+    size_t size() const { return storage_->size(); }
+    bool empty() const { return storage_->empty(); }
+    HloInstruction* operator[](size_t i) const { return (*storage_)[i].get(); }
+
+   private:
+    const Storage* storage_;
+  };
+  InstructionRange instruction_range() const { return InstructionRange(instructions_); }
   int instruction_count() const { return static_cast<int>(instructions_.size()); }
   // Every instruction's local_id() is below this.
   int local_id_bound() const { return next_local_id_; }

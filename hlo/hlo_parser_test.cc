@@ -356,6 +356,39 @@ ENTRY e {
   EXPECT_EQ(names(*e), (std::vector<std::string>{"p0", "q1", "p2", "p3", "p5"}));
 }
 
+// instruction_range() views the instructions instructions() copies: the
+// same ones, in print order, after every kind of edit.
+TEST(HloModuleTest, InstructionRangeViewsWhatInstructionsCopies) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  n = f32[4] negate(p0)
+  dead = f32[4] abs(p0)
+  ROOT r = f32[4] add(n, n)
+})");
+  HloComputation* e = m->entry();
+  auto same = [](const HloComputation& c) {
+    std::vector<HloInstruction*> copy = c.instructions();
+    HloComputation::InstructionRange view = c.instruction_range();
+    std::vector<HloInstruction*> walked(view.begin(), view.end());
+    EXPECT_EQ(walked, copy);
+    EXPECT_EQ(view.size(), copy.size());
+    EXPECT_EQ(view.empty(), copy.empty());
+    for (size_t k = 0; k < copy.size(); ++k) EXPECT_EQ(view[k], copy[k]) << k;
+    std::vector<std::string> names;
+    for (HloInstruction* i : view) names.push_back(i->name());
+    return names;
+  };
+  EXPECT_EQ(same(*e), (std::vector<std::string>{"p0", "n", "dead", "r"}));
+  e->AddInstruction(std::make_unique<HloInstruction>("a", HloOpcode::kAbs, *ParseShape("f32[4]")),
+                    e->FindInstruction("n"));
+  EXPECT_EQ(same(*e), (std::vector<std::string>{"p0", "a", "n", "dead", "r"}));
+  EXPECT_EQ(e->RemoveDeadInstructions(), 2);
+  EXPECT_EQ(same(*e), (std::vector<std::string>{"p0", "n", "r"}));
+  HloComputation empty("none");
+  EXPECT_TRUE(same(empty).empty());
+}
+
 TEST(HloParserTest, TypedAttributesParsedOnce) {
   auto m = ParseTestModule(R"(HloModule m
 ENTRY e {

@@ -295,7 +295,7 @@ absl::Status VerifyCallees(const Context& ctx, const HloComputation& c,
 absl::Status VerifyAcyclic(const Context& ctx, const HloComputation& c,
                            const std::vector<int>& position) {
   auto index = [&position](const HloInstruction* i) { return position[i->local_id()]; };
-  const std::vector<HloInstruction*> instrs = c.instructions();
+  const HloComputation::InstructionRange instrs = c.instruction_range();
   // Text order is nearly always an order of definitions before uses, which
   // proves the DAG without a search.
   bool ordered = true;
@@ -364,7 +364,7 @@ std::vector<bool> RepeatedNames(const HloModule& module) {
   std::vector<const HloInstruction*> all;
   all.reserve(static_cast<size_t>(module.instruction_count()));
   for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instructions()) all.push_back(i);
+    for (HloInstruction* i : c->instruction_range()) all.push_back(i);
   }
   std::vector<std::pair<uint32_t, uint32_t>> keyed(all.size());  // (hash, order)
   for (size_t n = 0; n < all.size(); ++n) {
@@ -420,14 +420,14 @@ absl::Status VerifyModule(const HloModule& module,
     std::vector<int> position(c->local_id_bound(), -1);
     {
       int k = 0;
-      for (HloInstruction* i : c->instructions()) position[i->local_id()] = k++;
+      for (HloInstruction* i : c->instruction_range()) position[i->local_id()] = k++;
     }
     auto mine = [&](const HloInstruction* op) {
       return op != nullptr && op->parent() == c && op->local_id() >= 0 &&
              op->local_id() < c->local_id_bound() && position[op->local_id()] >= 0;
     };
     std::vector<int> parameter_seen;
-    for (HloInstruction* i : c->instructions()) {
+    for (HloInstruction* i : c->instruction_range()) {
       if (repeated_name[order++]) {
         return Fail(ctx, *c, i, "instruction name is not unique in the module");
       }
@@ -487,7 +487,7 @@ absl::Status VerifyModule(const HloModule& module,
                                        ")"));
       }
       st = 1;
-      for (HloInstruction* i : c->instructions()) {
+      for (HloInstruction* i : c->instruction_range()) {
         for (const auto& called : i->called_computations()) {
           absl::Status s = visit(called.computation);
           if (!s.ok()) return s;
@@ -662,7 +662,7 @@ absl::Status LayoutRule(const HloInstruction& i, const std::string& what) {
 
 absl::Status VerifyLayoutInvariants(const HloModule& module) {
   for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instructions()) {
+    for (HloInstruction* i : c->instruction_range()) {
       const HloOpcode op = i->opcode();
       if (ForwardsLayout(op)) {
         std::vector<const Shape*> results;

@@ -28,7 +28,7 @@ absl::StatusOr<int> FlattenCallGraph(HloModule& module) {
   NameUniquer names([&module](NameUniquer& taken) {
     for (HloComputation* c : module.computations()) {
       taken.Take(c->name());
-      for (HloInstruction* i : c->instructions()) taken.Take(i->name());
+      for (HloInstruction* i : c->instruction_range()) taken.Take(i->name());
     }
   });
   int64_t instructions = 0;
@@ -49,7 +49,7 @@ absl::StatusOr<int> FlattenCallGraph(HloModule& module) {
     absl::flat_hash_map<const HloComputation*, std::vector<Site>> sites;
     absl::flat_hash_set<const HloComputation*> control;
     for (HloComputation* c : module.computations()) {
-      for (HloInstruction* i : c->instructions()) {
+      for (HloInstruction* i : c->instruction_range()) {
         const auto& called = i->called_computations();
         for (size_t k = 0; k < called.size(); ++k) {
           sites[called[k].computation].push_back({i, k});

@@ -160,14 +160,14 @@ void ConstraintBuilder::CreateSlots() {
   size_t instructions = 0, operands = 0;
   for (HloComputation* c : module_.computations()) {
     instructions += c->instruction_count();
-    for (HloInstruction* i : c->instructions()) operands += i->operand_count();
+    for (HloInstruction* i : c->instruction_range()) operands += i->operand_count();
   }
   c_.slots_.reserve(instructions);
   c_.edges_.reserve(operands);
   for (HloComputation* c : module_.computations()) {
     std::vector<int>& first = c_.first_slot_[c];
     first.assign(c->local_id_bound(), -1);
-    for (HloInstruction* i : c->instructions()) {
+    for (HloInstruction* i : c->instruction_range()) {
       first[i->local_id()] = static_cast<int>(c_.slots_.size());
       for (Shape* s : LaidOutLeaves(*i->mutable_shape())) c_.slots_.push_back({i, s});
     }
@@ -658,7 +658,7 @@ absl::Status ConstraintBuilder::Build() {
   // loop body wins and the copy lands outside, where it runs once.
   for (HloComputation* c : module_.MakeComputationPostOrder()) {
     if (c == module_.entry() && c->root() != nullptr) AddEntryResult(c);
-    for (HloInstruction* i : c->instructions()) {
+    for (HloInstruction* i : c->instruction_range()) {
       absl::Status s = Visit(i);
       if (!s.ok()) return s;
     }
@@ -672,7 +672,7 @@ absl::Status ConstraintBuilder::Build() {
 void ConstraintBuilder::AddChannels() {
   absl::flat_hash_map<int64_t, int> first;  // channel -> a data slot
   for (HloComputation* c : module_.computations()) {
-    for (HloInstruction* i : c->instructions()) {
+    for (HloInstruction* i : c->instruction_range()) {
       const auto& channel = i->attributes().rare().channel_id;
       if (!channel) continue;
       const HloOpcode op = i->opcode();

@@ -25,7 +25,7 @@ class CopyInserter {
         copies_(copies),
         names_([&module](NameUniquer& taken) {
           for (HloComputation* c : module.computations()) {
-            for (HloInstruction* i : c->instructions()) taken.Take(i->name());
+            for (HloInstruction* i : c->instruction_range()) taken.Take(i->name());
           }
         }) {
     // Callers before callees: a computation runs per iteration when a while
@@ -33,7 +33,7 @@ class CopyInserter {
     std::vector<HloComputation*> order = module.MakeComputationPostOrder();
     for (auto c = order.rbegin(); c != order.rend(); ++c) {
       bool loop = in_loop_.contains(*c);
-      for (HloInstruction* i : (*c)->instructions()) {
+      for (HloInstruction* i : (*c)->instruction_range()) {
         if (i->opcode() != HloOpcode::kWhile && !loop) continue;
         for (const auto& called : i->called_computations()) {
           in_loop_.insert(called.computation);
