@@ -89,6 +89,9 @@ std::vector<Case> Cases() {
     both("T8x128", "{1,0:T(8,128)}", 8, 128, false);
     // 32x32 tiles with outer_dims_perm [1,0]: [N/32, M/32, 32, 32].
     both("32x32_perm", "{0,1:T(32,32)(32,1)}", 32, 32, true);
+    // A transpose into narrow tiles (XLA's TPU tiling of a short minor dim).
+    cases.push_back({absl::StrFormat("f32_%d_to_T4x128_transposed", n), f + "{1,0}",
+                     f + "{0,1:T(4,128)}", {}});
     cases.push_back({absl::StrFormat("f32_%d_transpose", n), f + "{1,0}",
                      f + "{0,1}", [n] {
                        return DnnlDescs{

@@ -44,10 +44,8 @@ constexpr int kAllTasks = -1;
 
 // The loops at the end of a task that its kernel takes in one call.
 size_t KernelLoops(const Task& task) {
-  return task.kind == Kind::kTranspose ||
-                 (task.kind == Kind::kCopy && task.loops.size() >= 2)
-             ? 2
-             : 1;
+  if (task.kind == Kind::kTranspose) return task.grouped ? 3 : 2;
+  return task.kind == Kind::kCopy && task.loops.size() >= 2 ? 2 : 1;
 }
 
 
@@ -129,6 +127,12 @@ void RelayoutPlan::Impl::RunLoops(const Task& task,
       return;
     case Kind::kTranspose: {
       const Loop& a = loops[loops.size() - 2];
+      if (task.grouped) {
+        const Loop& g = loops[loops.size() - 3];
+        kernels->transpose_grouped(src, dst, g.extent, a.extent, last.extent, last.src,
+                                   a.dst, g.dst, static_cast<int>(es), streaming);
+        return;
+      }
       kernels->transpose(src, dst, a.extent, last.extent, last.src, a.dst,
                          static_cast<int>(es), streaming);
       return;
@@ -612,7 +616,8 @@ std::string RelayoutPlan::Describe() const {
     for (const Loop& l : t.loops) {
       loops.push_back(absl::StrCat(l.extent, ":", l.src, "/", l.dst));
     }
-    absl::StrAppend(&out, KindName(t.kind), " src+", t.src_offset, " dst+",
+    absl::StrAppend(&out, KindName(t.kind), t.grouped ? " (tiles grouped)" : "",
+                    " src+", t.src_offset, " dst+",
                     t.dst_offset, " loops(extent:src/dst bytes) ",
                     absl::StrJoin(loops, " "), "\n");
   }

@@ -2,7 +2,9 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "xla_layout/simd_copy.h"
@@ -109,15 +111,17 @@ __attribute__((target("avx2"))) inline void Store8(float* p, __m256 v) {
 }
 
 // Stores v[a] (and then w[a], when given) at the start of destination row
-// a, for a = 0..7. Expanded over constant indices, not written as a loop:
-// GCC kept a loop's register arrays on the stack, so each transposed row
-// went through memory twice more (1000^2 f32 in cache: 7% slower).
-template <bool kStream, size_t... kRows>
+// a, for a = 0..7; rows come in groups of kGroup, dsa apart within a group
+// and dsg from one group to the next (narrow tiles: the rows of a tile,
+// then the next tile). Expanded over constant indices, not written as a
+// loop: GCC kept a loop's register arrays on the stack, so each transposed
+// row went through memory twice more (1000^2 f32 in cache: 7% slower).
+template <bool kStream, int64_t kGroup, size_t... kRows>
 __attribute__((target("avx2"), always_inline)) inline void StoreRows(
-    char* dst, int64_t dsa, const __m256* v, const __m256* w,
+    char* dst, int64_t dsa, int64_t dsg, const __m256* v, const __m256* w,
     std::index_sequence<kRows...>) {
   auto store = [&](size_t a) __attribute__((target("avx2"), always_inline)) {
-    float* row = reinterpret_cast<float*>(dst + a * dsa);
+    float* row = reinterpret_cast<float*>(dst + (a / kGroup) * dsg + (a % kGroup) * dsa);
     Store8<kStream>(row, v[a]);
     if (w != nullptr) Store8<kStream>(row + 8, w[a]);
   };
@@ -127,7 +131,7 @@ __attribute__((target("avx2"), always_inline)) inline void StoreRows(
 template <bool kStream>
 __attribute__((target("avx2"), always_inline)) inline void StoreRows8(
     char* dst, int64_t dsa, const __m256* v, const __m256* w = nullptr) {
-  StoreRows<kStream>(dst, dsa, v, w, std::make_index_sequence<8>());
+  StoreRows<kStream, 8>(dst, dsa, 0, v, w, std::make_index_sequence<8>());
 }
 
 template <bool kStream>
@@ -283,6 +287,34 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   }
   if (na8 < na) {
     Transpose32Avx2Narrow<false>(src + na8 * 4, dst + na8 * dsa, na - na8, nb, ssb, dsa);
+  }
+}
+
+// The rows of a come in groups (tiles): ng groups of ga rows, dsa apart in
+// a group and dsg between groups; in the source a runs on across groups.
+// 16x16 blocks of 32-bit elements, as in the strips above: each block
+// reads 16 whole source lines and writes 16 whole destination lines of 64
+// bytes, however narrow the tiles, so a sweep along the source rows reads
+// every line once. Needs 16 % ga == 0 and nb % 16 == 0; kStream needs
+// 32-byte aligned destination rows.
+template <bool kStream, int64_t kGroup>
+__attribute__((target("avx2"))) void Transpose32Avx2Grouped(
+    const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb, int64_t dsa,
+    int64_t dsg) {
+  constexpr int64_t kGroupsPerHalf = 8 / kGroup;
+  for (int64_t b = 0; b < nb; b += 16) {
+    for (int64_t a = 0; a + 16 <= na; a += 16) {
+      const char* s = src + a * 4 + b * ssb;
+      char* d = dst + (a / kGroup) * dsg + b * 4;
+      __m256 lo[8], hi[8];
+      Transpose8x8ToRegs(s, ssb, lo);
+      Transpose8x8ToRegs(s + 8 * ssb, ssb, hi);
+      StoreRows<kStream, kGroup>(d, dsa, dsg, lo, hi, std::make_index_sequence<8>());
+      Transpose8x8ToRegs(s + 32, ssb, lo);
+      Transpose8x8ToRegs(s + 32 + 8 * ssb, ssb, hi);
+      StoreRows<kStream, kGroup>(d + kGroupsPerHalf * dsg, dsa, dsg, lo, hi,
+                                 std::make_index_sequence<8>());
+    }
   }
 }
 
@@ -526,9 +558,46 @@ __attribute__((target("avx512f"))) void TransposeAvx512(
   TransposeAvx2(src, dst, na, nb, ssb, dsa, es, streaming);
 }
 
-constexpr Kernels kScalar = {CopyScalar, TransposeScalar};
-constexpr Kernels kAvx2 = {CopyAvx2, TransposeAvx2};
-constexpr Kernels kAvx512 = {CopyAvx512, TransposeAvx512};
+// Group by group, with the set's own transpose.
+template <TransposeFn kTranspose>
+void TransposeGroupsEach(const char* src, char* dst, int64_t ng, int64_t ga, int64_t nb,
+                         int64_t ssb, int64_t dsa, int64_t dsg, int es, bool streaming) {
+  for (int64_t g = 0; g < ng; ++g) {
+    kTranspose(src + g * ga * es, dst + g * dsg, ga, nb, ssb, dsa, es, streaming);
+  }
+}
+
+template <TransposeFn kTranspose>
+__attribute__((target("avx2"))) void TransposeGroupedAvx2(
+    const char* src, char* dst, int64_t ng, int64_t ga, int64_t nb, int64_t ssb,
+    int64_t dsa, int64_t dsg, int es, bool streaming) {
+  const int64_t blocked =
+      HasGroupedTransposeKernel(ga, es) ? ng / (16 / ga) * (16 / ga) : 0;
+  if (blocked == 0 || nb % 16 != 0) {
+    return TransposeGroupsEach<kTranspose>(src, dst, ng, ga, nb, ssb, dsa, dsg, es, streaming);
+  }
+  const bool stream = streaming && (reinterpret_cast<uintptr_t>(dst) & 31) == 0 &&
+                      dsa % 32 == 0 && dsg % 32 == 0;
+  const int64_t na = blocked * ga;
+  auto run = [&](auto group) __attribute__((target("avx2"))) {
+    constexpr int64_t kGroup = decltype(group)::value;
+    if (stream) return Transpose32Avx2Grouped<true, kGroup>(src, dst, na, nb, ssb, dsa, dsg);
+    Transpose32Avx2Grouped<false, kGroup>(src, dst, na, nb, ssb, dsa, dsg);
+  };
+  switch (ga) {
+    case 1: run(std::integral_constant<int64_t, 1>()); break;
+    case 2: run(std::integral_constant<int64_t, 2>()); break;
+    case 4: run(std::integral_constant<int64_t, 4>()); break;
+    default: run(std::integral_constant<int64_t, 8>()); break;
+  }
+  TransposeGroupsEach<kTranspose>(src + na * es, dst + blocked * dsg, ng - blocked, ga, nb,
+                                  ssb, dsa, dsg, es, streaming);
+}
+
+constexpr Kernels kScalar = {CopyScalar, TransposeScalar, TransposeGroupsEach<TransposeScalar>};
+constexpr Kernels kAvx2 = {CopyAvx2, TransposeAvx2, TransposeGroupedAvx2<TransposeAvx2>};
+constexpr Kernels kAvx512 = {CopyAvx512, TransposeAvx512,
+                             TransposeGroupedAvx2<TransposeAvx512>};
 
 }  // namespace
 

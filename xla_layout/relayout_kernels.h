@@ -10,6 +10,10 @@
 
 namespace xla_layout::internal {
 
+using TransposeFn = void (*)(const char* src, char* dst, int64_t na, int64_t nb,
+                            int64_t src_stride_b, int64_t dst_stride_a, int es,
+                            bool streaming);
+
 struct Kernels {
   // Copies `rows` runs of `bytes` contiguous bytes, run r from
   // src + r * src_stride to dst + r * dst_stride. `streaming` asks for
@@ -19,9 +23,15 @@ struct Kernels {
   // 2-D block transpose of `es`-byte elements:
   //   dst[a * dst_stride_a + b * es] = src[a * es + b * src_stride_b]
   // for a < na, b < nb (strides in bytes). `streaming` as for copy.
-  void (*transpose)(const char* src, char* dst, int64_t na, int64_t nb,
-                    int64_t src_stride_b, int64_t dst_stride_a, int es,
-                    bool streaming);
+  TransposeFn transpose;
+  // The same, with the rows of a in `ng` groups of `ga` (the rows of one
+  // narrow tile each), `dst_stride_g` bytes from group to group:
+  //   dst[g * dst_stride_g + a * dst_stride_a + b * es]
+  //       = src[(g * ga + a) * es + b * src_stride_b]
+  // for g < ng, a < ga, b < nb. One call sweeps a source row's tiles.
+  void (*transpose_grouped)(const char* src, char* dst, int64_t ng, int64_t ga,
+                            int64_t nb, int64_t src_stride_b, int64_t dst_stride_a,
+                            int64_t dst_stride_g, int es, bool streaming);
 };
 
 const Kernels& KernelsFor(Isa isa);  // isa must be resolved (not kAuto)
@@ -31,6 +41,13 @@ const Kernels& KernelsFor(Isa isa);  // isa must be resolved (not kAuto)
 // tile of 16-bit elements) that the SIMD paths run as one kernel.
 constexpr bool IsRowPairInterleave(int64_t nb, int64_t dst_stride_a, int es) {
   return es == 2 && nb == 2 && dst_stride_a == 2 * es;
+}
+
+// Whether transpose_grouped has a kernel of its own for `es`-byte elements
+// in groups of `ga` rows (elsewhere it calls transpose group by group): f32
+// tiles of 1, 2, 4 or 8 rows, on the SIMD paths.
+constexpr bool HasGroupedTransposeKernel(int64_t ga, int64_t es) {
+  return es == 4 && ga >= 1 && ga <= 8 && 16 % ga == 0;
 }
 
 }  // namespace xla_layout::internal

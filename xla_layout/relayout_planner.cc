@@ -421,29 +421,40 @@ void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es) {
   // per call (T(4,128) f32: 16 bytes of each of 128 rows) and comes back for
   // the rest of the line one tile later. Rows a power-of-two stride apart
   // share cache sets (at 4 KiB or 16 KiB, all 128 fall in one set of an
-  // 8-way L1), so the lines did not last until then. For such rows the
-  // loops outside the kernel follow the source, which puts the loop over
-  // the tiles along the row (it continues the kernel's source lines)
-  // innermost, and the kernel takes one destination line of rows (16 for
-  // f32) at a time. One thread, f32 {1,0} -> {0,1:T(4,128)}: 4096^2
-  // 10.2-10.5 -> 14.4-15.5 GB/s, 2048^2 3.4-3.9 -> 7.0-12.3, 1024^2 (in
-  // cache) 9.4-9.6 -> 14.4-14.9; blocks of 32 or 64 rows were slower. Rows
-  // that spread over the sets keep their order: 1000^2, in cache, ran at
-  // 24 GB/s blocked against 33 as planned.
+  // 8-way L1), so the lines did not last until then. The loops outside the
+  // kernel then follow the source, which puts the loop over the tiles along
+  // the row (it continues the kernel's source lines) innermost, and the
+  // kernel takes one destination line of rows (16 for f32) at a time, and
+  // the tiles along the row too (Task::grouped): one call sweeps whole
+  // source lines. Where a grouped kernel exists this wins whatever the
+  // stride; elsewhere only rows that collide are reordered, since calls of
+  // 16 rows are slower than calls of a whole tile on rows that do not.
+  // One thread, f32 {1,0} -> {0,1:T(4,128)} / T(2,128), GB/s, as planned ->
+  // blocked -> blocked and grouped: 4096^2 10.2-10.5 -> 14.4-15.5 -> 20-24
+  // / 5.1-5.3 -> 7.7-8.7 -> 19-24; 1000^2 in cache 26-30 (blocked alone:
+  // 24) -> 36-56 / 14-18 -> 32-36; 4000^2 14-18 -> 24-25 / 10-12 -> 23-24.
+  // Blocks of 32 or 64 rows were slower.
   const int64_t line_rows = kCacheLineBytes / es;
   for (Task& t : *tasks) {
     if (t.kind != Kind::kTranspose || t.loops.size() < 3) continue;
     const Loop a = t.loops[t.loops.size() - 2];
     if (a.extent * es >= kCacheLineBytes) continue;
-    if (!RowsCollideInL1(t.loops.back().src, t.loops.back().extent)) continue;
-    OrderBySourceStride(t.loops.begin(), t.loops.end() - 2);
-    const Loop next = t.loops[t.loops.size() - 3];
-    Loop& rows = t.loops.back();
-    if (next.src == a.extent * es && rows.extent > line_rows &&
-        rows.extent % line_rows == 0) {
-      const Loop block = SplitOffOuter(rows, line_rows);
-      t.loops.insert(t.loops.end() - 3, block);
+    std::vector<Loop> loops = t.loops;
+    OrderBySourceStride(loops.begin(), loops.end() - 2);
+    const Loop next = loops[loops.size() - 3];
+    Loop& rows = loops.back();
+    const bool grouped = next.src == a.extent * es && rows.extent > line_rows &&
+                         rows.extent % line_rows == 0;
+    if (!RowsCollideInL1(rows.src, rows.extent) &&
+        !(grouped && HasGroupedTransposeKernel(a.extent, es))) {
+      continue;
     }
+    if (grouped) {
+      const Loop block = SplitOffOuter(rows, line_rows);
+      loops.insert(loops.end() - 3, block);
+    }
+    t.loops = std::move(loops);
+    t.grouped = grouped;
   }
 }
 

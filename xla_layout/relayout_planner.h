@@ -35,6 +35,10 @@ struct Task {
   int64_t src_offset = 0;  // bytes
   int64_t dst_offset = 0;
   std::vector<Loop> loops;  // outer to inner
+  // kTranspose: the kernel also takes the loop before (a, b), which steps
+  // through groups of a's rows (narrow tiles along a source row) and
+  // continues a in the source. Only with another loop outside it.
+  bool grouped = false;
   int64_t Elements() const {
     int64_t n = 1;
     for (const Loop& l : loops) n *= l.extent;
@@ -64,7 +68,8 @@ void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es);
 // set, streaming or not: the loops outside the kernel follow the source,
 // and the kernel takes its rows one destination line at a time, so each
 // source line is finished while it is still in cache. Other tasks are left
-// as they are.
+// as they are. The kernel then also takes the loop over the tiles along
+// the source rows (Task::grouped), so that each call sweeps whole lines.
 void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es);
 
 // The class of the tasks that move the most bytes (padding fills aside).

@@ -311,19 +311,36 @@ TEST(RelayoutTest, StreamingInterleaveKeepsDestinationOrder) {
 }
 
 // A transpose into narrow tiles reads 16 (T(4,128)) or 8 (T(2,128)) bytes of
-// each of 128 source rows per tile. When those rows would overfill an L1
-// set (a 4 KiB stride puts them all in one), the plan takes 16 rows at a
-// time (one destination line) across every tile along the row, streaming
-// or not, so each source line is finished while it is still in cache. At a
-// 4000-byte stride the rows spread over the sets and keep 128 to a call.
-TEST(RelayoutTest, NarrowTransposesTakeOneLineOfRowsAtATimeWhenRowsCollide) {
+// each of 128 source rows per tile. The plan takes 16 rows at a time (one
+// destination line), streaming or not, and its kernel sweeps every tile
+// along those rows in one call ("tiles grouped"), so each source line is
+// read once, whole. Where no grouped kernel exists (16-bit elements), only
+// rows that would overfill an L1 set are reordered, and they keep calls of
+// one tile each.
+TEST(RelayoutTest, NarrowTransposesSweepTheTilesAlongOneLineOfRows) {
   const char kT4[] = "2:524288/2048 8:65536/64 256:16/4096 4:4/512 16:4096/4";
   ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}", kT4, kT4);
   const char kT2[] = "2:524288/1024 8:65536/64 512:8/2048 2:4/512 16:4096/4";
   ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(2,128)}", kT2, kT2);
-  ExpectLoops("f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(4,128)}",
-              "250:16/4096 2:512000/2048 4:4/512 128:4000/4",
-              "2:512000/2048 250:16/4096 4:4/512 128:4000/4");
+  const char kT8[] = "2:524288/4096 8:65536/64 128:32/8192 8:4/512 16:4096/4";
+  ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(8,128)}", kT8, kT8);
+  // Rows 4000 bytes apart spread over the L1's sets; grouped all the same.
+  const char kSpread[] = "2:512000/2048 8:64000/64 250:16/4096 4:4/512 16:4000/4";
+  ExpectLoops("f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(4,128)}", kSpread, kSpread);
+  for (const auto& [src, dst] : {std::pair{"f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}"},
+                                 std::pair{"f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(2,128)}"}}) {
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(Parse(src), Parse(dst), {});
+    ASSERT_TRUE(plan.ok());
+    EXPECT_THAT(plan->Describe(), HasSubstr("transpose (tiles grouped) ")) << dst;
+  }
+  // bf16: no grouped kernel. Colliding rows are reordered, 32 at a time
+  // (one destination line; the kernel goes tile by tile); spread rows stay
+  // as planned.
+  const char kBf16[] = "2:262144/1024 4:65536/64 256:8/2048 4:2/256 32:2048/2";
+  ExpectLoops("bf16[256,1024]{1,0}", "bf16[256,1024]{0,1:T(4,128)}", kBf16, kBf16);
+  ExpectLoops("bf16[256,1000]{1,0}", "bf16[256,1000]{0,1:T(4,128)}",
+              "250:8/2048 2:256000/1024 4:2/256 128:2000/2",
+              "2:256000/1024 250:8/2048 4:2/256 128:2000/2");
 }
 
 // Cached stores keep each destination row whole (the 8 panels inside);
