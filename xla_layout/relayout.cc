@@ -435,7 +435,7 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
                  PlanDigits(*s, *d, impl->es, &impl->tasks);
   impl->copy_class = planned ? ClassOfTasks(impl->tasks, impl->es) : CopyClass::kTranspose;
   if (planned && impl->streaming) internal::OrderLoopsForStreaming(&impl->tasks, impl->es);
-  if (planned) internal::BlockNarrowTransposes(&impl->tasks, impl->es);
+  if (planned) internal::BlockNarrowTransposes(&impl->tasks, impl->es, impl->isa);
   if (!planned) {
     impl->tasks.clear();
     impl->use_gather = true;

@@ -572,7 +572,7 @@ __attribute__((target("avx2"))) void TransposeGroupedAvx2(
     const char* src, char* dst, int64_t ng, int64_t ga, int64_t nb, int64_t ssb,
     int64_t dsa, int64_t dsg, int es, bool streaming) {
   const int64_t blocked =
-      HasGroupedTransposeKernel(ga, es) ? ng / (16 / ga) * (16 / ga) : 0;
+      HasGroupedTransposeKernel(Isa::kAvx2, ga, es) ? ng / (16 / ga) * (16 / ga) : 0;
   if (blocked == 0 || nb % 16 != 0) {
     return TransposeGroupsEach<kTranspose>(src, dst, ng, ga, nb, ssb, dsa, dsg, es, streaming);
   }

@@ -43,11 +43,12 @@ constexpr bool IsRowPairInterleave(int64_t nb, int64_t dst_stride_a, int es) {
   return es == 2 && nb == 2 && dst_stride_a == 2 * es;
 }
 
-// Whether transpose_grouped has a kernel of its own for `es`-byte elements
-// in groups of `ga` rows (elsewhere it calls transpose group by group): f32
-// tiles of 1, 2, 4 or 8 rows, on the SIMD paths.
-constexpr bool HasGroupedTransposeKernel(int64_t ga, int64_t es) {
-  return es == 4 && ga >= 1 && ga <= 8 && 16 % ga == 0;
+// Whether KernelsFor(isa).transpose_grouped has a kernel of its own for
+// `es`-byte elements in groups of `ga` rows (elsewhere it calls transpose
+// group by group): f32 tiles of 1, 2, 4 or 8 rows, on the SIMD paths.
+constexpr bool HasGroupedTransposeKernel(Isa isa, int64_t ga, int64_t es) {
+  return (isa == Isa::kAvx2 || isa == Isa::kAvx512) && es == 4 && ga >= 1 && ga <= 8 &&
+         16 % ga == 0;
 }
 
 }  // namespace xla_layout::internal

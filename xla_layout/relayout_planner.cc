@@ -416,7 +416,7 @@ bool RowsCollideInL1(int64_t stride, int64_t rows) {
 
 }  // namespace
 
-void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es) {
+void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es, Isa isa) {
   // A transpose into narrow tiles reads less than a line of each source row
   // per call (T(4,128) f32: 16 bytes of each of 128 rows) and comes back for
   // the rest of the line one tile later. Rows a power-of-two stride apart
@@ -429,10 +429,10 @@ void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es) {
   // source lines. Where a grouped kernel exists this wins whatever the
   // stride; elsewhere only rows that collide are reordered, since calls of
   // 16 rows are slower than calls of a whole tile on rows that do not.
-  // One thread, f32 {1,0} -> {0,1:T(4,128)} / T(2,128), GB/s, as planned ->
-  // blocked -> blocked and grouped: 4096^2 10.2-10.5 -> 14.4-15.5 -> 20-24
-  // / 5.1-5.3 -> 7.7-8.7 -> 19-24; 1000^2 in cache 26-30 (blocked alone:
-  // 24) -> 36-56 / 14-18 -> 32-36; 4000^2 14-18 -> 24-25 / 10-12 -> 23-24.
+  // One thread, f32 {1,0} -> {0,1:T(4,128)}, GB/s, tile by tile -> blocked
+  // -> blocked and grouped: 4096^2 10.2-10.5 -> 14.4-15.5 -> 20-24; 1000^2,
+  // in cache, 26-30 -> 24 -> 33-56; 4000^2 14-18 -> (not blocked) -> 19-25.
+  // T(2,128): 4096^2 5.1-5.3 -> 7.7-8.7 -> 19-23; 1000^2 14-20 -> 32-36.
   // Blocks of 32 or 64 rows were slower.
   const int64_t line_rows = kCacheLineBytes / es;
   for (Task& t : *tasks) {
@@ -446,7 +446,7 @@ void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es) {
     const bool grouped = next.src == a.extent * es && rows.extent > line_rows &&
                          rows.extent % line_rows == 0;
     if (!RowsCollideInL1(rows.src, rows.extent) &&
-        !(grouped && HasGroupedTransposeKernel(a.extent, es))) {
+        !(grouped && HasGroupedTransposeKernel(isa, a.extent, es))) {
       continue;
     }
     if (grouped) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "xla_layout/isa.h"
 #include "xla_layout/relayout.h"
 #include "xla_layout/tiled_layout.h"
 
@@ -70,7 +71,8 @@ void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es);
 // source line is finished while it is still in cache. Other tasks are left
 // as they are. The kernel then also takes the loop over the tiles along
 // the source rows (Task::grouped), so that each call sweeps whole lines.
-void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es);
+// `isa` is the path the plan runs on (resolved).
+void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es, Isa isa);
 
 // The class of the tasks that move the most bytes (padding fills aside).
 CopyClass ClassOfTasks(const std::vector<Task>& tasks, int64_t es);

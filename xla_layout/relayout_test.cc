@@ -285,10 +285,12 @@ TEST(RelayoutTest, OuterLoopsFollowTheSourceOnceWritesFillPages) {
 // Plans src -> dst on one thread with and without streaming stores, checks
 // the loops each plan describes, and runs both.
 void ExpectLoops(absl::string_view src_text, absl::string_view dst_text,
-                 absl::string_view cached_loops, absl::string_view streaming_loops) {
+                 absl::string_view cached_loops, absl::string_view streaming_loops,
+                 Isa isa = Isa::kAuto) {
   const Shape src = Parse(src_text), dst = Parse(dst_text);
   RelayoutOptions options;
   options.threads = 1;
+  options.isa = isa;
   for (auto mode : {RelayoutOptions::Streaming::kOff,
                     RelayoutOptions::Streaming::kOn}) {
     options.streaming = mode;
@@ -314,9 +316,9 @@ TEST(RelayoutTest, StreamingInterleaveKeepsDestinationOrder) {
 // each of 128 source rows per tile. The plan takes 16 rows at a time (one
 // destination line), streaming or not, and its kernel sweeps every tile
 // along those rows in one call ("tiles grouped"), so each source line is
-// read once, whole. Where no grouped kernel exists (16-bit elements), only
-// rows that would overfill an L1 set are reordered, and they keep calls of
-// one tile each.
+// read once, whole. Where no grouped kernel exists (16-bit elements, the
+// scalar path), only rows that would overfill an L1 set are reordered, and
+// the kernel still goes one tile per call.
 TEST(RelayoutTest, NarrowTransposesSweepTheTilesAlongOneLineOfRows) {
   const char kT4[] = "2:524288/2048 8:65536/64 256:16/4096 4:4/512 16:4096/4";
   ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}", kT4, kT4);
@@ -324,15 +326,25 @@ TEST(RelayoutTest, NarrowTransposesSweepTheTilesAlongOneLineOfRows) {
   ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(2,128)}", kT2, kT2);
   const char kT8[] = "2:524288/4096 8:65536/64 128:32/8192 8:4/512 16:4096/4";
   ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(8,128)}", kT8, kT8);
-  // Rows 4000 bytes apart spread over the L1's sets; grouped all the same.
-  const char kSpread[] = "2:512000/2048 8:64000/64 250:16/4096 4:4/512 16:4000/4";
-  ExpectLoops("f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(4,128)}", kSpread, kSpread);
-  for (const auto& [src, dst] : {std::pair{"f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}"},
-                                 std::pair{"f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(2,128)}"}}) {
-    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(Parse(src), Parse(dst), {});
-    ASSERT_TRUE(plan.ok());
-    EXPECT_THAT(plan->Describe(), HasSubstr("transpose (tiles grouped) ")) << dst;
+  // Rows 4000 bytes apart spread over the L1's sets: grouped all the same
+  // where the grouped kernel exists (AVX2 and up), as planned elsewhere.
+  const char kSpreadLoops[] = "2:512000/2048 8:64000/64 250:16/4096 4:4/512 16:4000/4";
+  if (ResolveIsa(Isa::kAvx2) == Isa::kAvx2) {
+    ExpectLoops("f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(4,128)}", kSpreadLoops,
+                kSpreadLoops, Isa::kAvx2);
+    for (const auto& [src, dst] :
+         {std::pair{"f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}"},
+          std::pair{"f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(2,128)}"}}) {
+      RelayoutOptions options;
+      options.isa = Isa::kAvx2;
+      absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(Parse(src), Parse(dst), options);
+      ASSERT_TRUE(plan.ok());
+      EXPECT_THAT(plan->Describe(), HasSubstr("transpose (tiles grouped) ")) << dst;
+    }
   }
+  ExpectLoops("f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(4,128)}",
+              "250:16/4096 2:512000/2048 4:4/512 128:4000/4",
+              "2:512000/2048 250:16/4096 4:4/512 128:4000/4", Isa::kScalar);
   // bf16: no grouped kernel. Colliding rows are reordered, 32 at a time
   // (one destination line; the kernel goes tile by tile); spread rows stay
   // as planned.
