@@ -65,13 +65,13 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
 void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es);
 
 // Transposes whose kernel reads less than a line of each source row (into
-// narrow tiles such as {0,1:T(4,128)}) from rows that would overfill an L1
-// set, streaming or not: the loops outside the kernel follow the source,
-// and the kernel takes its rows one destination line at a time, so each
-// source line is finished while it is still in cache. Other tasks are left
-// as they are. The kernel then also takes the loop over the tiles along
-// the source rows (Task::grouped), so that each call sweeps whole lines.
-// `isa` is the path the plan runs on (resolved).
+// narrow tiles such as {0,1:T(4,128)}), streaming or not: the loops outside
+// the kernel follow the source, the kernel takes its rows one destination
+// line at a time, and with them the loop over the tiles along the source
+// rows (Task::grouped), so that each call sweeps whole source lines. Done
+// where `isa` (the plan's, resolved) has a grouped kernel for the tiles,
+// and elsewhere only for rows that would overfill an L1 set. Other tasks
+// are left as they are.
 void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es, Isa isa);
 
 // The class of the tasks that move the most bytes (padding fills aside).
