@@ -12,9 +12,9 @@
 #define HLO_HLO_MODULE_H_
 
 #include <array>
-#include <functional>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -272,7 +272,8 @@ class HloComputation {
     using Storage = std::vector<std::unique_ptr<HloInstruction>>;
     class Iterator {
      public:
-      using iterator_category = std::forward_iterator_tag;
+      // An input iterator: it yields pointers by value, not references.
+      using iterator_category = std::input_iterator_tag;
       using value_type = HloInstruction*;
       using difference_type = std::ptrdiff_t;
       using pointer = HloInstruction* const*;
@@ -296,6 +297,7 @@ class HloComputation {
     size_t size() const { return storage_->size(); }
     bool empty() const { return storage_->empty(); }
     HloInstruction* operator[](size_t i) const { return (*storage_)[i].get(); }
+    HloInstruction* back() const { return storage_->back().get(); }
 
    private:
     const Storage* storage_;

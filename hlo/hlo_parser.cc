@@ -649,7 +649,7 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   }
   HloComputation::InstructionRange instrs = c->instruction_range();
   if (instrs.empty()) return ErrorAt(start, absl::StrCat("computation '", *name, "' is empty"));
-  if (c->root() == nullptr) c->set_root(instrs[instrs.size() - 1]);  // XLA's rule
+  if (c->root() == nullptr) c->set_root(instrs.back());  // XLA's rule
   // Inline operands are named `<opcode>.anon` as XLA names them, clear of
   // every name the computation writes (the module-wide uniquer runs later).
   for (HloInstruction* i : nested_) {
