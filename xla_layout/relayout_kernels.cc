@@ -144,14 +144,14 @@ __attribute__((target("avx2"))) inline void Transpose8x8Avx2(
 
 // 8 rows of a by 16 of b: each destination row gets one whole 64-byte line,
 // written by two adjacent stores, so streaming stores fill their
-// write-combining buffers completely.
-template <bool kStream>
+// write-combining buffers completely. Rows in groups as for StoreRows.
+template <bool kStream, int64_t kGroup = 8>
 __attribute__((target("avx2"))) inline void Transpose8x16Avx2(
-    const char* src, char* dst, int64_t ssb, int64_t dsa) {
+    const char* src, char* dst, int64_t ssb, int64_t dsa, int64_t dsg = 0) {
   __m256 lo[8], hi[8];
   Transpose8x8ToRegs(src, ssb, lo);
   Transpose8x8ToRegs(src + 8 * ssb, ssb, hi);
-  StoreRows8<kStream>(dst, dsa, lo, hi);
+  StoreRows<kStream, kGroup>(dst, dsa, dsg, lo, hi, std::make_index_sequence<8>());
 }
 
 // 8 rows of b by 4 of a: the rows meet in pairs, row b and row b + 4 in the
@@ -306,14 +306,8 @@ __attribute__((target("avx2"))) void Transpose32Avx2Grouped(
     for (int64_t a = 0; a + 16 <= na; a += 16) {
       const char* s = src + a * 4 + b * ssb;
       char* d = dst + (a / kGroup) * dsg + b * 4;
-      __m256 lo[8], hi[8];
-      Transpose8x8ToRegs(s, ssb, lo);
-      Transpose8x8ToRegs(s + 8 * ssb, ssb, hi);
-      StoreRows<kStream, kGroup>(d, dsa, dsg, lo, hi, std::make_index_sequence<8>());
-      Transpose8x8ToRegs(s + 32, ssb, lo);
-      Transpose8x8ToRegs(s + 32 + 8 * ssb, ssb, hi);
-      StoreRows<kStream, kGroup>(d + kGroupsPerHalf * dsg, dsa, dsg, lo, hi,
-                                 std::make_index_sequence<8>());
+      Transpose8x16Avx2<kStream, kGroup>(s, d, ssb, dsa, dsg);
+      Transpose8x16Avx2<kStream, kGroup>(s + 32, d + kGroupsPerHalf * dsg, ssb, dsa, dsg);
     }
   }
 }
