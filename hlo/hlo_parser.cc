@@ -280,6 +280,27 @@ absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> Parser::UpgradeOldForm(const HloAttribute& a, size_t value_at) {
+  if (a.name != "api_version" || a.value != "API_VERSION_UNSPECIFIED") return false;
+  if (!options_.accept_old_dumps) {
+    return ErrorAt(value_at,
+                   "api_version 'API_VERSION_UNSPECIFIED' is not one of API_VERSION_ORIGINAL, "
+                   "API_VERSION_STATUS_RETURNING, API_VERSION_STATUS_RETURNING_UNIFIED, "
+                   "API_VERSION_TYPED_FFI; older XLA versions wrote it, and "
+                   "--accept-old-dumps reads it as API_VERSION_ORIGINAL");
+  }
+  ++upgraded_api_versions_;
+  return true;
+}
+
+void Parser::ReportUpgrades() const {
+  if (options_.upgrades == nullptr || upgraded_api_versions_ == 0) return;
+  options_.upgrades->push_back(absl::StrCat(
+      source_.filename(), ": warning: read api_version=API_VERSION_UNSPECIFIED as "
+      "API_VERSION_ORIGINAL on ", upgraded_api_versions_, " custom call",
+      upgraded_api_versions_ == 1 ? "" : "s", " (--accept-old-dumps)"));
+}
+
 absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction& instr,
                                     OperandList& operands) {
   absl::Status s;
@@ -450,6 +471,7 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
   if (!s.ok()) return s;
   if (inferred) inferred_.push_back({raw, shape_at});
   if (wrapped) async_.push_back({raw, *wrapped, op_at});
+  bool dropped_api_version = false;
   while (true) {
     // Attributes continue the line: `, name=value`.
     size_t save = pos_;
@@ -467,11 +489,9 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
             ? CheckAttributeName(*wrapped, *attr)
             : CheckAttributeName(raw->opcode(), *attr);
     if (!s.ok()) return ErrorAt(at, s.message());
-    for (const HloAttribute& seen : raw->raw_attributes()) {
-      if (seen.name == *attr) {
-        return ErrorAt(at, absl::StrCat("attribute '", *attr, "' is given twice"));
-      }
-    }
+    bool twice = *attr == "api_version" && dropped_api_version;
+    for (const HloAttribute& seen : raw->raw_attributes()) twice |= seen.name == *attr;
+    if (twice) return ErrorAt(at, absl::StrCat("attribute '", *attr, "' is given twice"));
     if (!Consume("=")) return Expect("=", absl::StrCat("after attribute '", *attr, "'"));
     HloAttribute a{*attr, ""};
     if (*attr == "operand_layout_constraints") {
@@ -485,6 +505,12 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
     } else {
       size_t value_at = (SkipSpace(), pos_);
       a.value = ScanValue();
+      absl::StatusOr<bool> upgraded = UpgradeOldForm(a, value_at);
+      if (!upgraded.ok()) return upgraded.status();
+      if (*upgraded) {
+        dropped_api_version = true;
+        continue;
+      }
       // A value is one token or one bracketed group: `metadata={...} oops`
       // is an error, as in XLA, not a value with a tail.
       if (std::optional<size_t> stray = FindStrayToken(a.value)) {
@@ -744,6 +770,7 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
   // a second definition; inline operands are named clear of the others):
   // only several computations can repeat one.
   if (module->computation_count() > 1) module->UniquifyInstructionNames();
+  ReportUpgrades();
   return module;
 }
 }  // namespace hlo_parser_internal
@@ -751,7 +778,13 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
     absl::string_view text, absl::string_view filename,
     std::vector<std::string>* warnings) {
-  hlo_parser_internal::Parser parser(text, filename, warnings);
+  return ParseHloModule(text, filename, warnings, HloParseOptions());
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
+    absl::string_view text, absl::string_view filename,
+    std::vector<std::string>* warnings, const HloParseOptions& options) {
+  hlo_parser_internal::Parser parser(text, filename, warnings, options);
   return parser.Parse();
 }
 

@@ -39,6 +39,19 @@
 
 namespace xla_layout {
 
+// How to read forms that only older XLA versions wrote.
+struct HloParseOptions {
+  // Today's XLA refuses `api_version=API_VERSION_UNSPECIFIED` in text, but
+  // older versions (those PyTorch/XLA and other frameworks ship) wrote it on
+  // every custom call. When set, it reads as API_VERSION_ORIGINAL, as XLA
+  // reads the same value from a proto, and so prints as XLA prints
+  // ORIGINAL: not at all.
+  bool accept_old_dumps = false;
+  // When given, one `file: warning: ...` line per kind of old form read
+  // under accept_old_dumps, naming how many instructions it upgraded.
+  std::vector<std::string>* upgrades = nullptr;
+};
+
 // Errors read `file:line:col: error: message`, then the source line and a
 // caret under the column. Text XLA accepts but reads differently from how it
 // is written (an operand written with a layout other than its definition's)
@@ -46,6 +59,9 @@ namespace xla_layout {
 absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
     absl::string_view text, absl::string_view filename = "<stdin>",
     std::vector<std::string>* warnings = nullptr);
+absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModule(
+    absl::string_view text, absl::string_view filename,
+    std::vector<std::string>* warnings, const HloParseOptions& options);
 
 }  // namespace xla_layout
 

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "hlo/hlo_module.h"
+#include "hlo/hlo_parser.h"
 #include "hlo/source_text.h"
 
 namespace xla_layout::hlo_parser_internal {
@@ -29,8 +30,8 @@ absl::StatusOr<Shape> SetDefaultLayoutsAndCheckSizes(Shape shape);
 class Parser {
  public:
   Parser(absl::string_view text, absl::string_view filename,
-         std::vector<std::string>* warnings)
-      : text_(text), source_(text, filename), warnings_(warnings) {}
+         std::vector<std::string>* warnings, const HloParseOptions& options)
+      : text_(text), source_(text, filename), warnings_(warnings), options_(options) {}
 
   absl::StatusOr<std::unique_ptr<HloModule>> Parse();
 
@@ -98,6 +99,12 @@ class Parser {
                               const PendingOperand& op, HloInstruction* definition);
   absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                                  size_t offset);
+  // True when attribute `a` (its value at `value_at`) is a form only older
+  // XLA versions wrote, read under accept_old_dumps: the caller drops it.
+  // Without that option such a form is an error that says how to read it.
+  absl::StatusOr<bool> UpgradeOldForm(const HloAttribute& a, size_t value_at);
+  // Adds the upgrade counts to options_.upgrades.
+  void ReportUpgrades() const;
 
   void Warn(size_t offset, absl::string_view message) {
     if (warnings_ != nullptr) {
@@ -111,6 +118,8 @@ class Parser {
   SourceText source_;
   size_t line_hint_ = 0;  // where the last location was found
   std::vector<std::string>* warnings_;
+  HloParseOptions options_;
+  int64_t upgraded_api_versions_ = 0;
   bool header_ = false;
   // Inline operands of the current computation, named once it is read.
   std::vector<HloInstruction*> nested_;

@@ -1,14 +1,12 @@
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_test_util.h"
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo/hlo_corpus.h"
 #include "hlo/hlo_verifier.h"
 #include "xla_layout/shape_text.h"
 
@@ -95,26 +93,27 @@ ENTRY e {
 }
 
 TEST(HloCorpusTest, EveryFileParsesVerifiesAndRoundTrips) {
-  const char* dir = std::getenv("HLO_CORPUS_DIR");
-  if (dir == nullptr) GTEST_SKIP() << "HLO_CORPUS_DIR is not set";
-  int files = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".hlo") continue;
-    SCOPED_TRACE(entry.path().string());
-    std::ifstream in(entry.path());
-    std::stringstream text;
-    text << in.rdbuf();
-    std::unique_ptr<HloModule> m = ParseTestModule(text.str());
-    ASSERT_NE(m, nullptr);
-    ASSERT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
-    std::string printed = m->ToString();
+  std::optional<std::string> dir = HloCorpusDir();
+  if (!dir) GTEST_SKIP() << "HLO_CORPUS_DIR is not set";
+  absl::StatusOr<std::vector<CorpusFile>> corpus = ReadHloCorpus(*dir);
+  ASSERT_TRUE(corpus.ok()) << corpus.status();
+  int real = 0;
+  for (const CorpusFile& file : *corpus) {
+    SCOPED_TRACE(file.path);
+    absl::StatusOr<std::unique_ptr<HloModule>> m =
+        ParseHloModule(file.text, file.path, nullptr, CorpusParseOptions(file));
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_TRUE(VerifyModule(**m).ok()) << VerifyModule(**m);
+    std::string printed = (*m)->ToString();
     std::unique_ptr<HloModule> again = ParseTestModule(printed);
     ASSERT_NE(again, nullptr) << printed;
-    ExpectSameModule(*m, *again);
+    ExpectSameModule(**m, *again);
     EXPECT_EQ(again->ToString(), printed);
-    ++files;
+    real += absl::StartsWith(file.relative, "real/");
   }
-  EXPECT_GE(files, 5);
+  // The corpus holds XLA's test modules and the framework dumps of real/.
+  EXPECT_GE(corpus->size(), 10u);
+  EXPECT_GE(real, 4);
 }
 
 TEST(HloParserTest, FormsAndAttributes) {

@@ -35,6 +35,7 @@ namespace {
 constexpr char kUsage[] = R"(usage: hlo-layout [FILE|-] [-o OUT] [--passes=a,b] [--load-pass-plugin=LIB.so]
                   [--target=NAME | --target-file=FILE] [--stats[=json]]
                   [--list-passes] [--verify] [--verify-each] [--verbose]
+                  [--accept-old-dumps]
                   [--syntax=xla|angle]
        hlo-layout <command> [flags] [args]
 
@@ -68,6 +69,11 @@ With no passes it is a canonicalizer.
   --verbose             Also print warnings: text XLA accepts but reads other
                         than written (an operand's layout that differs from
                         its definition's).
+  --accept-old-dumps    Read forms that older XLA versions wrote and today's
+                        XLA refuses in text, as XLA reads them from a proto
+                        (api_version=API_VERSION_UNSPECIFIED reads as
+                        API_VERSION_ORIGINAL), with a warning that counts
+                        them. Every command that reads HLO takes it.
 
 Commands:
   shape SHAPE...        Print each shape's canonical form, physical and tiled
@@ -399,7 +405,8 @@ int RunModule(int argc, char** argv) {
   absl::Status known =
       args.CheckKnown({"verify", "verify-each", "syntax", "help", "passes",
                        "load-pass-plugin", "list-passes", "target",
-                       "target-file", "stats", "verbose", "max-input-bytes"});
+                       "target-file", "stats", "verbose", "accept-old-dumps",
+                       "max-input-bytes"});
   if (!known.ok()) return UsageError(known.message());
   bool verify_only = false, verify_each = false, verbose = false, list = false;
   for (auto [name, field] : {std::pair{"verify", &verify_only},
@@ -457,8 +464,9 @@ int RunModule(int argc, char** argv) {
   if (!print.ok()) return UsageError(print.status().message());
   std::string path = args.positional.empty() ? "-" : args.positional[0];
   const std::string display = path == "-" ? "<stdin>" : path;
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ReadVerifiedModule(path, verbose, &error);
+  absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
+  if (!read.ok()) return UsageError(read.status().message());
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ReadVerifiedModule(path, *read, &error);
   if (!module.ok()) {
     std::cerr << error.message;
     return error.exit_code;

@@ -31,8 +31,19 @@ absl::Status Input(CommandError* error, absl::string_view message) {
 
 }  // namespace
 
+absl::StatusOr<ModuleReadOptions> ModuleReadOptionsFrom(const Args& args) {
+  ModuleReadOptions options;
+  for (auto [name, field] : {std::pair{"verbose", &options.verbose},
+                             std::pair{"accept-old-dumps", &options.accept_old_dumps}}) {
+    absl::StatusOr<bool> on = args.Bool(name);
+    if (!on.ok()) return on.status();
+    *field = *on;
+  }
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(const std::string& path,
-                                                              bool verbose,
+                                                              const ModuleReadOptions& options,
                                                               CommandError* error) {
   if (path == "-" && isatty(STDIN_FILENO)) {
     // Waiting silently on a terminal looks like a hang.
@@ -43,13 +54,17 @@ absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(const std::string&
   if (!text.ok()) return Input(error, text.status().message());
   PopulateHeapForParse(*text);
   const std::string display = path == "-" ? "<stdin>" : path;
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings, upgrades;
+  HloParseOptions parse_options;
+  parse_options.accept_old_dumps = options.accept_old_dumps;
+  parse_options.upgrades = &upgrades;
   absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ParseHloModule(*text, display, &warnings);
+      ParseHloModule(*text, display, &warnings, parse_options);
   if (!module.ok()) {
     return Fail(error, kExitBadInput, absl::StrCat(module.status().message(), "\n"));
   }
-  if (verbose) {
+  for (const std::string& w : upgrades) std::cerr << w << "\n";
+  if (options.verbose) {
     for (const std::string& w : warnings) std::cerr << w << "\n";
   }
   absl::Status verified = VerifyModule(**module);

@@ -20,11 +20,22 @@ struct CommandError {
   std::string message;
 };
 
+// How a command reads its HLO file: --verbose and --accept-old-dumps.
+struct ModuleReadOptions {
+  bool verbose = false;           // print the parser's warnings
+  bool accept_old_dumps = false;  // see HloParseOptions
+};
+
+// The read options the flags of `args` ask for; a flag with a value other
+// than a boolean is a usage error.
+absl::StatusOr<ModuleReadOptions> ModuleReadOptionsFrom(const Args& args);
+
 // Reads `path` ("-" is standard input), parses and verifies it. Warnings go
-// to stderr when `verbose`. The message of an error is ready to print
-// (positioned errors show the line and a caret).
+// to stderr when `verbose`; old forms read under accept_old_dumps are always
+// reported there, with their count. The message of an error is ready to
+// print (positioned errors show the line and a caret).
 absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(const std::string& path,
-                                                              bool verbose,
+                                                              const ModuleReadOptions& options,
                                                               CommandError* error);
 
 // The pipeline --passes names (nullopt without --passes), configured, with

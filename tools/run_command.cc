@@ -127,7 +127,8 @@ std::string IndexText(const Shape& shape, int64_t k) {
 }  // namespace
 
 int RunRunCommand(const Args& args) {
-  absl::Status known = args.CheckKnown({"inputs", "output-dir", "max-memory", "verbose", "help"});
+  absl::Status known = args.CheckKnown(
+      {"inputs", "output-dir", "max-memory", "verbose", "accept-old-dumps", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("run takes one HLO file (or -)");
   absl::StatusOr<ExecutorOptions> options = OptionsFrom(args);
@@ -137,11 +138,11 @@ int RunRunCommand(const Args& args) {
     dir = args.Value("output-dir");
     if (!dir || dir->empty()) return UsageError("--output-dir needs a folder");
   }
-  absl::StatusOr<bool> verbose = args.Bool("verbose");
-  if (!verbose.ok()) return UsageError(verbose.status().message());
+  absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
+  if (!read.ok()) return UsageError(read.status().message());
   CommandError error;
   absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ReadVerifiedModule(args.positional[0], *verbose, &error);
+      ReadVerifiedModule(args.positional[0], *read, &error);
   if (!module.ok()) {
     std::cerr << error.message;
     return error.exit_code;
@@ -178,8 +179,9 @@ int RunRunCommand(const Args& args) {
 }
 
 int RunVerifyCommand(const Args& args) {
-  absl::Status known = args.CheckKnown({"passes", "target", "target-file", "against", "inputs",
-                                        "max-memory", "load-pass-plugin", "verbose", "help"});
+  absl::Status known =
+      args.CheckKnown({"passes", "target", "target-file", "against", "inputs", "max-memory",
+                       "load-pass-plugin", "verbose", "accept-old-dumps", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("verify takes one HLO file (or -)");
   if (args.Has("passes") == args.Has("against")) {
@@ -187,8 +189,8 @@ int RunVerifyCommand(const Args& args) {
   }
   absl::StatusOr<ExecutorOptions> options = OptionsFrom(args);
   if (!options.ok()) return UsageError(options.status().message());
-  absl::StatusOr<bool> verbose = args.Bool("verbose");
-  if (!verbose.ok()) return UsageError(verbose.status().message());
+  absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
+  if (!read.ok()) return UsageError(read.status().message());
   for (const auto& [flag, value] : args.flags) {
     if (flag != "load-pass-plugin") continue;
     if (!value || value->empty()) return UsageError("--load-pass-plugin needs a file");
@@ -205,14 +207,14 @@ int RunVerifyCommand(const Args& args) {
   if (path == "-" && !args.Has("against")) {
     return UsageError("verify --passes reads FILE twice; give a file, not -");
   }
-  absl::StatusOr<std::unique_ptr<HloModule>> before = ReadVerifiedModule(path, *verbose, &error);
+  absl::StatusOr<std::unique_ptr<HloModule>> before = ReadVerifiedModule(path, *read, &error);
   if (!before.ok()) {
     std::cerr << error.message;
     return error.exit_code;
   }
   absl::StatusOr<std::unique_ptr<HloModule>> after =
       ReadVerifiedModule(args.Has("against") ? args.Value("against").value_or("") : path,
-                         *verbose, &error);
+                         *read, &error);
   if (!after.ok()) {
     std::cerr << error.message;
     return error.exit_code;

@@ -1,10 +1,6 @@
 #include "passes/layout_assignment/layout_assignment.h"
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/flatten_call_graph.h"
+#include "hlo/hlo_corpus.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_test_util.h"
 #include "hlo/hlo_verifier.h"
@@ -36,9 +33,13 @@ LayoutAssignment ForTarget(absl::string_view name) {
 // Runs the pass, checks the result verifies with every layout set, and that
 // a second run changes nothing.
 std::unique_ptr<HloModule> Assign(absl::string_view text, absl::string_view target,
-                                  LayoutAssignmentStats* stats = nullptr) {
-  std::unique_ptr<HloModule> m = ParseTestModule(text);
-  if (m == nullptr) return nullptr;
+                                  LayoutAssignmentStats* stats = nullptr,
+                                  const HloParseOptions& parse_options = {}) {
+  absl::StatusOr<std::unique_ptr<HloModule>> parsed =
+      ParseHloModule(text, "t.hlo", nullptr, parse_options);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  if (!parsed.ok()) return nullptr;
+  std::unique_ptr<HloModule> m = *std::move(parsed);
   LayoutAssignment pass = ForTarget(target);
   absl::StatusOr<bool> ran = pass.Run(*m);
   EXPECT_TRUE(ran.ok()) << ran.status();
@@ -540,23 +541,18 @@ TEST(LayoutAssignmentTest, OptionsAndStats) {
 // layout invariants itself), the result verifies with the invariants, and
 // a second run changes nothing.
 TEST(LayoutAssignmentTest, CorpusOnEveryTargetKeepsTheInvariants) {
-  const char* dir = std::getenv("HLO_CORPUS_DIR");
-  if (dir == nullptr) GTEST_SKIP() << "HLO_CORPUS_DIR is not set";
-  int runs = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".hlo") continue;
-    std::ifstream in(entry.path());
-    std::stringstream text;
-    text << in.rdbuf();
+  std::optional<std::string> dir = HloCorpusDir();
+  if (!dir) GTEST_SKIP() << "HLO_CORPUS_DIR is not set";
+  absl::StatusOr<std::vector<CorpusFile>> corpus = ReadHloCorpus(*dir);
+  ASSERT_TRUE(corpus.ok()) << corpus.status();
+  for (const CorpusFile& file : *corpus) {
     for (const std::string& target : TargetConfig::BuiltinNames()) {
-      SCOPED_TRACE(absl::StrCat(entry.path().filename().string(), " on ", target));
-      std::unique_ptr<HloModule> m = Assign(text.str(), target);
+      SCOPED_TRACE(absl::StrCat(file.relative, " on ", target));
+      std::unique_ptr<HloModule> m = Assign(file.text, target, nullptr, CorpusParseOptions(file));
       ASSERT_NE(m, nullptr);
       EXPECT_TRUE(VerifyLayoutInvariants(*m).ok()) << VerifyLayoutInvariants(*m);
-      ++runs;
     }
   }
-  EXPECT_GE(runs, 30);  // 6 modules x 5 targets
 }
 
 // --- Property: random modules -------------------------------------------------
