@@ -8,7 +8,6 @@
 //
 //   bazel run -c opt //bench:layout_assignment_bench
 #include <chrono>
-#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -16,6 +15,7 @@
 #include "bench/synthetic_hlo.h"
 #include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
+#include "hlo/hlo_corpus.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_verifier.h"
 #include "passes/layout_assignment/layout_assignment.h"
@@ -157,15 +157,7 @@ void BM_ChainPipeline(benchmark::State& state) {
 // the repository, or $HLO_CORPUS_DIR): per target, the pass's time, its
 // copies and the bytes they move per step.
 std::string CorpusFile(const std::string& name) {
-  std::string dir;
-  if (const char* env = std::getenv("HLO_CORPUS_DIR")) {
-    dir = env;
-  } else if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
-    dir = std::string(ws) + "/../shared/hlo-corpus";
-  } else {
-    dir = "../shared/hlo-corpus";
-  }
-  return dir + "/" + name;
+  return HloCorpusDir().value_or("../shared/hlo-corpus") + "/" + name;
 }
 
 void BM_MobileNetStep(benchmark::State& state, const char* target) {
