@@ -26,9 +26,12 @@
 // dot without batch dims has its operands packed and its result tiled by the
 // target's dot tiling (other dots are left free); convolutions are
 // channels-last where the target says so; custom calls honour
-// operand_layout_constraints. Not yet: aliasing (output_to_operand_aliasing,
-// input_output_alias), collectives, channels and variadic ops keep no common
-// layout.
+// operand_layout_constraints; a buffer shared by aliasing
+// (output_to_operand_aliasing, input_output_alias) has one layout; ops that
+// share a channel_id (send/recv, all-reduces) agree; the outputs of variadic
+// ops (sort, reduce, all-reduce over a tuple) share one layout, as do the
+// inputs where the op needs it; collectives and sort written with
+// constrain_layout=true keep the layouts written.
 #ifndef PASSES_LAYOUT_ASSIGNMENT_LAYOUT_ASSIGNMENT_H_
 #define PASSES_LAYOUT_ASSIGNMENT_LAYOUT_ASSIGNMENT_H_
 
