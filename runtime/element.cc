@@ -1,5 +1,6 @@
 #include "runtime/element.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -50,6 +51,49 @@ uint16_t FloatToHalf(float f) {
   return sign | static_cast<uint16_t>(half);
 }
 
+// `x` rounded once, to nearest even, to a binary format with `digits`
+// significand bits and normal exponents down to `min_exp`; past the largest
+// finite value of that format (whose exponent is `max_exp`) it is infinite.
+// The result is exact in double and in the format. Rounding f64 to f16 by
+// way of f32 would round twice: 65519.99999999 would become inf, not 65504.
+double RoundToFormat(double x, int digits, int min_exp, int max_exp) {
+  if (!std::isfinite(x) || x == 0) return x;
+  const int exp = std::max(std::ilogb(x), min_exp);
+  const int quantum = exp - (digits - 1);
+  const double r = std::ldexp(std::nearbyint(std::ldexp(x, -quantum)), quantum);
+  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - digits), max_exp);
+  if (std::fabs(r) > largest) return std::copysign(HUGE_VAL, x);
+  return r;
+}
+double RoundToHalf(double x) { return RoundToFormat(x, 11, -14, 15); }
+double RoundToBf16(double x) { return RoundToFormat(x, 8, -126, 127); }
+
+// An integer as a double rounded to odd (truncated, the last bit set when
+// anything was cut): exact up to 2^53, and close enough above for one more
+// rounding to a format of at most 51 digits to give the correctly rounded
+// value. Rounding to nearest here would round twice: s64 2^60 + 2^36 + 1
+// would become the f32 tie 2^60 + 2^36 and then 2^60.
+double IntegerToOddDouble(uint64_t magnitude, bool negative) {
+  int shift = 0;
+  while ((magnitude >> shift) >= (uint64_t{1} << 53)) ++shift;
+  uint64_t kept = magnitude >> shift;
+  if (shift > 0 && (magnitude & ((uint64_t{1} << shift) - 1)) != 0) kept |= 1;
+  const double d = std::ldexp(static_cast<double>(kept), shift);
+  return negative ? -d : d;
+}
+
+// An integer of type `from` converted to the float type `to` with one
+// rounding.
+double IntegerToFloat(int64_t value, bool is_unsigned, PrimitiveType to) {
+  const bool negative = !is_unsigned && value < 0;
+  const uint64_t magnitude =
+      negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  if (to == F64) {
+    return is_unsigned ? static_cast<double>(magnitude) : static_cast<double>(value);
+  }
+  return IntegerToOddDouble(magnitude, negative);  // ToBits rounds it to `to`
+}
+
 float HalfToFloat(uint16_t h) {
   const uint32_t sign = (h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1F;
@@ -97,9 +141,7 @@ double FloatMin(double a, double b) {
 
 int64_t IntPower(int64_t base, int64_t exp, PrimitiveType t) {
   if (exp < 0 && IsSigned(t)) {
-    if (base == 1) return 1;
-    if (base == -1) return (exp & 1) ? -1 : 1;
-    return 0;
+    return base == 1 ? 1 : 0;  // as XLA: even -1 to a negative power is 0
   }
   uint64_t result = 1, b = static_cast<uint64_t>(base), e = static_cast<uint64_t>(exp);
   while (e != 0) {
@@ -109,6 +151,10 @@ int64_t IntPower(int64_t base, int64_t exp, PrimitiveType t) {
   }
   return static_cast<int64_t>(result);
 }
+
+// The float's bits as a signed integer that orders like XLA's total order:
+// negative values, sign and magnitude, map below zero in reverse.
+int64_t TotalOrderKey(Num value, PrimitiveType type);
 
 }  // namespace
 
@@ -156,8 +202,9 @@ Num FromBits(uint64_t bits, PrimitiveType type) {
 
 uint64_t ToBits(Num value, PrimitiveType type) {
   switch (type) {
-    case F16: return FloatToHalf(static_cast<float>(value.f));
-    case BF16: return FloatToBf16(static_cast<float>(value.f));
+    // Rounded from the double in one step; the float is then exact.
+    case F16: return FloatToHalf(static_cast<float>(RoundToHalf(value.f)));
+    case BF16: return FloatToBf16(static_cast<float>(RoundToBf16(value.f)));
     case F32: return FloatBits(static_cast<float>(value.f));
     case F64: {
       uint64_t u;
@@ -169,6 +216,14 @@ uint64_t ToBits(Num value, PrimitiveType type) {
   }
 }
 
+namespace {
+int64_t TotalOrderKey(Num value, PrimitiveType type) {
+  const int width = TypeBits(type);
+  const int64_t bits = SignExtend(ToBits(value, type), width);
+  return bits < 0 ? bits ^ static_cast<int64_t>(WidthMask(width - 1)) : bits;
+}
+}  // namespace
+
 Num Normalize(Num value, PrimitiveType type) { return FromBits(ToBits(value, type), type); }
 
 Num Convert(Num value, PrimitiveType from, PrimitiveType to) {
@@ -177,10 +232,8 @@ Num Convert(Num value, PrimitiveType from, PrimitiveType to) {
   if (t == Domain::kFloat) {
     if (f == Domain::kFloat) {
       out.f = value.f;
-    } else if (f == Domain::kUnsigned) {
-      out.f = static_cast<double>(static_cast<uint64_t>(value.i));
     } else {
-      out.f = static_cast<double>(value.i);
+      out.f = IntegerToFloat(value.i, f != Domain::kSigned, to);
     }
     return Normalize(out, to);
   }
@@ -370,7 +423,20 @@ Num ApplyBinary(HloOpcode opcode, PrimitiveType type, Num a, Num b) {
   return Normalize(r, type);
 }
 
-bool ApplyCompare(absl::string_view direction, PrimitiveType type, Num a, Num b) {
+bool IsTotalOrder(const HloInstruction& compare) {
+  for (const HloAttribute& a : compare.raw_attributes()) {
+    if (a.name == "type") return a.value == "TOTALORDER";
+  }
+  return false;
+}
+
+bool ApplyCompare(absl::string_view direction, bool total_order, PrimitiveType type, Num a,
+                  Num b) {
+  if (DomainOf(type) == Domain::kFloat && total_order) {
+    a.i = TotalOrderKey(a, type);
+    b.i = TotalOrderKey(b, type);
+    type = S64;
+  }
   if (DomainOf(type) == Domain::kFloat) {
     const double x = a.f, y = b.f;
     if (direction == "EQ") return x == y;

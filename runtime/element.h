@@ -3,10 +3,12 @@
 // ops and the scalar computations of reduce call the same functions).
 //
 // A number is kept normalized to its type: floating-point values as a double
-// already rounded to the type (f16 and bf16 round through f32), integers as
-// an int64 already wrapped to the type's width (u64 as its bits), pred as 0
-// or 1. Integer arithmetic wraps; division by zero gives -1 (all ones) and
-// remainder by zero the dividend, as in XLA; float-to-integer conversion
+// already rounded to the type (once, to nearest even, from the double or the
+// integer it came from: never through a second format), integers as an
+// int64 already wrapped to the type's width (u64 as its bits), pred as 0 or
+// 1. Integer arithmetic wraps; division by zero gives -1 (all ones) and
+// remainder by zero the dividend, as in XLA; an integer to a negative power
+// is 1 for base 1 and 0 otherwise, as in XLA; float-to-integer conversion
 // saturates and takes NaN to 0. Nothing here has undefined behaviour.
 #ifndef RUNTIME_ELEMENT_H_
 #define RUNTIME_ELEMENT_H_
@@ -15,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "hlo/hlo_module.h"
 #include "hlo/hlo_opcode.h"
 #include "proto/layout.pb.h"
 
@@ -46,7 +49,14 @@ Num Convert(Num value, PrimitiveType from, PrimitiveType to);
 // CheckElementwise.
 Num ApplyUnary(HloOpcode opcode, PrimitiveType type, Num a);
 Num ApplyBinary(HloOpcode opcode, PrimitiveType type, Num a, Num b);
-bool ApplyCompare(absl::string_view direction, PrimitiveType type, Num a, Num b);
+// `total_order` is XLA's `type=TOTALORDER`: floats compare by their bits
+// as sign and magnitude, so -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN
+// and two NaNs are equal when their bits are; otherwise floats compare as
+// IEEE does (NaN unordered, -0 == +0). Integers ignore it.
+bool ApplyCompare(absl::string_view direction, bool total_order, PrimitiveType type, Num a,
+                  Num b);
+// Whether a compare instruction asks for the total order.
+bool IsTotalOrder(const HloInstruction& compare);
 
 // Whether the executor runs `opcode` as an elementwise op on `type` (its
 // operand type); an error naming both otherwise.

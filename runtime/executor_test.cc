@@ -187,6 +187,63 @@ TEST(ExecutorOpsTest, Arithmetic) {
             "f16[2] {inf, 2}");
 }
 
+// XLA's type=TOTALORDER: -NaN < -inf < -0 < +0 < +inf < +NaN, and a NaN
+// equals a NaN of the same bits; without it, IEEE's partial order. Array
+// ops and the scalar computations of reduce share the rule.
+TEST(ExecutorOpsTest, CompareTotalOrder) {
+  const std::string operands =
+      "  a = f32[5] constant({-0, -nan, nan, -inf, nan})\n"
+      "  b = f32[5] constant({0, -inf, inf, -nan, nan})\n";
+  EXPECT_EQ(Eval(operands + "  ROOT r = pred[5] compare(a, b), direction=LT, type=TOTALORDER\n"),
+            "pred[5] {true, true, false, false, false}");
+  EXPECT_EQ(Eval(operands + "  ROOT r = pred[5] compare(a, b), direction=EQ, type=TOTALORDER\n"),
+            "pred[5] {false, false, false, false, true}");
+  EXPECT_EQ(Eval(operands + "  ROOT r = pred[5] compare(a, b), direction=GE, type=TOTALORDER\n"),
+            "pred[5] {false, false, true, true, true}");
+  EXPECT_EQ(Eval(operands + "  ROOT r = pred[5] compare(a, b), direction=LT\n"),
+            "pred[5] {false, false, false, false, false}");
+  EXPECT_EQ(Eval(operands + "  ROOT r = pred[5] compare(a, b), direction=EQ\n"),
+            "pred[5] {true, false, false, false, false}");
+  const std::string max = R"(max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  c = pred[] compare(x, y), direction=GT, type=TOTALORDER
+  ROOT s = f32[] select(c, x, y)
+}
+
+)";
+  EXPECT_EQ(Eval("  a = f32[2] constant({0, -0})\n  init = f32[] constant(-inf)\n"
+                 "  ROOT r = f32[] reduce(a, init), dimensions={0}, to_apply=max\n",
+                 max),
+            "f32[] {0}");
+}
+
+// Conversions round once, from the source value straight to the target
+// type (never through f32 or f64 on the way).
+TEST(ExecutorOpsTest, ConversionsRoundOnce) {
+  EXPECT_EQ(Eval("  a = f64[2] constant({65519.99999999, 1.0004882812509095})\n"
+                 "  ROOT r = f16[2] convert(a)\n"),
+            "f16[2] {65504, 1.001}");  // 1 + 2^-11 + 2^-40 rounds up to 1 + 2^-10
+  EXPECT_EQ(Eval("  a = f64[] constant(1.0039062500000284)\n  ROOT r = bf16[] convert(a)\n"),
+            "bf16[] {1.0078}");  // just above the tie 1 + 2^-8
+  // 2^60 + 2^36 + 1 is f32 bits 0x5d800001; 2^64 - 2^39 - 1 is 0x5f7fffff.
+  EXPECT_EQ(Eval("  a = s64[] constant(1152921573326323713)\n  ROOT r = f32[] convert(a)\n"),
+            "f32[] {1.15292164e+18}");
+  EXPECT_EQ(Eval("  a = u64[] constant(18446743523953737727)\n  ROOT r = f32[] convert(a)\n"),
+            "f32[] {1.8446743e+19}");
+  EXPECT_EQ(Eval("  a = s64[] constant(1157425104234217473)\n  ROOT r = bf16[] convert(a)\n"),
+            "bf16[] {1.1619e+18}");  // 2^60 + 2^52 + 1: above the tie, up
+  EXPECT_EQ(Eval("  a = s64[2] constant({65519, -70000})\n  ROOT r = f16[2] convert(a)\n"),
+            "f16[2] {65504, -inf}");
+}
+
+// An integer to a negative power: 1 for base 1, 0 for every other base.
+TEST(ExecutorOpsTest, IntegerPowerOfNegativeExponent) {
+  EXPECT_EQ(Eval("  a = s32[5] constant({-1, -1, 1, 2, 0})\n  b = s32[5] constant({-3, -2, -5, -1, -1})\n"
+                 "  ROOT r = s32[5] power(a, b)\n"),
+            "s32[5] {0, 0, 1, 0, 0}");
+}
+
 TEST(ExecutorOpsTest, DotConvolutionReduce) {
   EXPECT_EQ(Eval("  a = s32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n"
                  "  b = s32[3,2] constant({{7, 8}, {9, 10}, {11, 12}})\n"

@@ -52,12 +52,13 @@ absl::StatusOr<Value> Elementwise(const HloInstruction& inst,
   const PrimitiveType type = ops[first]->info->type();
   const PrimitiveType out_type = out->type();
   const std::string direction = inst.attributes().keywords().direction.value_or("EQ");
+  const bool total_order = op == HloOpcode::kCompare && IsTotalOrder(inst);
   auto compute = [&](auto&& read) -> Num {
     switch (op) {
       case HloOpcode::kConvert: return Convert(read(0), type, out_type);
       case HloOpcode::kCompare: {
         Num r;
-        r.i = ApplyCompare(direction, type, read(0), read(1));
+        r.i = ApplyCompare(direction, total_order, type, read(0), read(1));
         return r;
       }
       case HloOpcode::kSelect: return read(0).i ? read(1) : read(2);

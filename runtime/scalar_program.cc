@@ -96,6 +96,7 @@ absl::StatusOr<ScalarProgram> ScalarProgram::Compile(const HloComputation& compu
       *slots[k] = regs[i->operand(k)][0];
     }
     step.direction = i->attributes().keywords().direction.value_or("EQ");
+    step.total_order = op == HloOpcode::kCompare && IsTotalOrder(*i);
     step.out = p.registers_++;
     regs[i] = {step.out};
     p.steps_.push_back(std::move(step));
@@ -125,7 +126,7 @@ void ScalarProgram::Run(absl::Span<const Num> args, absl::Span<Num> results) con
   for (const Step& s : steps_) {
     switch (s.opcode) {
       case HloOpcode::kCompare:
-        r[s.out].i = ApplyCompare(s.direction, s.type, r[s.a], r[s.b]);
+        r[s.out].i = ApplyCompare(s.direction, s.total_order, s.type, r[s.a], r[s.b]);
         break;
       case HloOpcode::kSelect:
         r[s.out] = r[s.a].i ? r[s.b] : r[s.c];

@@ -35,6 +35,7 @@ class ScalarProgram {
     int out;
     int a = -1, b = -1, c = -1;
     std::string direction;  // compare
+    bool total_order = false;  // compare, type=TOTALORDER
   };
   std::vector<int> parameters_;  // register of each parameter
   std::vector<Step> steps_;
