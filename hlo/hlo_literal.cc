@@ -97,9 +97,9 @@ class LiteralParser {
   }
   size_t error_offset() const { return error_offset_; }
 
-  void Skip() {
-    while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
-  }
+  // Comments are whitespace here as everywhere in HLO text: XLA's dumps
+  // write `/*index=N*/` inside large literals.
+  void Skip() { pos_ = SkipSpaceAndComments(text_, pos_); }
   bool Consume(absl::string_view s) {
     Skip();
     if (text_.substr(pos_, s.size()) == s) {

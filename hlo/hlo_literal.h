@@ -7,7 +7,7 @@
 // `inf`, `-inf`, `nan`, `nan(0x1)`, `(1, 2)` for complex); nested braces,
 // one level per dim (`{{1, 2}, {3, 4}}`); `{...}` for a large array whose
 // values XLA leaves out; a tuple `(lit, lit)`, each element optionally
-// preceded by its shape.
+// preceded by its shape. Comments (`/*i0=1*/`, `// ...`) count as whitespace.
 //
 // Refused, with the offset into the text: a value outside the element
 // type's range (s8 128, u8 -1, f16 65520, inf for a type without inf), a

@@ -60,6 +60,20 @@ TEST(HloLiteralTest, ArraysAndTuples) {
   EXPECT_EQ(Ok("{}", "f32[0]").element_count(), 0);
 }
 
+// XLA's dumps comment large literals (`/*i0=1*/`); comments are whitespace.
+TEST(HloLiteralTest, CommentsAreWhitespace) {
+  EXPECT_THAT(Ok("{ { /*i0=0*/ {1} }, { /*i0=1*/ {2} } }", "f32[2,1,1]").floats(),
+              ElementsAre(1, 2));
+  EXPECT_THAT(Ok("{5 /*x*/}", "f32[1]").floats(), ElementsAre(5));
+  EXPECT_THAT(Ok("{1, // one\n 2}", "s32[2]").ints(), ElementsAre(1, 2));
+  HloLiteral tuple = Ok("/*a*/ (/*b*/ s32[] /*c*/ 1, /*d*/ 2 /*e*/) /*f*/", "(s32[], s32[])");
+  ASSERT_EQ(tuple.tuple_elements().size(), 2u);
+  EXPECT_THAT(tuple.tuple_elements()[1].ints(), ElementsAre(2));
+  size_t offset = 0;
+  EXPECT_THAT(Error("{1 /*x*/ y}", "s32[2]", &offset), HasSubstr("expected a value"));
+  EXPECT_EQ(offset, 9u);  // at the y, after the comment
+}
+
 TEST(HloLiteralTest, RefusesWhatXlaRefuses) {
   size_t offset = 0;
   EXPECT_THAT(Error("-65520", "f16[]", &offset),

@@ -211,6 +211,11 @@ absl::StatusOr<std::string> Parser::ScanBalanced(char open, char close) {
       while (pos_ < text_.size() && text_[pos_] != '"') {
         pos_ += text_[pos_] == '\\' ? 2 : 1;
       }
+    } else if (c == '/' && pos_ + 1 < text_.size() &&
+               (text_[pos_ + 1] == '*' || text_[pos_ + 1] == '/')) {
+      // A bracket inside a comment does not count.
+      pos_ = SkipSpaceAndComments(text_, pos_);
+      continue;
     } else if (c == open) {
       ++depth;
     } else if (c == close) {

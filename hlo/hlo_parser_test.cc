@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo/hlo_literal.h"
 #include "hlo/hlo_verifier.h"
 #include "xla_layout/shape_text.h"
 
@@ -454,6 +455,28 @@ ENTRY e {
 })"),
               HasSubstr("t.hlo:4:35: error: output_to_operand_aliasing: expected "
                         "an operand number"));
+}
+
+// Comments inside a constant's literal are whitespace, a bracket in one
+// included; the literal prints back as written and reads the same again.
+TEST(HloParserTest, CommentsInsideLiterals) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  a = f32[2,1,1] constant({ { /*i0=0*/ {1} }, { /*i0=1*/ {2} } })
+  b = f32[1] constant({7 /* ) */})
+  ROOT c = /*note*/f32[1]{0} constant({5 /*x*/})
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_THAT(m->entry()->FindInstruction("a")->literal_value()->floats(),
+              ::testing::ElementsAre(1, 2));
+  EXPECT_THAT(m->entry()->FindInstruction("b")->literal_value()->floats(),
+              ::testing::ElementsAre(7));
+  EXPECT_THAT(m->entry()->root()->literal_value()->floats(), ::testing::ElementsAre(5));
+  std::string text = m->ToString();
+  EXPECT_THAT(text, HasSubstr("constant({5 /*x*/})"));
+  std::unique_ptr<HloModule> again = ParseTestModule(text);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->ToString(), text);
 }
 
 // Integer lists allow spaces around numbers and signs, and name the item
