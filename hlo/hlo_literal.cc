@@ -40,7 +40,8 @@ namespace {
 
 bool IsComplexType(PrimitiveType t) { return t == C64 || t == C128; }
 
-// The range of an integer type (pred: 0 and 1), as [lo, hi] in 128 bits.
+// The values an integer literal of type `t` may be written with (pred: 0
+// and 1), as [lo, hi] in 128 bits.
 bool IntegerRange(PrimitiveType t, __int128& lo, __int128& hi) {
   int bits;
   bool is_signed;
@@ -66,7 +67,9 @@ bool IntegerRange(PrimitiveType t, __int128& lo, __int128& hi) {
     lo = -(static_cast<__int128>(1) << (bits - 1));
     hi = (static_cast<__int128>(1) << (bits - 1)) - 1;
   } else {
-    lo = 0;
+    // XLA reads integer text as s64 and gives a u64 literal those bits, so
+    // that u64 takes -1 as 0xffffffffffffffff; narrower types refuse it.
+    lo = bits == 64 ? -(static_cast<__int128>(1) << 63) : 0;
     hi = (static_cast<__int128>(1) << bits) - 1;
   }
   return true;

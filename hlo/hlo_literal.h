@@ -9,6 +9,10 @@
 // values XLA leaves out; a tuple `(lit, lit)`, each element optionally
 // preceded by its shape. Comments (`/*i0=1*/`, `// ...`) count as whitespace.
 //
+// An integer outside its type's range is refused (s8 128, u8 -1), but for
+// u64, which takes a negative value as its two's-complement bits (-1 is
+// 0xffffffffffffffff), as XLA does.
+//
 // Refused, with the offset into the text: a value outside the element
 // type's range (s8 128, u8 -1, f16 65520, inf for a type without inf), a
 // NaN payload that does not fit the mantissa, a count of elements other

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -58,6 +59,22 @@ TEST(HloLiteralTest, ArraysAndTuples) {
   EXPECT_THAT(tuple.tuple_elements()[0].floats(), ElementsAre(1, 2));
   EXPECT_THAT(tuple.tuple_elements()[1].ints(), ElementsAre(3));
   EXPECT_EQ(Ok("{}", "f32[0]").element_count(), 0);
+}
+
+// u64 takes a negative value as its bits, as XLA does; the narrower
+// unsigned types refuse it, and every type refuses what does not fit.
+TEST(HloLiteralTest, NegativeU64WrapsOthersRefuse) {
+  EXPECT_THAT(Ok("-1", "u64[]").ints(), ElementsAre(-1));  // 0xffffffffffffffff
+  EXPECT_THAT(Ok("{-2, 3}", "u64[2]").ints(), ElementsAre(-2, 3));
+  EXPECT_THAT(Ok("-9223372036854775808", "u64[]").ints(),
+              ElementsAre(std::numeric_limits<int64_t>::min()));
+  EXPECT_THAT(Error("-9223372036854775809", "u64[]"), HasSubstr("out of range for u64"));
+  EXPECT_THAT(Error("18446744073709551616", "u64[]"), HasSubstr("out of range for u64"));
+  EXPECT_THAT(Error("-1", "u8[]"), HasSubstr("value -1 is out of range for u8 [0, 255]"));
+  EXPECT_THAT(Error("-1", "u16[]"), HasSubstr("out of range for u16"));
+  EXPECT_THAT(Error("-1", "u32[]"), HasSubstr("out of range for u32"));
+  EXPECT_THAT(Error("4294967296", "u32[]"),
+              HasSubstr("value 4294967296 is out of range for u32 [0, 4294967295]"));
 }
 
 // XLA's dumps comment large literals (`/*i0=1*/`); comments are whitespace.
