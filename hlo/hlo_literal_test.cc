@@ -1,12 +1,15 @@
 #include "hlo/hlo_literal.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla_layout/primitive_type.h"
 #include "xla_layout/shape_text.h"
 
 namespace xla_layout {
@@ -35,7 +38,7 @@ TEST(HloLiteralTest, ScalarsOfEveryKind) {
   EXPECT_THAT(Ok("false", "pred[]").ints(), ElementsAre(0));
   EXPECT_THAT(Ok("-8", "s4[]").ints(), ElementsAre(-8));
   EXPECT_THAT(Ok("18446744073709551615", "u64[]").ints(), ElementsAre(-1));  // its bits
-  EXPECT_THAT(Ok("1e-05", "f32[]").floats(), ElementsAre(1e-05));
+  EXPECT_THAT(Ok("1e-05", "f32[]").floats(), ElementsAre(1e-05f));  // as f32 holds it
   EXPECT_THAT(Ok("-2.5", "bf16[]").floats(), ElementsAre(-2.5));
   EXPECT_THAT(Ok("448", "f8e4m3fn[]").floats(), ElementsAre(448));
   EXPECT_THAT(Ok("(1, -2)", "c64[]").floats(), ElementsAre(1, -2));
@@ -59,6 +62,120 @@ TEST(HloLiteralTest, ArraysAndTuples) {
   EXPECT_THAT(tuple.tuple_elements()[0].floats(), ElementsAre(1, 2));
   EXPECT_THAT(tuple.tuple_elements()[1].ints(), ElementsAre(3));
   EXPECT_EQ(Ok("{}", "f32[0]").element_count(), 0);
+}
+
+// XLA converts a float to its type first and refuses only what converts to
+// a value that is not finite: f32's largest value as XLA prints it, and
+// values that round down to the largest, are taken.
+TEST(HloLiteralTest, FloatsConvertToTheirTypeFirst) {
+  EXPECT_THAT(Ok("{-3.40282347e+38, 3.4028235e+38}", "f32[2]").floats(),
+              ElementsAre(-FLT_MAX, FLT_MAX));
+  EXPECT_THAT(Ok("3.40282356e+38", "f32[]").floats(), ElementsAre(FLT_MAX));
+  EXPECT_THAT(Error("3.4028236e+38", "f32[]"), HasSubstr("out of range for f32"));
+  const double bf16_max = 3.38953138925153547590470800371487866880e38;
+  EXPECT_THAT(Ok("3.39e+38", "bf16[]").floats(), ElementsAre(bf16_max));
+  EXPECT_THAT(Ok("-3.39e+38", "bf16[]").floats(), ElementsAre(-bf16_max));
+  EXPECT_THAT(Ok("65519", "f16[]").floats(), ElementsAre(65504));
+  size_t offset = 0;
+  EXPECT_THAT(Error("{1, 65520}", "f16[2]", &offset),
+              HasSubstr("value 65520 is out of range for f16 (largest finite: 65504)"));
+  EXPECT_EQ(offset, 4u);
+  // The values held are the type's.
+  EXPECT_THAT(Ok("0.1", "bf16[]").floats(), ElementsAre(0.10009765625));
+  EXPECT_THAT(Ok("0.1", "f16[]").floats(), ElementsAre(0.0999755859375));
+  EXPECT_THAT(Ok("(0.1, 1e300)", "c128[]").floats(), ElementsAre(0.1, 1e300));
+  EXPECT_THAT(Error("(0.1, 1e300)", "c64[]"), HasSubstr("out of range for c64"));
+}
+
+// The narrow types round to nearest, ties to even, and overflow the way
+// their conversion does: to infinity or NaN (refused), or, in f4e2m1fn, to
+// the largest value (taken).
+TEST(HloLiteralTest, NarrowFloatsRoundAndOverflowAsTheirConversion) {
+  struct Case {
+    const char* type;
+    const char* text;
+    double held;  // 0 with refused: the value is refused
+    bool refused;
+  };
+  const Case cases[] = {
+      {"f8e4m3fn", "464", 448, false},      {"f8e4m3fn", "465", 0, true},
+      {"f8e4m3fn", "-464", -448, false},    {"f8e4m3fn", "0.0009765625", 0, false},
+      {"f8e4m3fn", "0.001", 0.001953125, false},
+      {"f8e4m3", "247", 240, false},        {"f8e4m3", "248", 0, true},
+      {"f8e4m3fnuz", "247", 240, false},    {"f8e4m3fnuz", "248", 0, true},
+      {"f8e5m2", "61439", 57344, false},    {"f8e5m2", "61440", 0, true},
+      {"f8e5m2fnuz", "61439", 57344, false}, {"f8e5m2fnuz", "-61440", 0, true},
+      {"f8e3m4", "15.7", 15.5, false},      {"f8e3m4", "15.75", 0, true},
+      {"f8e4m3b11fnuz", "30.9", 30, false}, {"f8e4m3b11fnuz", "31", 0, true},
+      {"f4e2m1fn", "2.5", 2, false},        {"f4e2m1fn", "0.25", 0, false},
+      {"f4e2m1fn", "7", 6, false},          {"f4e2m1fn", "-1e30", -6, false},
+      {"f8e8m0fnu", "3", 4, false},         {"f8e8m0fnu", "2.9", 2, false},
+      {"f8e8m0fnu", "1e-40", std::ldexp(1.0, -127), false},
+      {"f8e8m0fnu", "2.5e38", std::ldexp(1.0, 127), false},
+      {"f8e8m0fnu", "2.6e38", 0, true},     {"f8e8m0fnu", "0", 0, true},
+      {"f8e8m0fnu", "-1", 0, true},
+  };
+  for (const Case& c : cases) {
+    std::string shape = absl::StrCat(c.type, "[]");
+    if (c.refused) {
+      EXPECT_THAT(Error(c.text, shape), HasSubstr(c.type)) << c.type << " " << c.text;
+    } else {
+      EXPECT_THAT(Ok(c.text, shape).floats(), ElementsAre(c.held)) << c.type << " " << c.text;
+    }
+  }
+  EXPECT_THAT(Error("0", "f8e8m0fnu[]"),
+              HasSubstr("value 0 converts to NaN in f8e8m0fnu, which holds only positive "
+                        "powers of two"));
+  EXPECT_THAT(Error("465", "f8e4m3fn[]"),
+              HasSubstr("value 465 is out of range for f8e4m3fn (largest finite: 448)"));
+}
+
+TEST(FloatBitsTest, EncodingsOfTheNarrowTypes) {
+  EXPECT_EQ(FloatToBits(448, F8E4M3FN), 0x7eu);
+  EXPECT_EQ(FloatToBits(1e30, F8E4M3FN), 0x7fu);     // NaN: no infinity
+  EXPECT_EQ(FloatToBits(-1e30, F8E4M3FN), 0xffu);
+  EXPECT_EQ(FloatToBits(1e30, F8E4M3FNUZ), 0x80u);   // the one NaN
+  EXPECT_EQ(FloatToBits(-1e-4, F8E4M3FNUZ), 0x00u);  // no -0: 0x80 is NaN
+  EXPECT_EQ(FloatToBits(-0.0, F8E5M2FNUZ), 0x00u);
+  EXPECT_EQ(FloatToBits(-0.0, F8E5M2), 0x80u);
+  EXPECT_EQ(FloatToBits(1e30, F8E5M2), 0x7cu);       // infinity
+  EXPECT_EQ(FloatToBits(-1e30, F4E2M1FN), 0xfu);     // saturates
+  EXPECT_EQ(FloatToBits(1.0, F8E8M0FNU), 127u);
+  EXPECT_EQ(FloatToBits(0.0, F8E8M0FNU), 0xffu);     // no zero: NaN
+  EXPECT_EQ(FloatToBits(65504, F16), 0x7bffu);
+  EXPECT_EQ(FloatToBits(65520, F16), 0x7c00u);
+  EXPECT_EQ(FloatToBits(std::ldexp(1.0, -24), F16), 0x0001u);  // smallest subnormal
+  EXPECT_EQ(FloatToBits(-1, BF16), 0xbf80u);
+  EXPECT_EQ(FloatToBits(1.5, F64), 0x3ff8000000000000u);
+}
+
+// Every bit pattern of the types up to 16 bits reads to a double and
+// converts back to itself; NaN patterns give the type's NaN.
+TEST(FloatBitsTest, EveryPatternRoundTrips) {
+  for (PrimitiveType t : {F16, BF16, F8E5M2, F8E4M3, F8E3M4, F8E4M3FN, F8E4M3FNUZ,
+                          F8E5M2FNUZ, F8E4M3B11FNUZ, F4E2M1FN, F8E8M0FNU}) {
+    const int width = t == F16 || t == BF16 ? 16 : t == F4E2M1FN ? 4 : 8;
+    for (uint64_t bits = 0; bits < (uint64_t{1} << width); ++bits) {
+      const double v = FloatFromBits(bits, t);
+      const uint64_t back = FloatToBits(v, t);
+      if (std::isnan(v)) {
+        EXPECT_TRUE(std::isnan(FloatFromBits(back, t))) << PrimitiveTypeName(t) << " " << bits;
+      } else {
+        EXPECT_EQ(back, bits) << PrimitiveTypeName(t) << " " << v;
+      }
+    }
+  }
+}
+
+// f32 rounds as the hardware's conversion from double does.
+TEST(FloatBitsTest, F32MatchesTheHardware) {
+  for (double v : {0.1, -1e-40, 1e-46, 3.4028235677973366e38, 3.40282356e38, 123456789.0,
+                   std::ldexp(1.0, -149) * 1.5, std::ldexp(1.0, -150)}) {
+    float f = static_cast<float>(v);
+    uint32_t want;
+    std::memcpy(&want, &f, sizeof(want));
+    EXPECT_EQ(FloatToBits(v, F32), want) << v;
+  }
 }
 
 // u64 takes a negative value as its bits, as XLA does; the narrower

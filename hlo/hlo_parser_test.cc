@@ -1,6 +1,7 @@
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_test_util.h"
 
+#include <cfloat>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -455,6 +456,26 @@ ENTRY e {
 })"),
               HasSubstr("t.hlo:4:35: error: output_to_operand_aliasing: expected "
                         "an operand number"));
+}
+
+// A float is converted to the constant's type before its range is
+// checked, as XLA does: the masks of attention layers write f32's largest
+// value as XLA prints it.
+TEST(HloParserTest, ConstantsConvertToTheirTypeBeforeTheRangeCheck) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  a = f32[2] constant({-3.40282347e+38, 3.4028235e+38})
+  b = bf16[] constant(3.39e+38)
+  ROOT c = f16[] constant(65519)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_THAT(m->entry()->FindInstruction("a")->literal_value()->floats(),
+              ::testing::ElementsAre(-FLT_MAX, FLT_MAX));
+  EXPECT_THAT(m->entry()->root()->literal_value()->floats(), ::testing::ElementsAre(65504));
+  EXPECT_THAT(m->ToString(), HasSubstr("constant({-3.40282347e+38, 3.4028235e+38})"));
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  ROOT c = f16[2] constant({1, 65520})\n}\n"),
+              HasSubstr("t.hlo:3:32: error: in the literal of f16[2]{0}: value 65520 is out of "
+                        "range for f16 (largest finite: 65504)"));
 }
 
 // Comments inside a constant's literal are whitespace, a bracket in one
