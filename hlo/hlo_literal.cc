@@ -468,35 +468,42 @@ class LiteralParser {
                 : std::numeric_limits<double>::infinity();
       return absl::OkStatus();
     }
-    if (Consume("nan")) {
-      if (!f.has_nan()) {
-        pos_ = at;
-        return Error(absl::StrCat(PrimitiveTypeName(t), " has no NaN"));
-      }
-      uint64_t payload = 0;
-      if (Consume("(")) {
-        size_t start = pos_;
-        while (pos_ < text_.size() && text_[pos_] != ')') ++pos_;
-        absl::string_view p = text_.substr(start, pos_ - start);
-        if (!absl::ConsumePrefix(&p, "0x") || !absl::SimpleHexAtoi(p, &payload) ||
-            pos_ >= text_.size()) {
-          pos_ = start;
-          return Error("a NaN payload is written nan(0x...)");
-        }
-        ++pos_;
-        if (payload == 0 || (f.mantissa_bits < 64 && payload >> f.mantissa_bits != 0)) {
-          pos_ = start;
-          return Error(absl::StrCat("NaN payload 0x", absl::Hex(payload), " does not fit the ",
-                                    f.mantissa_bits, " mantissa bits of ",
-                                    PrimitiveTypeName(t)));
-        }
-      }
-      uint64_t bits = 0x7ff0000000000000ull | (payload != 0 ? payload : 0x8000000000000ull);
-      if (neg) bits |= 0x8000000000000000ull;
-      std::memcpy(&out, &bits, sizeof(out));
-      return absl::OkStatus();
-    }
+    if (Consume("nan")) return ParseNan(t, at, neg, out);
     return ParseNumber(t, at, neg, out);
+  }
+
+  // A NaN after its sign and `nan`: the type's quiet NaN, or `(0x...)` with
+  // a payload, kept bit for bit (XLA prints it back so).
+  absl::Status ParseNan(PrimitiveType t, size_t at, bool neg, double& out) {
+    const FloatFormat f = *FloatFormatOf(t);
+    if (!f.has_nan()) {
+      pos_ = at;
+      return Error(absl::StrCat(PrimitiveTypeName(t), " has no NaN"));
+    }
+    uint64_t payload = 0;
+    if (Consume("(")) {
+      size_t start = pos_;
+      while (pos_ < text_.size() && text_[pos_] != ')') ++pos_;
+      absl::string_view p = text_.substr(start, pos_ - start);
+      if (!absl::ConsumePrefix(&p, "0x") || !absl::SimpleHexAtoi(p, &payload) ||
+          pos_ >= text_.size()) {
+        pos_ = start;
+        return Error("a NaN payload is written nan(0x...)");
+      }
+      ++pos_;
+      if (f.nan_payload_bits() == 0) {
+        pos_ = start;
+        return Error(absl::StrCat(PrimitiveTypeName(t), " has a single NaN, without a payload"));
+      }
+      if (payload == 0 || payload >> f.nan_payload_bits() != 0) {
+        pos_ = start;
+        return Error(absl::StrCat("NaN payload 0x", absl::Hex(payload), " does not fit the ",
+                                  f.nan_payload_bits(), " mantissa bits of ",
+                                  PrimitiveTypeName(t)));
+      }
+    }
+    out = FloatFromBits(NanBits(neg, payload, f), t);
+    return absl::OkStatus();
   }
 
   // The digits of a float after its sign (at `at`), converted to `t` and

@@ -2,7 +2,8 @@
 // constant's shape. Elements are kept in logical row-major order, integers
 // (and pred) as int64 (u64 as its bits), floating-point values as double,
 // complex values as two doubles. A floating-point value is held as the
-// element type holds it (RoundToFloatType): FloatToBits gives its bits.
+// element type holds it (RoundToFloatType): FloatToBits gives its bits, a
+// NaN's sign and payload included (`nan(0x123)` in f32 is 0x7f800123).
 //
 // Accepted, as XLA writes literals: a scalar (`1`, `-2.5e-3`, `true`,
 // `inf`, `-inf`, `nan`, `nan(0x1)`, `(1, 2)` for complex); nested braces,
@@ -24,8 +25,9 @@
 //
 // Refused, with the offset into the text: a value outside the element
 // type's range (s8 128, u8 -1, f16 65520, inf for a type without inf), a
-// NaN payload that does not fit the mantissa, a count of elements other
-// than the shape's, a float where an integer is needed.
+// NaN payload that does not fit the mantissa or is given to a type with a
+// single NaN (f8e4m3fn, the fnuz types, f8e8m0fnu), a count of elements
+// other than the shape's, a float where an integer is needed.
 #ifndef HLO_HLO_LITERAL_H_
 #define HLO_HLO_LITERAL_H_
 

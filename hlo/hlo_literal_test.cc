@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -44,10 +45,8 @@ TEST(HloLiteralTest, ScalarsOfEveryKind) {
   EXPECT_THAT(Ok("(1, -2)", "c64[]").floats(), ElementsAre(1, -2));
   EXPECT_TRUE(std::isinf(Ok("-inf", "f16[]").floats()[0]));
   double nan = Ok("nan(0x7f)", "f32[]").floats()[0];
-  uint64_t bits;
-  std::memcpy(&bits, &nan, sizeof(bits));
   EXPECT_TRUE(std::isnan(nan));
-  EXPECT_EQ(bits & 0xfffffffffffffull, 0x7fu);  // the payload travels
+  EXPECT_EQ(FloatToBits(nan, F32), 0x7f80007fu);  // the payload travels
 }
 
 TEST(HloLiteralTest, ArraysAndTuples) {
@@ -128,6 +127,41 @@ TEST(HloLiteralTest, NarrowFloatsRoundAndOverflowAsTheirConversion) {
                         "powers of two"));
   EXPECT_THAT(Error("465", "f8e4m3fn[]"),
               HasSubstr("value 465 is out of range for f8e4m3fn (largest finite: 448)"));
+}
+
+// A NaN keeps its payload and its sign in every type that has payloads;
+// a type with a single NaN takes `nan` and `-nan` only.
+TEST(HloLiteralTest, NanPayloadsAndSignsAreKept) {
+  auto bits = [](absl::string_view text, absl::string_view shape) {
+    HloLiteral lit = Ok(text, shape);
+    std::vector<uint64_t> out;
+    for (double v : lit.floats()) out.push_back(FloatToBits(v, lit.shape().element_type()));
+    return out;
+  };
+  EXPECT_THAT(bits("nan(0x123)", "f32[]"), ElementsAre(0x7f800123u));
+  EXPECT_THAT(bits("{nan, -nan, -nan(0x1)}", "f32[3]"),
+              ElementsAre(0x7fc00000u, 0xffc00000u, 0xff800001u));
+  EXPECT_THAT(bits("nan(0x3f)", "bf16[]"), ElementsAre(0x7fbfu));
+  EXPECT_THAT(bits("-nan(0x3f)", "bf16[]"), ElementsAre(0xffbfu));
+  EXPECT_THAT(bits("{nan(0x1), -nan}", "f16[2]"), ElementsAre(0x7c01u, 0xfe00u));
+  EXPECT_THAT(bits("-nan(0x1)", "f64[]"), ElementsAre(0xfff0000000000001u));
+  EXPECT_THAT(bits("(nan(0x5), -nan(0x6))", "c64[]"), ElementsAre(0x7f800005u, 0xff800006u));
+  EXPECT_THAT(bits("{nan(0x1), nan(0x3), -nan}", "f8e5m2[3]"), ElementsAre(0x7du, 0x7fu, 0xfeu));
+  EXPECT_THAT(bits("nan(0x7)", "f8e4m3[]"), ElementsAre(0x7fu));
+  EXPECT_THAT(bits("-nan(0xf)", "f8e3m4[]"), ElementsAre(0xffu));
+  EXPECT_THAT(bits("{nan, -nan}", "f8e4m3fn[2]"), ElementsAre(0x7fu, 0xffu));
+  EXPECT_THAT(bits("{nan, -nan}", "f8e4m3fnuz[2]"), ElementsAre(0x80u, 0x80u));
+  EXPECT_THAT(bits("nan", "f8e8m0fnu[]"), ElementsAre(0xffu));
+  EXPECT_THAT(Error("nan(0x4)", "f8e5m2[]"),
+              HasSubstr("NaN payload 0x4 does not fit the 2 mantissa bits of f8e5m2"));
+  EXPECT_THAT(Error("nan(0x80)", "bf16[]"), HasSubstr("does not fit the 7 mantissa bits"));
+  for (const char* single : {"f8e4m3fn", "f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz",
+                             "f8e8m0fnu"}) {
+    size_t offset = 0;
+    EXPECT_THAT(Error("-nan(0x1)", absl::StrCat(single, "[]"), &offset),
+                HasSubstr(absl::StrCat(single, " has a single NaN, without a payload")));
+    EXPECT_EQ(offset, 5u) << single;  // at the payload
+  }
 }
 
 TEST(FloatBitsTest, EncodingsOfTheNarrowTypes) {
