@@ -261,6 +261,7 @@ class LiteralParser {
     return absl::InvalidArgumentError(message);
   }
   size_t error_offset() const { return error_offset_; }
+  size_t pos() const { return pos_; }
 
   // Comments are whitespace here as everywhere in HLO text: XLA's dumps
   // write `/*index=N*/` inside large literals.
@@ -554,6 +555,15 @@ absl::StatusOr<HloLiteral> HloLiteral::Parse(absl::string_view text, const Shape
   if (lit.ok() && !parser.AtEnd()) {
     lit = parser.Error("unexpected text after the literal");
   }
+  if (!lit.ok() && error_offset != nullptr) *error_offset = parser.error_offset();
+  return lit;
+}
+
+absl::StatusOr<HloLiteral> HloLiteral::ParsePrefix(absl::string_view text, const Shape& shape,
+                                                   size_t* length, size_t* error_offset) {
+  LiteralParser parser(text);
+  absl::StatusOr<HloLiteral> lit = parser.Parse(shape);
+  if (lit.ok()) *length = parser.pos();
   if (!lit.ok() && error_offset != nullptr) *error_offset = parser.error_offset();
   return lit;
 }

@@ -48,6 +48,11 @@ class HloLiteral {
   // On failure, `error_offset` (when given) is the offset the error is at.
   static absl::StatusOr<HloLiteral> Parse(absl::string_view text, const Shape& shape,
                                           size_t* error_offset = nullptr);
+  // The same for a literal at the start of `text` that more text may follow
+  // (an attribute's value): `*length` is how much of `text` it takes.
+  static absl::StatusOr<HloLiteral> ParsePrefix(absl::string_view text, const Shape& shape,
+                                                size_t* length,
+                                                size_t* error_offset = nullptr);
 
   const Shape& shape() const { return shape_; }
   // `{...}`: the values were left out of the text.

@@ -285,6 +285,35 @@ absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
   return absl::OkStatus();
 }
 
+absl::Status Parser::ParseLiteralAttribute(HloInstruction& instr, HloAttribute& a) {
+  const size_t value_at = (SkipSpace(), pos_);
+  absl::StatusOr<Shape> shape = ParseShapeHere();
+  if (!shape.ok()) return shape.status();
+  SetDefaultLayouts(*shape);
+  const size_t literal_at = (SkipSpace(), pos_);
+  size_t length = 0, error_offset = 0;
+  absl::StatusOr<HloLiteral> value =
+      HloLiteral::ParsePrefix(text_.substr(literal_at), *shape, &length, &error_offset);
+  if (!value.ok()) {
+    return ErrorAt(literal_at + error_offset,
+                   absl::StrCat("in the literal of ", shape->ToString(), ": ",
+                                value.status().message()));
+  }
+  pos_ = literal_at + length;
+  // One value, as for every attribute: `literal=f32[] 1 2` is an error.
+  size_t next = pos_;
+  while (next < text_.size() && (text_[next] == ' ' || text_[next] == '\t')) ++next;
+  if (next < text_.size() && !absl::StrContains(",\r\n}", text_[next])) {
+    return ErrorAt(next, "expected ',' or the end of the line after the value of attribute "
+                         "'literal'");
+  }
+  a.value = std::string(text_.substr(value_at, pos_ - value_at));
+  instr.mutable_attributes().mutable_rare().literal = LiteralAttribute{
+      *std::move(shape), std::string(text_.substr(literal_at, length)),
+      std::make_shared<const HloLiteral>(*std::move(value))};
+  return absl::OkStatus();
+}
+
 absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction& instr,
                                     OperandList& operands) {
   absl::Status s;
@@ -487,6 +516,10 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
       if (!shapes.ok()) return shapes.status();
       raw->mutable_attributes().mutable_rare().operand_layout_constraints = *std::move(shapes);
       a.value = std::string(text_.substr(value_at, pos_ - value_at));
+    } else if (*attr == "literal" &&
+               (wrapped ? *wrapped : raw->opcode()) == HloOpcode::kCustomCall) {
+      s = ParseLiteralAttribute(*raw, a);
+      if (!s.ok()) return s;
     } else {
       size_t value_at = (SkipSpace(), pos_);
       a.value = ScanValue();

@@ -98,6 +98,10 @@ class Parser {
                               const PendingOperand& op, HloInstruction* definition);
   absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                                  size_t offset);
+  // custom-call's `literal=SHAPE VALUE` at the cursor, read with the
+  // parser's own cursor so that an error points into it; sets `a.value` to
+  // the text read.
+  absl::Status ParseLiteralAttribute(HloInstruction& instr, HloAttribute& a);
 
   void Warn(size_t offset, absl::string_view message) {
     if (warnings_ != nullptr) {

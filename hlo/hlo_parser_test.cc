@@ -534,6 +534,67 @@ ENTRY e {
   EXPECT_EQ(again->ToString(), text);
 }
 
+// custom-call's literal= is typed: read by the literal rules against its
+// own shape, and printed as XLA prints it, the shape with its layout.
+TEST(HloParserTest, CustomCallLiteral) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  x = f32[2] parameter(0)
+  a = f32[2] custom-call(x), custom_call_target="foo", literal=s32[2]{0} {1, 2}
+  b = f32[2] custom-call(x), custom_call_target="foo", literal=f32[] 42, api_version=API_VERSION_TYPED_FFI
+  c = f32[2] custom-call(x), custom_call_target="foo", literal=s32[2]{ 0 } {3,4}
+  ROOT d = f32[2] custom-call(x), custom_call_target="foo", literal=f32[2,1]{0,1} { /*i0=0*/ {3.4028235e+38}, {nan(0x1)} }
+})");
+  ASSERT_NE(m, nullptr);
+  const auto& a = m->entry()->FindInstruction("a")->attributes().rare().literal;
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->shape.ToString(), "s32[2]{0}");
+  EXPECT_THAT(a->value->ints(), ::testing::ElementsAre(1, 2));
+  const auto& b = m->entry()->FindInstruction("b")->attributes().rare().literal;
+  ASSERT_TRUE(b.has_value());
+  EXPECT_THAT(b->value->floats(), ::testing::ElementsAre(42));
+  const auto& d = m->entry()->root()->attributes().rare().literal;
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->value->floats()[0], FLT_MAX);
+  EXPECT_EQ(FloatToBits(d->value->floats()[1], F32), 0x7f800001u);
+  std::string text = m->ToString();
+  EXPECT_THAT(text, HasSubstr("custom_call_target=\"foo\", literal=s32[2]{0} {1, 2}\n"));
+  EXPECT_THAT(text, HasSubstr("literal=f32[] 42, api_version=API_VERSION_TYPED_FFI\n"));
+  EXPECT_THAT(text, HasSubstr("literal=s32[2]{0} {3,4}\n"));  // the shape as XLA prints it
+  std::unique_ptr<HloModule> again = ParseTestModule(text);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->ToString(), text);
+}
+
+TEST(HloParserTest, CustomCallLiteralErrorsArePositioned) {
+  auto module = [](absl::string_view literal) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n",
+                        "  ROOT c = f32[2] custom-call(x), custom_call_target=\"foo\", literal=",
+                        literal, "\n}\n");
+  };
+  // The value starts at column 69.
+  EXPECT_THAT(ParseError(module("u8[2]{0} {1, 256}")),
+              HasSubstr("t.hlo:4:82: error: in the literal of u8[2]{0}: value 256 is out of "
+                        "range for u8 [0, 255]"));
+  EXPECT_THAT(ParseError(module("s32[3]{0} {1, 2}")),
+              HasSubstr("t.hlo:4:84: error: in the literal of s32[3]{0}: dim 0 needs 3 "
+                        "entries, the literal has 2"));
+  // As in XLA, braces right after the dims are the shape's layout: an array
+  // is written with its layout, then its values.
+  EXPECT_THAT(ParseError(module("s32[2] {1, 2}")),
+              HasSubstr("t.hlo:4:76: error: Dimensions size is 1, but minor to major size "
+                        "is 2."));
+  EXPECT_THAT(ParseError(module("f16[] 65520")),
+              HasSubstr("t.hlo:4:75: error: in the literal of f16[]: value 65520 is out of "
+                        "range for f16"));
+  EXPECT_THAT(ParseError(module("f32[] 1 2")),
+              HasSubstr("t.hlo:4:77: error: expected ',' or the end of the line after the "
+                        "value of attribute 'literal'"));
+  EXPECT_THAT(ParseError(module("f32[]")),
+              HasSubstr("t.hlo:5:1: error: in the literal of f32[]: expected a value of "
+                        "type f32"));
+}
+
 // Integer lists allow spaces around numbers and signs, and name the item
 // that is not a number.
 TEST(HloParserTest, IntegerListAttributes) {
