@@ -228,6 +228,17 @@ TEST(HloLiteralTest, NegativeU64WrapsOthersRefuse) {
               HasSubstr("value 4294967296 is out of range for u32 [0, 4294967295]"));
 }
 
+// A shape with a zero-size dim has no values: its braces stop where the
+// empty dim starts.
+TEST(HloLiteralTest, ZeroSizeDimsTakeEmptyInnerBraces) {
+  EXPECT_EQ(Ok("{ { }, { } }", "f32[2,0,3]").element_count(), 0);
+  EXPECT_TRUE(Ok("{ { /*none*/ }, { } }", "f32[2,0,3]").floats().empty());
+  EXPECT_EQ(Ok("{ {}, {}, {} }", "s32[3,0]").element_count(), 0);
+  EXPECT_EQ(Ok("{}", "f32[0,3]").element_count(), 0);
+  EXPECT_THAT(Error("{ { {} }, { {} } }", "f32[2,0,3]"), HasSubstr("more than 0 entries in dim 1"));
+  EXPECT_THAT(Error("{ { }, { } }", "f32[2,3,0]"), HasSubstr("dim 1 needs 3 entries"));
+}
+
 // XLA's dumps comment large literals (`/*i0=1*/`); comments are whitespace.
 TEST(HloLiteralTest, CommentsAreWhitespace) {
   EXPECT_THAT(Ok("{ { /*i0=0*/ {1} }, { /*i0=1*/ {2} } }", "f32[2,1,1]").floats(),
