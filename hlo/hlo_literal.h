@@ -11,9 +11,9 @@
 // values XLA leaves out; a tuple `(lit, lit)`, each element optionally
 // preceded by its shape. Comments (`/*i0=1*/`, `// ...`) count as whitespace.
 //
-// An integer outside its type's range is refused (s8 128, u8 -1), but for
-// u64, which takes a negative value as its two's-complement bits (-1 is
-// 0xffffffffffffffff), as XLA does.
+// An integer outside its type's range is refused (s8 128, u8 -1), except
+// that u64 takes a negative value (down to -2^63) as its two's-complement
+// bits (-1 is 0xffffffffffffffff), as XLA does.
 //
 // A floating-point value is converted to its type first (FloatToBits) and
 // refused only when what it converts to is not finite, as XLA does: f32
@@ -113,7 +113,8 @@ std::optional<FloatFormat> FloatFormatOf(PrimitiveType type);
 // has neither. In f8e8m0fnu, zero and negative values become NaN and
 // positive values below 2^-127 become 2^-127. A NaN keeps its sign where the
 // type has one, and in the kIeee types the top mantissa bits of the double
-// as its payload (a NaN whose top bits are all zero becomes the quiet NaN).
+// as its payload (a NaN whose top bits are all zero becomes the quiet NaN);
+// f4e2m1fn, without a NaN, gives -0. 0 for a type that is not floating point.
 uint64_t FloatToBits(double value, PrimitiveType type);
 // The value of an element's bits, exactly, as a double. A NaN keeps its sign
 // and its payload at the top of the double's mantissa, where FloatToBits
