@@ -1,5 +1,6 @@
 #include "hlo/hlo_literal.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -16,31 +17,193 @@
 namespace xla_layout {
 
 std::optional<FloatFormat> FloatFormatOf(PrimitiveType type) {
+  using K = FloatFormat::Kind;
   switch (type) {
-    case F16: return FloatFormat{65504.0, true, true, 10};
-    case BF16: return FloatFormat{3.38953138925153547590470800371487866880e38, true, true, 7};
+    case F16: return FloatFormat{K::kIeee, 5, 10, 15, 65504.0};
+    case BF16: return FloatFormat{K::kIeee, 8, 7, 127, 3.38953138925153547590470800371487866880e38};
     case F32:
-    case C64: return FloatFormat{FLT_MAX, true, true, 23};
+    case C64: return FloatFormat{K::kIeee, 8, 23, 127, FLT_MAX};
     case F64:
-    case C128: return FloatFormat{DBL_MAX, true, true, 52};
-    case F8E5M2: return FloatFormat{57344.0, true, true, 2};
-    case F8E4M3: return FloatFormat{240.0, true, true, 3};
-    case F8E4M3FN: return FloatFormat{448.0, false, true, 3};
-    case F8E4M3FNUZ: return FloatFormat{240.0, false, true, 3};
-    case F8E5M2FNUZ: return FloatFormat{57344.0, false, true, 2};
-    case F8E4M3B11FNUZ: return FloatFormat{30.0, false, true, 3};
-    case F8E3M4: return FloatFormat{15.5, true, true, 4};
-    case F4E2M1FN: return FloatFormat{6.0, false, false, 1};
-    case F8E8M0FNU: return FloatFormat{1.7014118346046923e38, false, true, 0};
+    case C128: return FloatFormat{K::kIeee, 11, 52, 1023, DBL_MAX};
+    case F8E5M2: return FloatFormat{K::kIeee, 5, 2, 15, 57344.0};
+    case F8E4M3: return FloatFormat{K::kIeee, 4, 3, 7, 240.0};
+    case F8E3M4: return FloatFormat{K::kIeee, 3, 4, 3, 15.5};
+    case F8E4M3FN: return FloatFormat{K::kFiniteNan, 4, 3, 7, 448.0};
+    case F8E4M3FNUZ: return FloatFormat{K::kFiniteUnsignedZero, 4, 3, 8, 240.0};
+    case F8E5M2FNUZ: return FloatFormat{K::kFiniteUnsignedZero, 5, 2, 16, 57344.0};
+    case F8E4M3B11FNUZ: return FloatFormat{K::kFiniteUnsignedZero, 4, 3, 11, 30.0};
+    case F4E2M1FN: return FloatFormat{K::kFinite, 2, 1, 1, 6.0};
+    case F8E8M0FNU: return FloatFormat{K::kPowerOfTwo, 8, 0, 127, 1.7014118346046923e38};
     default: return std::nullopt;
   }
 }
 
 namespace {
 
+using Kind = FloatFormat::Kind;
+
+constexpr int kDoubleMantissaBits = 52;
+constexpr uint64_t kDoubleExponentMask = 0x7ff0000000000000ull;
+constexpr uint64_t kDoubleMantissaMask = 0x000fffffffffffffull;
+
+uint64_t DoubleBits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof(u));
+  return u;
+}
+double BitsDouble(uint64_t u) {
+  double d;
+  std::memcpy(&d, &u, sizeof(d));
+  return d;
+}
+uint64_t LowBits(int n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
+
+// The sign bit of a signed format (f8e8m0fnu has none).
+uint64_t SignBit(const FloatFormat& f) {
+  return f.kind == Kind::kPowerOfTwo ? 0 : uint64_t{1} << (f.exponent_bits + f.mantissa_bits);
+}
+uint64_t AllOnesMagnitude(const FloatFormat& f) {
+  return LowBits(f.exponent_bits + f.mantissa_bits);
+}
+// The unbiased exponent of the smallest normal value.
+int MinExponent(const FloatFormat& f) {
+  return f.kind == Kind::kPowerOfTwo ? -f.bias : 1 - f.bias;
+}
+
+// A NaN of `f`: in kIeee types with `payload` (0: the quiet NaN), in the
+// others the type's one NaN (f4e2m1fn has none: -0, as ml_dtypes gives).
+uint64_t NanBits(bool negative, uint64_t payload, const FloatFormat& f) {
+  switch (f.kind) {
+    case Kind::kIeee: {
+      if (payload == 0) payload = uint64_t{1} << (f.mantissa_bits - 1);
+      uint64_t exponent = LowBits(f.exponent_bits) << f.mantissa_bits;
+      return (negative ? SignBit(f) : 0) | exponent | payload;
+    }
+    case Kind::kFiniteNan: return (negative ? SignBit(f) : 0) | AllOnesMagnitude(f);
+    case Kind::kPowerOfTwo: return LowBits(f.exponent_bits);
+    default: return SignBit(f);
+  }
+}
+
+// What a value past the largest finite one converts to.
+uint64_t OverflowBits(bool negative, const FloatFormat& f) {
+  const uint64_t sign = negative ? SignBit(f) : 0;
+  switch (f.kind) {
+    case Kind::kIeee: return sign | (LowBits(f.exponent_bits) << f.mantissa_bits);
+    case Kind::kFinite: return sign | AllOnesMagnitude(f);  // saturates
+    default: return NanBits(negative, 0, f);
+  }
+}
+
+// `a` (finite, > 0) rounded to the nearest value on the grid of `f`, ties
+// to the even significand: mantissa_bits below the leading one for normal
+// values, a fixed step below the smallest normal. May pass max_finite.
+double RoundToGrid(double a, const FloatFormat& f) {
+  int exponent;
+  std::frexp(a, &exponent);  // a = m * 2^exponent, m in [0.5, 1)
+  const int step = std::max(exponent - 1, MinExponent(f)) - f.mantissa_bits;
+  const double scaled = std::ldexp(a, -step);  // exact: below 2^(mantissa_bits + 1)
+  double whole = std::floor(scaled);
+  const double rest = scaled - whole;
+  if (rest > 0.5 || (rest == 0.5 && std::fmod(whole, 2.0) != 0)) whole += 1;
+  return std::ldexp(whole, step);
+}
+
+// The exponent and mantissa fields of `r`, a finite value >= 0 of `f`.
+uint64_t MagnitudeBits(double r, const FloatFormat& f) {
+  if (r == 0) return 0;
+  int exponent;
+  std::frexp(r, &exponent);
+  const int e = exponent - 1;  // r = 1.m * 2^e
+  if (f.kind == Kind::kPowerOfTwo) return static_cast<uint64_t>(e + f.bias);
+  const int min_exponent = MinExponent(f);
+  if (e < min_exponent) {  // subnormal: a multiple of the smallest step
+    return static_cast<uint64_t>(std::ldexp(r, f.mantissa_bits - min_exponent));
+  }
+  const uint64_t significand = static_cast<uint64_t>(std::ldexp(r, f.mantissa_bits - e));
+  return (static_cast<uint64_t>(e + f.bias) << f.mantissa_bits) |
+         (significand & LowBits(f.mantissa_bits));
+}
+
+// FloatToBits for a finite value of a type narrower than f64.
+uint64_t FiniteToBits(double value, PrimitiveType type, const FloatFormat& f) {
+  const bool negative = std::signbit(value);
+  double a = std::fabs(value);
+  // f32 by the hardware's conversion; f16 and bf16 through it, as XLA's
+  // conversions from double go.
+  if (type == F32 || type == C64 || type == F16 || type == BF16) {
+    a = static_cast<float>(a);
+    if (std::isinf(a)) return OverflowBits(negative, f);
+  }
+  if (f.kind == Kind::kPowerOfTwo && (a == 0 || negative)) return NanBits(negative, 0, f);
+  double r = a == 0 ? 0 : RoundToGrid(a, f);
+  if (f.kind == Kind::kPowerOfTwo) r = std::max(r, std::ldexp(1.0, -f.bias));
+  if (r > f.max_finite) return OverflowBits(negative, f);
+  const uint64_t magnitude = MagnitudeBits(r, f);
+  // The fnuz types have no -0: its encoding is their NaN.
+  const bool signed_zero = f.kind != Kind::kFiniteUnsignedZero || magnitude != 0;
+  return (negative && signed_zero ? SignBit(f) : 0) | magnitude;
+}
+
+}  // namespace
+
+uint64_t FloatToBits(double value, PrimitiveType type) {
+  std::optional<FloatFormat> format = FloatFormatOf(type);
+  if (!format) return 0;
+  const FloatFormat& f = *format;
+  if (f.mantissa_bits == kDoubleMantissaBits) return DoubleBits(value);
+  if (std::isnan(value)) {
+    const uint64_t top = (DoubleBits(value) & kDoubleMantissaMask) >>
+                         (kDoubleMantissaBits - f.mantissa_bits);
+    return NanBits(std::signbit(value), f.kind == Kind::kIeee ? top : 0, f);
+  }
+  if (std::isinf(value)) return OverflowBits(std::signbit(value), f);
+  return FiniteToBits(value, type, f);
+}
+
+double FloatFromBits(uint64_t bits, PrimitiveType type) {
+  std::optional<FloatFormat> format = FloatFormatOf(type);
+  if (!format) return 0;
+  const FloatFormat& f = *format;
+  if (f.mantissa_bits == kDoubleMantissaBits) return BitsDouble(bits);
+  const uint64_t exponent = (bits >> f.mantissa_bits) & LowBits(f.exponent_bits);
+  const uint64_t mantissa = bits & LowBits(f.mantissa_bits);
+  const bool negative = (bits & SignBit(f)) != 0;
+  const uint64_t sign = negative ? uint64_t{1} << 63 : 0;
+  const bool top_exponent = exponent == LowBits(f.exponent_bits);
+  if (f.kind == Kind::kIeee && top_exponent) {
+    return BitsDouble(sign | kDoubleExponentMask |
+                      mantissa << (kDoubleMantissaBits - f.mantissa_bits));
+  }
+  const bool nan = (f.kind == Kind::kFiniteNan && top_exponent &&
+                    mantissa == LowBits(f.mantissa_bits)) ||
+                   (f.kind == Kind::kFiniteUnsignedZero && bits == SignBit(f)) ||
+                   (f.kind == Kind::kPowerOfTwo && top_exponent);
+  if (nan) return BitsDouble(sign | kDoubleExponentMask | (uint64_t{1} << 51));
+  if (f.kind == Kind::kPowerOfTwo) {
+    return std::ldexp(1.0, static_cast<int>(exponent) - f.bias);
+  }
+  const double magnitude =
+      exponent == 0
+          ? std::ldexp(static_cast<double>(mantissa), MinExponent(f) - f.mantissa_bits)
+          : std::ldexp(static_cast<double>(mantissa | (uint64_t{1} << f.mantissa_bits)),
+                       static_cast<int>(exponent) - f.bias - f.mantissa_bits);
+  return negative ? -magnitude : magnitude;
+}
+
+double RoundToFloatType(double value, PrimitiveType type) {
+  // The common types the short way: a constant may hold millions.
+  if (type == F64 || type == C128) return value;
+  if ((type == F32 || type == C64) && !std::isnan(value)) return static_cast<float>(value);
+  return FloatFromBits(FloatToBits(value, type), type);
+}
+
+namespace {
+
 bool IsComplexType(PrimitiveType t) { return t == C64 || t == C128; }
 
-// The range of an integer type (pred: 0 and 1), as [lo, hi] in 128 bits.
+// The values an integer literal of type `t` may be written with (pred: 0
+// and 1), as [lo, hi] in 128 bits.
 bool IntegerRange(PrimitiveType t, __int128& lo, __int128& hi) {
   int bits;
   bool is_signed;
@@ -66,7 +229,9 @@ bool IntegerRange(PrimitiveType t, __int128& lo, __int128& hi) {
     lo = -(static_cast<__int128>(1) << (bits - 1));
     hi = (static_cast<__int128>(1) << (bits - 1)) - 1;
   } else {
-    lo = 0;
+    // XLA reads integer text as s64 and gives a u64 literal those bits, so
+    // that u64 takes -1 as 0xffffffffffffffff; narrower types refuse it.
+    lo = bits == 64 ? -(static_cast<__int128>(1) << 63) : 0;
     hi = (static_cast<__int128>(1) << bits) - 1;
   }
   return true;
@@ -96,10 +261,11 @@ class LiteralParser {
     return absl::InvalidArgumentError(message);
   }
   size_t error_offset() const { return error_offset_; }
+  size_t pos() const { return pos_; }
 
-  void Skip() {
-    while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
-  }
+  // Comments are whitespace here as everywhere in HLO text: XLA's dumps
+  // write `/*index=N*/` inside large literals.
+  void Skip() { pos_ = SkipSpaceAndComments(text_, pos_); }
   bool Consume(absl::string_view s) {
     Skip();
     if (text_.substr(pos_, s.size()) == s) {
@@ -295,7 +461,7 @@ class LiteralParser {
       ++pos_;
     }
     if (Consume("inf")) {
-      if (!f.has_inf) {
+      if (!f.has_inf()) {
         pos_ = at;
         return Error(absl::StrCat(PrimitiveTypeName(t), " has no infinity"));
       }
@@ -303,34 +469,47 @@ class LiteralParser {
                 : std::numeric_limits<double>::infinity();
       return absl::OkStatus();
     }
-    if (Consume("nan")) {
-      if (!f.has_nan) {
-        pos_ = at;
-        return Error(absl::StrCat(PrimitiveTypeName(t), " has no NaN"));
-      }
-      uint64_t payload = 0;
-      if (Consume("(")) {
-        size_t start = pos_;
-        while (pos_ < text_.size() && text_[pos_] != ')') ++pos_;
-        absl::string_view p = text_.substr(start, pos_ - start);
-        if (!absl::ConsumePrefix(&p, "0x") || !absl::SimpleHexAtoi(p, &payload) ||
-            pos_ >= text_.size()) {
-          pos_ = start;
-          return Error("a NaN payload is written nan(0x...)");
-        }
-        ++pos_;
-        if (payload == 0 || (f.mantissa_bits < 64 && payload >> f.mantissa_bits != 0)) {
-          pos_ = start;
-          return Error(absl::StrCat("NaN payload 0x", absl::Hex(payload), " does not fit the ",
-                                    f.mantissa_bits, " mantissa bits of ",
-                                    PrimitiveTypeName(t)));
-        }
-      }
-      uint64_t bits = 0x7ff0000000000000ull | (payload != 0 ? payload : 0x8000000000000ull);
-      if (neg) bits |= 0x8000000000000000ull;
-      std::memcpy(&out, &bits, sizeof(out));
-      return absl::OkStatus();
+    if (Consume("nan")) return ParseNan(t, at, neg, out);
+    return ParseNumber(t, at, neg, out);
+  }
+
+  // A NaN after its sign and `nan`: the type's quiet NaN, or `(0x...)` with
+  // a payload, kept bit for bit (XLA prints it back so).
+  absl::Status ParseNan(PrimitiveType t, size_t at, bool neg, double& out) {
+    const FloatFormat f = *FloatFormatOf(t);
+    if (!f.has_nan()) {
+      pos_ = at;
+      return Error(absl::StrCat(PrimitiveTypeName(t), " has no NaN"));
     }
+    uint64_t payload = 0;
+    if (Consume("(")) {
+      size_t start = pos_;
+      while (pos_ < text_.size() && text_[pos_] != ')') ++pos_;
+      absl::string_view p = text_.substr(start, pos_ - start);
+      if (!absl::ConsumePrefix(&p, "0x") || !absl::SimpleHexAtoi(p, &payload) ||
+          pos_ >= text_.size()) {
+        pos_ = start;
+        return Error("a NaN payload is written nan(0x...)");
+      }
+      ++pos_;
+      if (f.nan_payload_bits() == 0) {
+        pos_ = start;
+        return Error(absl::StrCat(PrimitiveTypeName(t), " has a single NaN, without a payload"));
+      }
+      if (payload == 0 || payload >> f.nan_payload_bits() != 0) {
+        pos_ = start;
+        return Error(absl::StrCat("NaN payload 0x", absl::Hex(payload), " does not fit the ",
+                                  f.nan_payload_bits(), " mantissa bits of ",
+                                  PrimitiveTypeName(t)));
+      }
+    }
+    out = FloatFromBits(NanBits(neg, payload, f), t);
+    return absl::OkStatus();
+  }
+
+  // The digits of a float after its sign (at `at`), converted to `t` and
+  // refused, as XLA refuses them, only when that is not finite.
+  absl::Status ParseNumber(PrimitiveType t, size_t at, bool neg, double& out) {
     size_t start = pos_;
     while (pos_ < text_.size() &&
            (absl::ascii_isdigit(text_[pos_]) || text_[pos_] == '.' || text_[pos_] == 'e' ||
@@ -345,13 +524,22 @@ class LiteralParser {
       return Error(absl::StrCat("expected a value of type ", PrimitiveTypeName(t)));
     }
     if (neg) v = -v;
-    if (std::isinf(v) || std::fabs(v) > f.max_finite) {
+    // Text past the range of double is refused even where the type would
+    // saturate it.
+    const double converted = std::isinf(v) ? v : RoundToFloatType(v, t);
+    if (!std::isfinite(converted)) {
+      const FloatFormat f = *FloatFormatOf(t);
       std::string written(text_.substr(at, pos_ - at));
       pos_ = at;
-      return Error(absl::StrCat("value ", written, " is out of range for ",
-                                PrimitiveTypeName(t), " (largest finite: ", f.max_finite, ")"));
+      if (std::isinf(v) || std::fabs(v) > f.max_finite) {
+        return Error(absl::StrCat("value ", written, " is out of range for ",
+                                  PrimitiveTypeName(t), " (largest finite: ", f.max_finite,
+                                  ")"));
+      }
+      return Error(absl::StrCat("value ", written, " converts to NaN in ", PrimitiveTypeName(t),
+                                ", which holds only positive powers of two"));
     }
-    out = v;
+    out = converted;
     return absl::OkStatus();
   }
 
@@ -367,6 +555,15 @@ absl::StatusOr<HloLiteral> HloLiteral::Parse(absl::string_view text, const Shape
   if (lit.ok() && !parser.AtEnd()) {
     lit = parser.Error("unexpected text after the literal");
   }
+  if (!lit.ok() && error_offset != nullptr) *error_offset = parser.error_offset();
+  return lit;
+}
+
+absl::StatusOr<HloLiteral> HloLiteral::ParsePrefix(absl::string_view text, const Shape& shape,
+                                                   size_t* length, size_t* error_offset) {
+  LiteralParser parser(text);
+  absl::StatusOr<HloLiteral> lit = parser.Parse(shape);
+  if (lit.ok()) *length = parser.pos();
   if (!lit.ok() && error_offset != nullptr) *error_offset = parser.error_offset();
   return lit;
 }

@@ -161,6 +161,10 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
                                  : absl::StrCat(p[0], "_", p[1]));
       }
       out += absl::StrJoin(parts, "x");
+    } else if (n == "literal" && a.rare().literal) {
+      a.rare().literal->shape.Print(&out, options);
+      out += ' ';
+      out += a.rare().literal->text;
     } else if (n == "direction" && a.keywords().direction) {
       out += *a.keywords().direction;
     } else if (n == "kind" && a.keywords().kind) {

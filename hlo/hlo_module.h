@@ -64,6 +64,15 @@ struct OutputOperandAlias {
   std::vector<int64_t> operand_index;
 };
 
+// custom-call's `literal=s32[2]{0} {1, 2}`: the literal's shape (default
+// layout filled in), its value's text as written, and the value parsed
+// against the shape.
+struct LiteralAttribute {
+  Shape shape;
+  std::string text;
+  std::shared_ptr<const HloLiteral> value;  // immutable, shared by clones
+};
+
 // An attribute as written: `name=value`.
 struct HloAttribute {
   std::string name;
@@ -180,6 +189,9 @@ class HloInstruction {
       // operand (default layouts filled in where none is written).
       std::optional<std::vector<Shape>> operand_layout_constraints;
       std::optional<std::vector<OutputOperandAlias>> output_to_operand_aliasing;
+      // custom-call's literal=; prints as XLA prints it: the shape with its
+      // layout, then the value as written.
+      std::optional<LiteralAttribute> literal;
       // Convolution and reduce-window.
       std::optional<std::vector<WindowDimension>> window;
       std::optional<int64_t> feature_group_count;

@@ -211,6 +211,11 @@ absl::StatusOr<std::string> Parser::ScanBalanced(char open, char close) {
       while (pos_ < text_.size() && text_[pos_] != '"') {
         pos_ += text_[pos_] == '\\' ? 2 : 1;
       }
+    } else if (c == '/' && pos_ + 1 < text_.size() &&
+               (text_[pos_ + 1] == '*' || text_[pos_ + 1] == '/')) {
+      // A bracket inside a comment does not count.
+      pos_ = SkipSpaceAndComments(text_, pos_);
+      continue;
     } else if (c == open) {
       ++depth;
     } else if (c == close) {
@@ -299,6 +304,35 @@ void Parser::ReportUpgrades() const {
       source_.filename(), ": warning: read api_version=API_VERSION_UNSPECIFIED as "
       "API_VERSION_ORIGINAL on ", upgraded_api_versions_, " custom call",
       upgraded_api_versions_ == 1 ? "" : "s", " (--accept-old-dumps)"));
+}
+
+absl::Status Parser::ParseLiteralAttribute(HloInstruction& instr, HloAttribute& a) {
+  const size_t value_at = (SkipSpace(), pos_);
+  absl::StatusOr<Shape> shape = ParseShapeHere();
+  if (!shape.ok()) return shape.status();
+  SetDefaultLayouts(*shape);
+  const size_t literal_at = (SkipSpace(), pos_);
+  size_t length = 0, error_offset = 0;
+  absl::StatusOr<HloLiteral> value =
+      HloLiteral::ParsePrefix(text_.substr(literal_at), *shape, &length, &error_offset);
+  if (!value.ok()) {
+    return ErrorAt(literal_at + error_offset,
+                   absl::StrCat("in the literal of ", shape->ToString(), ": ",
+                                value.status().message()));
+  }
+  pos_ = literal_at + length;
+  // One value, as for every attribute: `literal=f32[] 1 2` is an error.
+  size_t next = pos_;
+  while (next < text_.size() && (text_[next] == ' ' || text_[next] == '\t')) ++next;
+  if (next < text_.size() && !absl::StrContains(",\r\n}", text_[next])) {
+    return ErrorAt(next, "expected ',' or the end of the line after the value of attribute "
+                         "'literal'");
+  }
+  a.value = std::string(text_.substr(value_at, pos_ - value_at));
+  instr.mutable_attributes().mutable_rare().literal = LiteralAttribute{
+      *std::move(shape), std::string(text_.substr(literal_at, length)),
+      std::make_shared<const HloLiteral>(*std::move(value))};
+  return absl::OkStatus();
 }
 
 absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction& instr,
@@ -502,6 +536,10 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
       if (!shapes.ok()) return shapes.status();
       raw->mutable_attributes().mutable_rare().operand_layout_constraints = *std::move(shapes);
       a.value = std::string(text_.substr(value_at, pos_ - value_at));
+    } else if (*attr == "literal" &&
+               (wrapped ? *wrapped : raw->opcode()) == HloOpcode::kCustomCall) {
+      s = ParseLiteralAttribute(*raw, a);
+      if (!s.ok()) return s;
     } else {
       size_t value_at = (SkipSpace(), pos_);
       a.value = ScanValue();

@@ -12,7 +12,9 @@
 // Typed when parsed (HloInstruction::Attributes): dimensions, index,
 // iota_dimension, dot dims, slice, padding, direction, fusion kind,
 // dim_labels, window, group counts, slice sizes, gather/scatter dims,
-// operand_layout_constraints, output_to_operand_aliasing, the called
+// operand_layout_constraints, output_to_operand_aliasing, custom-call's
+// literal (read against its own shape by the rules of constants, printed as
+// XLA prints it: `literal=s32[2]{0} {1, 2}`), the called
 // computations; the header's entry_computation_layout, input_output_alias,
 // buffer_donor. Kept as raw text and printed back verbatim: metadata,
 // backend_config, sharding, frontend_attributes and every other attribute
@@ -22,10 +24,11 @@
 // attributes, duplicate names within a computation, undefined operands and
 // callees, control-predecessors that are not in the computation, operand
 // shapes other than their definition's (a layout that differs is only a
-// warning), constants out of their type's range or of the wrong element
-// count, sizes whose bits overflow int64, a signature other than the body,
-// aliasing that does not fit the entry, a second ROOT or ENTRY, an empty
-// computation, a shape left out where it cannot be inferred.
+// warning), constants and custom-call literals out of their type's range
+// or of the wrong element count, sizes whose bits overflow int64, a
+// signature other than the body, aliasing that does not fit the entry, a
+// second ROOT or ENTRY, an empty computation, a shape left out where it
+// cannot be inferred.
 #ifndef HLO_HLO_PARSER_H_
 #define HLO_HLO_PARSER_H_
 

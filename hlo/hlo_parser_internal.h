@@ -105,6 +105,10 @@ class Parser {
   absl::StatusOr<bool> UpgradeOldForm(const HloAttribute& a, size_t value_at);
   // Adds the upgrade counts to options_.upgrades.
   void ReportUpgrades() const;
+  // custom-call's `literal=SHAPE VALUE` at the cursor, read with the
+  // parser's own cursor so that an error points into it; sets `a.value` to
+  // the text read.
+  absl::Status ParseLiteralAttribute(HloInstruction& instr, HloAttribute& a);
 
   void Warn(size_t offset, absl::string_view message) {
     if (warnings_ != nullptr) {

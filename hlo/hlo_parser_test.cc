@@ -1,12 +1,14 @@
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_test_util.h"
 
+#include <cfloat>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_corpus.h"
+#include "hlo/hlo_literal.h"
 #include "hlo/hlo_verifier.h"
 #include "xla_layout/shape_text.h"
 
@@ -453,6 +455,143 @@ ENTRY e {
 })"),
               HasSubstr("t.hlo:4:35: error: output_to_operand_aliasing: expected "
                         "an operand number"));
+}
+
+// A float is converted to the constant's type before its range is
+// checked, as XLA does: the masks of attention layers write f32's largest
+// value as XLA prints it.
+TEST(HloParserTest, ConstantsConvertToTheirTypeBeforeTheRangeCheck) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  a = f32[2] constant({-3.40282347e+38, 3.4028235e+38})
+  b = bf16[] constant(3.39e+38)
+  ROOT c = f16[] constant(65519)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_THAT(m->entry()->FindInstruction("a")->literal_value()->floats(),
+              ::testing::ElementsAre(-FLT_MAX, FLT_MAX));
+  EXPECT_THAT(m->entry()->root()->literal_value()->floats(), ::testing::ElementsAre(65504));
+  EXPECT_THAT(m->ToString(), HasSubstr("constant({-3.40282347e+38, 3.4028235e+38})"));
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  ROOT c = f16[2] constant({1, 65520})\n}\n"),
+              HasSubstr("t.hlo:3:32: error: in the literal of f16[2]{0}: value 65520 is out of "
+                        "range for f16 (largest finite: 65504)"));
+}
+
+// NaN payloads print back as written, and the printed module reads back to
+// the same bits: parse, print, parse is a fixed point.
+TEST(HloParserTest, NanPayloadsRoundTripBitForBit) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  a = f32[3] constant({nan(0x123), -nan(0x1), nan})
+  b = bf16[2] constant({nan(0x3f), -nan(0x3f)})
+  c = f8e5m2[] constant(-nan(0x1))
+  d = c64[] constant((nan(0x5), -nan))
+  ROOT t = (f32[3], bf16[2], f8e5m2[], c64[]) tuple(a, b, c, d)
+})");
+  ASSERT_NE(m, nullptr);
+  std::string text = m->ToString();
+  EXPECT_THAT(text, HasSubstr("constant({nan(0x123), -nan(0x1), nan})"));
+  std::unique_ptr<HloModule> again = ParseTestModule(text);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->ToString(), text);
+  for (const char* name : {"a", "b", "c", "d"}) {
+    const HloInstruction* x = m->entry()->FindInstruction(name);
+    const HloInstruction* y = again->entry()->FindInstruction(name);
+    const PrimitiveType type = x->shape().element_type();
+    ASSERT_EQ(x->literal_value()->floats().size(), y->literal_value()->floats().size());
+    for (size_t k = 0; k < x->literal_value()->floats().size(); ++k) {
+      EXPECT_EQ(FloatToBits(x->literal_value()->floats()[k], type),
+                FloatToBits(y->literal_value()->floats()[k], type))
+          << name << " " << k;
+    }
+  }
+  EXPECT_EQ(FloatToBits(m->entry()->FindInstruction("a")->literal_value()->floats()[0], F32),
+            0x7f800123u);
+  EXPECT_EQ(FloatToBits(m->entry()->FindInstruction("b")->literal_value()->floats()[1], BF16),
+            0xffbfu);
+}
+
+// Comments inside a constant's literal are whitespace, a bracket in one
+// included; the literal prints back as written and reads the same again.
+TEST(HloParserTest, CommentsInsideLiterals) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  a = f32[2,1,1] constant({ { /*i0=0*/ {1} }, { /*i0=1*/ {2} } })
+  b = f32[1] constant({7 /* ) */})
+  ROOT c = /*note*/f32[1]{0} constant({5 /*x*/})
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_THAT(m->entry()->FindInstruction("a")->literal_value()->floats(),
+              ::testing::ElementsAre(1, 2));
+  EXPECT_THAT(m->entry()->FindInstruction("b")->literal_value()->floats(),
+              ::testing::ElementsAre(7));
+  EXPECT_THAT(m->entry()->root()->literal_value()->floats(), ::testing::ElementsAre(5));
+  std::string text = m->ToString();
+  EXPECT_THAT(text, HasSubstr("constant({5 /*x*/})"));
+  std::unique_ptr<HloModule> again = ParseTestModule(text);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->ToString(), text);
+}
+
+// custom-call's literal= is typed: read by the literal rules against its
+// own shape, and printed as XLA prints it, the shape with its layout.
+TEST(HloParserTest, CustomCallLiteral) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  x = f32[2] parameter(0)
+  a = f32[2] custom-call(x), custom_call_target="foo", literal=s32[2]{0} {1, 2}
+  b = f32[2] custom-call(x), custom_call_target="foo", literal=f32[] 42, api_version=API_VERSION_TYPED_FFI
+  c = f32[2] custom-call(x), custom_call_target="foo", literal=s32[2]{ 0 } {3,4}
+  ROOT d = f32[2] custom-call(x), custom_call_target="foo", literal=f32[2,1]{0,1} { /*i0=0*/ {3.4028235e+38}, {nan(0x1)} }
+})");
+  ASSERT_NE(m, nullptr);
+  const auto& a = m->entry()->FindInstruction("a")->attributes().rare().literal;
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->shape.ToString(), "s32[2]{0}");
+  EXPECT_THAT(a->value->ints(), ::testing::ElementsAre(1, 2));
+  const auto& b = m->entry()->FindInstruction("b")->attributes().rare().literal;
+  ASSERT_TRUE(b.has_value());
+  EXPECT_THAT(b->value->floats(), ::testing::ElementsAre(42));
+  const auto& d = m->entry()->root()->attributes().rare().literal;
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->value->floats()[0], FLT_MAX);
+  EXPECT_EQ(FloatToBits(d->value->floats()[1], F32), 0x7f800001u);
+  std::string text = m->ToString();
+  EXPECT_THAT(text, HasSubstr("custom_call_target=\"foo\", literal=s32[2]{0} {1, 2}\n"));
+  EXPECT_THAT(text, HasSubstr("literal=f32[] 42, api_version=API_VERSION_TYPED_FFI\n"));
+  EXPECT_THAT(text, HasSubstr("literal=s32[2]{0} {3,4}\n"));  // the shape as XLA prints it
+  std::unique_ptr<HloModule> again = ParseTestModule(text);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->ToString(), text);
+}
+
+TEST(HloParserTest, CustomCallLiteralErrorsArePositioned) {
+  auto module = [](absl::string_view literal) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n",
+                        "  ROOT c = f32[2] custom-call(x), custom_call_target=\"foo\", literal=",
+                        literal, "\n}\n");
+  };
+  // The value starts at column 69.
+  EXPECT_THAT(ParseError(module("u8[2]{0} {1, 256}")),
+              HasSubstr("t.hlo:4:82: error: in the literal of u8[2]{0}: value 256 is out of "
+                        "range for u8 [0, 255]"));
+  EXPECT_THAT(ParseError(module("s32[3]{0} {1, 2}")),
+              HasSubstr("t.hlo:4:84: error: in the literal of s32[3]{0}: dim 0 needs 3 "
+                        "entries, the literal has 2"));
+  // As in XLA, braces right after the dims are the shape's layout: an array
+  // is written with its layout, then its values.
+  EXPECT_THAT(ParseError(module("s32[2] {1, 2}")),
+              HasSubstr("t.hlo:4:76: error: Dimensions size is 1, but minor to major size "
+                        "is 2."));
+  EXPECT_THAT(ParseError(module("f16[] 65520")),
+              HasSubstr("t.hlo:4:75: error: in the literal of f16[]: value 65520 is out of "
+                        "range for f16"));
+  EXPECT_THAT(ParseError(module("f32[] 1 2")),
+              HasSubstr("t.hlo:4:77: error: expected ',' or the end of the line after the "
+                        "value of attribute 'literal'"));
+  EXPECT_THAT(ParseError(module("f32[]")),
+              HasSubstr("t.hlo:5:1: error: in the literal of f32[]: expected a value of "
+                        "type f32"));
 }
 
 // Integer lists allow spaces around numbers and signs, and name the item
