@@ -249,6 +249,34 @@ TEST(HloVerifierTest, CatchesBrokenModules) {
               HasSubstr("entry_computation_layout gives f32[3]"));
 }
 
+// The verifier's error for a module that parses, or "" when it verifies.
+std::string VerifyError(absl::string_view text) {
+  std::unique_ptr<HloModule> m = ParseTestModule(text);
+  if (m == nullptr) return "parse failed";
+  return std::string(VerifyModule(*m).message());
+}
+
+// `body` as the entry of a module with parameter p = f32[4,8].
+std::string Entry(absl::string_view body) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[4,8] parameter(0)\n", body, "\n}\n");
+}
+
+// An out-of-range dim used to reach the executor, which wrote outside its
+// per-dim table (a heap corruption under `hlo-layout run`).
+TEST(HloVerifierTest, ReverseDimsAreDistinctAndInRange) {
+  EXPECT_EQ(VerifyError(Entry("  ROOT r = f32[4,8] reverse(p), dimensions={1,0}")), "");
+  EXPECT_EQ(VerifyError(Entry("  ROOT r = f32[4,8] reverse(p), dimensions={}")), "");
+  for (absl::string_view bad : {"{2}", "{1000000}", "{-1}", "{1,1}"}) {
+    EXPECT_THAT(VerifyError(Entry(absl::StrCat("  ROOT r = f32[4,8] reverse(p), dimensions=",
+                                               bad))),
+                HasSubstr(absl::StrCat("t.hlo:4:8: error: verifier: computation 'e', "
+                                       "instruction 'r': reverse's dimensions [",
+                                       bad.substr(1, bad.size() - 2),
+                                       "] are not distinct dims of a rank-2 operand")))
+        << bad;
+  }
+}
+
 // A module printed in pieces (flushed past 1 MiB, between lines) is the
 // same text as printed whole.
 TEST(HloModuleTest, PrintInPiecesMatchesToString) {

@@ -1,6 +1,7 @@
 #include "hlo/shape_inference.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ absl::Status NeedOperands(const HloInstruction& i, int n) {
                             " operands, not ", i.operand_count()));
   }
   return NeedArrays(i);
+}
+
+std::vector<int64_t> Attr(const std::optional<std::vector<int64_t>>& a) {
+  return a.value_or(std::vector<int64_t>{});
 }
 
 // Each of `dims` is a distinct dim below `rank`.
@@ -427,6 +432,15 @@ absl::StatusOr<Shape> InferReduceWindow(const HloInstruction& i) {
   return n == 1 ? results[0] : Shape::MakeTuple(results);
 }
 
+absl::StatusOr<Shape> InferReverse(const HloInstruction& i) {
+  absl::Status st = NeedOperands(i, 1);
+  if (!st.ok()) return st;
+  const Shape& in = i.operand(0)->shape();
+  st = NeedDims("reverse's dimensions", Attr(i.attributes().dimensions), in.rank());
+  if (!st.ok()) return st;
+  return Like(in, in.element_type());
+}
+
 absl::StatusOr<Shape> InferGather(const HloInstruction& i) {
   absl::Status st = NeedOperands(i, 2);
   if (!st.ok()) return st;
@@ -524,7 +538,6 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
     case HloOpcode::kWhile:
     case HloOpcode::kAddDependency:
     case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kReverse:
       if (i.operand_count() < 1) return Bad(absl::StrCat(HloOpcodeString(op), " needs an operand"));
       return NoLayout(i.operand(0)->shape());
     case HloOpcode::kConditional:
@@ -582,6 +595,8 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
       return InferDynamicUpdateSlice(i);
     case HloOpcode::kConvolution:
       return InferConvolution(i);
+    case HloOpcode::kReverse:
+      return InferReverse(i);
     case HloOpcode::kGather:
       return InferGather(i);
     case HloOpcode::kScatter:

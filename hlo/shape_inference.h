@@ -13,6 +13,8 @@
 // written): reshape (same element count), bitcast (same byte size), convert
 // and bitcast-convert (same dims), broadcast (operand dims where they map),
 // iota (iota_dimension in range). Anything else is taken as written.
+//
+// Refused as XLA refuses them: reverse dims repeated or outside the rank.
 #ifndef HLO_SHAPE_INFERENCE_H_
 #define HLO_SHAPE_INFERENCE_H_
 
