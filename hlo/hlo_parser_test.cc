@@ -261,6 +261,36 @@ std::string Entry(absl::string_view body) {
   return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[4,8] parameter(0)\n", body, "\n}\n");
 }
 
+TEST(HloVerifierTest, ClampBoundsHaveTheOperandsType) {
+  EXPECT_EQ(VerifyError(Entry("  lo = f32[] constant(0)\n"
+                              "  ROOT c = f32[4,8] clamp(lo, p, lo)")), "");
+  EXPECT_THAT(VerifyError(Entry("  lo = s32[] constant(0)\n  hi = f32[] constant(1)\n"
+                                "  ROOT c = f32[4,8] clamp(lo, p, hi)")),
+              HasSubstr("t.hlo:6:8: error: verifier: computation 'e', instruction 'c': clamp's "
+                        "lower bound is s32 but its operand is f32; the three must have one "
+                        "type"));
+  EXPECT_THAT(VerifyError(Entry("  lo = f32[] constant(0)\n  hi = f16[4,8] convert(p)\n"
+                                "  ROOT c = f32[4,8] clamp(lo, p, hi)")),
+              HasSubstr("clamp's upper bound is f16 but its operand is f32"));
+}
+
+TEST(HloVerifierTest, CompareDirectionIsOneXlaKnows) {
+  for (absl::string_view ok : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+    EXPECT_EQ(VerifyError(Entry(absl::StrCat("  ROOT c = pred[4,8] compare(p, p), direction=",
+                                             ok))),
+              "");
+  }
+  EXPECT_THAT(VerifyError(Entry("  ROOT c = pred[4,8] compare(p, p), direction=LTE")),
+              HasSubstr("t.hlo:4:8: error: verifier: computation 'e', instruction 'c': "
+                        "compare's direction 'LTE' is not one of EQ, NE, LT, LE, GT, GE"));
+  EXPECT_THAT(VerifyError(Entry("  ROOT c = pred[4,8] compare(p, p)")),
+              HasSubstr("compare's direction (none) is not one of"));
+  // A shape left out is inferred only for a direction that exists.
+  EXPECT_THAT(ParseError(Entry("  ROOT c = compare(p, p), direction=lt")),
+              HasSubstr("t.hlo:4:12: error: the shape of 'c' (compare) cannot be inferred: "
+                        "compare's direction 'lt' is not one of"));
+}
+
 // An out-of-range dim used to reach the executor, which wrote outside its
 // per-dim table (a heap corruption under `hlo-layout run`).
 TEST(HloVerifierTest, ReverseDimsAreDistinctAndInRange) {

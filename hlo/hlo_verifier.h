@@ -10,7 +10,8 @@
 // (shape_inference.h: elementwise ops, dot, convolution, reduce, gather,
 // scatter, slices, pads, ...; reshape keeps the element count, bitcast the
 // byte size), and what it refuses is refused here (reverse dims outside the
-// rank or repeated); callers and callees agree (call, fusion, while,
+// rank or repeated, clamp bounds of another type, compare directions XLA
+// does not have); callers and callees agree (call, fusion, while,
 // conditional, map, reduce, reduce-window, sort, all-reduce, async-start);
 // the entry layout, input_output_alias and buffer_donor fit the entry.
 //

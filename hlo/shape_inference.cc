@@ -1,6 +1,8 @@
 #include "hlo/shape_inference.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,6 +85,35 @@ const Shape& ElementwiseReference(const HloInstruction& i) {
   return i.operand(op == HloOpcode::kSelect || op == HloOpcode::kClamp ? 1 : 0)->shape();
 }
 
+// What clamp and compare need beyond their operands' dims: clamp's bounds
+// have its operand's element type (XLA converts nothing implicitly), and a
+// compare's direction is one XLA knows (the executor would read any other
+// as GE). Operands of the wrong count or kind are reported elsewhere.
+absl::Status CheckElementwiseRules(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  if (op == HloOpcode::kClamp && i.operand_count() == 3) {
+    const PrimitiveType t = i.operand(1)->shape().element_type();
+    for (int k : {0, 2}) {
+      const PrimitiveType bound = i.operand(k)->shape().element_type();
+      if (bound != t) {
+        return Bad(absl::StrCat("clamp's ", k == 0 ? "lower" : "upper", " bound is ",
+                                PrimitiveTypeName(bound), " but its operand is ",
+                                PrimitiveTypeName(t), "; the three must have one type"));
+      }
+    }
+  }
+  if (op == HloOpcode::kCompare) {
+    const std::optional<std::string>& d = i.attributes().keywords().direction;
+    constexpr absl::string_view kDirections[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    if (!d || std::find(std::begin(kDirections), std::end(kDirections), *d) ==
+                  std::end(kDirections)) {
+      return Bad(absl::StrCat("compare's direction ", d ? absl::StrCat("'", *d, "'") : "(none)",
+                              " is not one of EQ, NE, LT, LE, GT, GE"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PrimitiveType> ElementwiseType(HloOpcode op, PrimitiveType t) {
   switch (op) {
     case HloOpcode::kCompare:
@@ -111,6 +142,8 @@ absl::StatusOr<Shape> InferElementwise(const HloInstruction& i) {
   }
   absl::Status arrays = NeedArrays(i);
   if (!arrays.ok()) return arrays;
+  absl::Status rules = CheckElementwiseRules(i);
+  if (!rules.ok()) return rules;
   // select's predicate and clamp's bounds may be scalars: the value operand
   // gives the shape.
   const Shape& ref = ElementwiseReference(i);
@@ -692,6 +725,8 @@ absl::Status CheckWritten(const HloInstruction& i) {
 
 absl::Status CheckShape(const HloInstruction& i) {
   const HloOpcode op = i.opcode();
+  absl::Status rules = CheckElementwiseRules(i);
+  if (!rules.ok()) return rules;
   // The common case, without building a shape: an elementwise op of arrays
   // has its reference operand's dims and a type that follows from its own.
   if (IsElementwise(op) && op != HloOpcode::kConvert &&

@@ -14,7 +14,9 @@
 // and bitcast-convert (same dims), broadcast (operand dims where they map),
 // iota (iota_dimension in range). Anything else is taken as written.
 //
-// Refused as XLA refuses them: reverse dims repeated or outside the rank.
+// Refused as XLA refuses them: reverse dims repeated or outside the rank,
+// clamp bounds of another element type than the operand, and a compare
+// direction other than EQ, NE, LT, LE, GT, GE (or none).
 #ifndef HLO_SHAPE_INFERENCE_H_
 #define HLO_SHAPE_INFERENCE_H_
 
