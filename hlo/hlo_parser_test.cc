@@ -291,6 +291,22 @@ TEST(HloVerifierTest, CompareDirectionIsOneXlaKnows) {
                         "compare's direction 'lt' is not one of"));
 }
 
+TEST(HloVerifierTest, DynamicSliceStartIndicesAreIntegers) {
+  EXPECT_EQ(VerifyError(Entry("  i = u32[] constant(1)\n"
+                              "  ROOT s = f32[2,8] dynamic-slice(p, i, i), "
+                              "dynamic_slice_sizes={2,8}")),
+            "");
+  EXPECT_THAT(VerifyError(Entry("  i = s32[] constant(1)\n  f = f32[] constant(1)\n"
+                                "  ROOT s = f32[2,8] dynamic-slice(p, i, f), "
+                                "dynamic_slice_sizes={2,8}")),
+              HasSubstr("t.hlo:6:8: error: verifier: computation 'e', instruction 's': "
+                        "dynamic-slice's start index (operand 2) is f32; start indices are "
+                        "integers"));
+  EXPECT_THAT(VerifyError(Entry("  u = f32[2,8] parameter(1)\n  f = bf16[] parameter(2)\n"
+                                "  ROOT s = f32[4,8] dynamic-update-slice(p, u, f, f)")),
+              HasSubstr("dynamic-update-slice's start index (operand 2) is bf16"));
+}
+
 // An out-of-range dim used to reach the executor, which wrote outside its
 // per-dim table (a heap corruption under `hlo-layout run`).
 TEST(HloVerifierTest, ReverseDimsAreDistinctAndInRange) {

@@ -43,6 +43,16 @@ Shape NoLayout(Shape s) {
 bool IsComplex(PrimitiveType t) { return t == C64 || t == C128; }
 PrimitiveType ComponentOf(PrimitiveType t) { return t == C64 ? F32 : F64; }
 
+bool IsIntegral(PrimitiveType t) {
+  switch (t) {
+    case S1: case S2: case S4: case S8: case S16: case S32: case S64:
+    case U1: case U2: case U4: case U8: case U16: case U32: case U64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 absl::Status NeedArrays(const HloInstruction& i) {
   for (int k = 0; k < i.operand_count(); ++k) {
     if (!i.operand(k)->shape().IsArray()) {
@@ -331,6 +341,20 @@ absl::StatusOr<Shape> InferSlice(const HloInstruction& i) {
   return out;
 }
 
+// The start indices of a dynamic-slice or dynamic-update-slice, operands
+// `first` on: integers, as XLA requires (it has no rounding rule for a
+// floating-point start).
+absl::Status NeedIntegralIndices(const HloInstruction& i, int first) {
+  for (int k = first; k < i.operand_count(); ++k) {
+    const PrimitiveType t = i.operand(k)->shape().element_type();
+    if (!IsIntegral(t)) {
+      return Bad(absl::StrCat(HloOpcodeString(i.opcode()), "'s start index (operand ", k,
+                              ") is ", PrimitiveTypeName(t), "; start indices are integers"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Shape> InferDynamicSlice(const HloInstruction& i) {
   if (i.operand_count() < 1) return Bad("dynamic-slice needs an operand");
   absl::Status st = NeedArrays(i);
@@ -346,6 +370,7 @@ absl::StatusOr<Shape> InferDynamicSlice(const HloInstruction& i) {
     return Bad(absl::StrCat("dynamic-slice takes the operand and ", in.rank(),
                             " scalar indices"));
   }
+  if (!(st = NeedIntegralIndices(i, 1)).ok()) return st;
   for (int d = 0; d < in.rank(); ++d) {
     if ((*sizes)[d] < 0 || (*sizes)[d] > in.dimensions(d)) {
       return Bad(absl::StrCat("dynamic_slice_sizes ", Dims(*sizes), " do not fit ",
@@ -362,6 +387,7 @@ absl::StatusOr<Shape> InferDynamicUpdateSlice(const HloInstruction& i) {
   const Shape& in = i.operand(0)->shape();
   const Shape& update = i.operand(1)->shape();
   if (update.rank() != in.rank()) return Bad("the update's rank differs from the operand's");
+  if (!(st = NeedIntegralIndices(i, 2)).ok()) return st;
   for (int d = 0; d < in.rank(); ++d) {
     if (update.dimensions(d) > in.dimensions(d)) {
       return Bad(absl::StrCat("the update ", update.ToString(), " does not fit in ",

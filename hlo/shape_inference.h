@@ -15,8 +15,9 @@
 // iota (iota_dimension in range). Anything else is taken as written.
 //
 // Refused as XLA refuses them: reverse dims repeated or outside the rank,
-// clamp bounds of another element type than the operand, and a compare
-// direction other than EQ, NE, LT, LE, GT, GE (or none).
+// clamp bounds of another element type than the operand, a compare
+// direction other than EQ, NE, LT, LE, GT, GE (or none), and dynamic-slice
+// and dynamic-update-slice start indices that are not integers.
 #ifndef HLO_SHAPE_INFERENCE_H_
 #define HLO_SHAPE_INFERENCE_H_
 
