@@ -323,6 +323,86 @@ TEST(HloVerifierTest, ReverseDimsAreDistinctAndInRange) {
   }
 }
 
+// Sizes wrapped past int64 used to give a small size, and a module written
+// with it was accepted.
+TEST(HloVerifierTest, PadAndWindowSizesDoNotWrap) {
+  const char* kMax = "9223372036854775807";
+  auto module = [](absl::string_view body) {
+    return absl::StrCat(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[3] parameter(0)
+  z = f32[] constant(0)
+  )", body, "\n}\n");
+  };
+  // 3 + 2 * (2^63 - 1) wraps to 1.
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[1] pad(p, z), padding=0_0_", kMax))),
+              HasSubstr(absl::StrCat("t.hlo:10:8: error: verifier: computation 'e', instruction "
+                                     "'r': pad gives dim 0 (3 elements, padding 0_0_", kMax,
+                                     ") a size that overflows int64")));
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[2] pad(p, z), padding=", kMax, "_1"))),
+              HasSubstr("pad gives dim 0"));
+  // A window of 3 dilated by 2^63 - 1 wraps to -1 and left 5 of 3.
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[5] reduce-window(p, z), window="
+                                              "{size=3 rhs_dilate=", kMax, "}, to_apply=add"))),
+              HasSubstr(absl::StrCat("t.hlo:10:8: error: verifier: computation 'e', "
+                                     "instruction 'r': the window gives dim 0 (3 elements, "
+                                     "lhs_dilate 1, rhs_dilate ", kMax,
+                                     ", pad 0_0) a size that overflows int64")));
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[0] reduce-window(p, z), window="
+                                              "{size=1 lhs_dilate=", kMax, "}, to_apply=add"))),
+              HasSubstr("the window gives dim 0"));
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[3] reduce-window(p, z), window="
+                                              "{size=1 pad=", kMax, "_1}, to_apply=add"))),
+              HasSubstr("the window gives dim 0"));
+  EXPECT_EQ(VerifyError(module("ROOT r = f32[2] reduce-window(p, z), window={size=2}, "
+                               "to_apply=add")),
+            "");
+  EXPECT_THAT(VerifyError(R"(HloModule m
+ENTRY e {
+  x = f32[1,8,8,3] parameter(0)
+  k = f32[3,3,3,16] parameter(1)
+  ROOT c = f32[1,8,8,16] convolution(x, k), window={size=3x3 pad=1_1x1_1 lhs_dilate=1x4611686018427387904}, dim_labels=b01f_01io->b01f
+})"),
+              HasSubstr("instruction 'c': the window gives dim 1 (8 elements, lhs_dilate "
+                        "4611686018427387904"));
+}
+
+// select-and-scatter's source has the dims its window leaves of the operand
+// (the windowed arithmetic checked as for reduce-window).
+TEST(HloVerifierTest, SelectAndScatterSourceFitsTheWindow) {
+  auto module = [](absl::string_view source, absl::string_view window) {
+    return absl::StrCat(R"(HloModule m
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4,6] parameter(0)
+  s = f32[)", source, R"(] parameter(1)
+  z = f32[] constant(0)
+  ROOT r = f32[4,6] select-and-scatter(p, s, z), window={)", window, R"(}, select=ge, scatter=add
+})");
+  };
+  EXPECT_EQ(VerifyError(module("2,3", "size=2x2 stride=2x2")), "");
+  EXPECT_THAT(VerifyError(module("2,2", "size=2x2 stride=2x2")),
+              HasSubstr("t.hlo:16:8: error: verifier: computation 'e', instruction 'r': "
+                        "select-and-scatter's source is f32[2,2]{1,0} but the window leaves "
+                        "[2,3] of the operand"));
+  EXPECT_THAT(VerifyError(module("2,3", "size=2x2 stride=2x2 pad=0_0x0_9223372036854775807")),
+              HasSubstr("the window gives dim 1 (6 elements"));
+}
+
 // A module printed in pieces (flushed past 1 MiB, between lines) is the
 // same text as printed whole.
 TEST(HloModuleTest, PrintInPiecesMatchesToString) {

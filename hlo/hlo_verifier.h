@@ -11,10 +11,10 @@
 // scatter, slices, pads, ...; reshape keeps the element count, bitcast the
 // byte size), and what it refuses is refused here (reverse dims outside the
 // rank or repeated, clamp bounds of another type, compare directions XLA
-// does not have, floating-point start indices); callers and callees agree
-// (call, fusion, while, conditional, map, reduce, reduce-window, sort,
-// all-reduce, async-start); the entry layout, input_output_alias and
-// buffer_donor fit the entry.
+// does not have, floating-point start indices, pad and window sizes that
+// overflow int64); callers and callees agree (call, fusion, while,
+// conditional, map, reduce, reduce-window, sort, all-reduce, async-start);
+// the entry layout, input_output_alias and buffer_donor fit the entry.
 //
 // Not checked: layouts against layout-sensitive rules (the layout pass's
 // invariants), the semantics of collectives and channels, sharding, and

@@ -2,6 +2,7 @@
 #include "hlo/shape_inference_internal.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -32,6 +33,19 @@ Shape Like(const Shape& ref, PrimitiveType type) {
   return s;
 }
 
+// a + b and a * b, or nothing where they would wrap: sizes come from the
+// text, and a wrapped size makes a wrong written shape look right.
+std::optional<int64_t> Add(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
+  return sum;
+}
+std::optional<int64_t> Multiply(int64_t a, int64_t b) {
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
+  return product;
+}
+
 absl::Status NeedArrays(const HloInstruction& i) {
   for (int k = 0; k < i.operand_count(); ++k) {
     if (!i.operand(k)->shape().IsArray()) {
@@ -54,11 +68,14 @@ absl::Status NeedOperands(const HloInstruction& i, int n) {
 
 namespace {
 
+using shape_inference_internal::Add;
 using shape_inference_internal::Bad;
 using shape_inference_internal::Dims;
 using shape_inference_internal::InferConvolution;
 using shape_inference_internal::InferReduceWindow;
+using shape_inference_internal::InferSelectAndScatter;
 using shape_inference_internal::Like;
+using shape_inference_internal::Multiply;
 using shape_inference_internal::NeedArrays;
 using shape_inference_internal::NeedOperands;
 
@@ -312,6 +329,15 @@ absl::StatusOr<Shape> InferConcatenate(const HloInstruction& i) {
   return out;
 }
 
+// lo + hi + n + (n - 1) * interior: the size pad gives a dim of n.
+std::optional<int64_t> PaddedSize(int64_t n, const std::array<int64_t, 3>& padding) {
+  std::optional<int64_t> size = Multiply(std::max<int64_t>(n - 1, 0), padding[2]);
+  for (int64_t term : {n, padding[0], padding[1]}) {
+    if (size) size = Add(*size, term);
+  }
+  return size;
+}
+
 absl::StatusOr<Shape> InferPad(const HloInstruction& i) {
   absl::Status st = NeedOperands(i, 2);
   if (!st.ok()) return st;
@@ -325,10 +351,14 @@ absl::StatusOr<Shape> InferPad(const HloInstruction& i) {
   for (int d = 0; d < in.rank(); ++d) {
     const auto& [lo, hi, interior] = (*padding)[d];
     if (interior < 0) return Bad("pad's interior padding must not be negative");
-    int64_t n = in.dimensions(d);
-    int64_t size = lo + hi + n + std::max<int64_t>(n - 1, 0) * interior;
-    if (size < 0) return Bad(absl::StrCat("pad makes dim ", d, " negative"));
-    out.set_dimensions(d, size);
+    const int64_t n = in.dimensions(d);
+    std::optional<int64_t> size = PaddedSize(n, (*padding)[d]);
+    if (!size) {
+      return Bad(absl::StrCat("pad gives dim ", d, " (", n, " elements, padding ", lo, "_", hi,
+                              "_", interior, ") a size that overflows int64"));
+    }
+    if (*size < 0) return Bad(absl::StrCat("pad makes dim ", d, " negative"));
+    out.set_dimensions(d, *size);
   }
   return out;
 }
@@ -575,6 +605,8 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
       return InferConvolution(i);
     case HloOpcode::kReverse:
       return InferReverse(i);
+    case HloOpcode::kSelectAndScatter:
+      return InferSelectAndScatter(i);
     case HloOpcode::kGather:
       return InferGather(i);
     case HloOpcode::kScatter:

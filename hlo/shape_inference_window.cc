@@ -1,8 +1,10 @@
-// Shape inference for the ops with a window (convolution, reduce-window):
-// the size a window leaves of each dim, and the shapes that follow.
+// Shape inference for the ops with a window (convolution, reduce-window,
+// select-and-scatter): the size a window leaves of each dim, computed with
+// overflow checks, and the shapes that follow.
 #include "hlo/shape_inference_internal.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,13 +13,36 @@
 namespace xla_layout::shape_inference_internal {
 namespace {
 
-// Output size of one windowed dim, as XLA's window arithmetic has it.
-int64_t WindowedSize(int64_t in, const WindowDimension& w) {
-  int64_t dilated_in = in == 0 ? 0 : (in - 1) * w.lhs_dilation + 1;
-  int64_t padded = dilated_in + w.padding_low + w.padding_high;
-  int64_t window = w.size == 0 ? 0 : (w.size - 1) * w.rhs_dilation + 1;
-  if (padded < window) return 0;
-  return (padded - window) / w.stride + 1;
+// (n - 1) * dilation + 1 elements: n spread `dilation` apart.
+std::optional<int64_t> Dilated(int64_t n, int64_t dilation) {
+  if (n == 0) return 0;
+  std::optional<int64_t> spread = Multiply(n - 1, dilation);
+  return spread ? Add(*spread, 1) : std::nullopt;
+}
+
+// Output size of one windowed dim, as XLA's window arithmetic has it, or
+// nothing where a step overflows int64.
+std::optional<int64_t> WindowedSize(int64_t in, const WindowDimension& w) {
+  std::optional<int64_t> padded = Dilated(in, w.lhs_dilation);
+  if (padded) padded = Add(*padded, w.padding_low);
+  if (padded) padded = Add(*padded, w.padding_high);
+  std::optional<int64_t> window = Dilated(w.size, w.rhs_dilation);
+  if (!padded || !window) return std::nullopt;
+  if (*padded < *window) return 0;
+  return Add((*padded - *window) / w.stride, 1);
+}
+
+// The size `w` leaves of a dim of `in` elements (window dim `d`), or why
+// it has none.
+absl::StatusOr<int64_t> WindowedDim(int64_t in, const WindowDimension& w, int d) {
+  std::optional<int64_t> size = WindowedSize(in, w);
+  if (!size) {
+    return Bad(absl::StrCat("the window gives dim ", d, " (", in, " elements, lhs_dilate ",
+                            w.lhs_dilation, ", rhs_dilate ", w.rhs_dilation, ", pad ",
+                            w.padding_low, "_", w.padding_high,
+                            ") a size that overflows int64"));
+  }
+  return *size;
 }
 
 }  // namespace
@@ -77,7 +102,9 @@ absl::StatusOr<Shape> InferConvolution(const HloInstruction& i) {
       return Bad(absl::StrCat("window size ", window[s].size, " of spatial dim ", s,
                               " differs from the kernel's ", ker.dimensions(kd)));
     }
-    dims[od] = WindowedSize(in.dimensions(id), window[s]);
+    absl::StatusOr<int64_t> size = WindowedDim(in.dimensions(id), window[s], s);
+    if (!size.ok()) return size.status();
+    dims[od] = *size;
   }
   return Shape(in.element_type(), dims);
 }
@@ -101,10 +128,41 @@ absl::StatusOr<Shape> InferReduceWindow(const HloInstruction& i) {
     const Shape& in = i.operand(k)->shape();
     if (in.dimensions() != first.dimensions()) return Bad("reduce-window's inputs differ");
     std::vector<int64_t> dims;
-    for (int d = 0; d < in.rank(); ++d) dims.push_back(WindowedSize(in.dimensions(d), window[d]));
+    for (int d = 0; d < in.rank(); ++d) {
+      absl::StatusOr<int64_t> size = WindowedDim(in.dimensions(d), window[d], d);
+      if (!size.ok()) return size.status();
+      dims.push_back(*size);
+    }
     results.push_back(Shape(i.operand(n + k)->shape().element_type(), dims));
   }
   return n == 1 ? results[0] : Shape::MakeTuple(results);
+}
+
+// select-and-scatter scatters its source over windows of its operand: the
+// source has the dims the window leaves of the operand; the result is the
+// operand's shape.
+absl::StatusOr<Shape> InferSelectAndScatter(const HloInstruction& i) {
+  absl::Status st = NeedOperands(i, 3);
+  if (!st.ok()) return st;
+  const Shape& in = i.operand(0)->shape();
+  const Shape& source = i.operand(1)->shape();
+  std::vector<WindowDimension> window =
+      i.attributes().rare().window.value_or(std::vector<WindowDimension>(in.rank()));
+  if (static_cast<int>(window.size()) != in.rank()) {
+    return Bad(absl::StrCat("the window has ", window.size(), " dims for a rank-", in.rank(),
+                            " operand"));
+  }
+  std::vector<int64_t> windows;
+  for (int d = 0; d < in.rank(); ++d) {
+    absl::StatusOr<int64_t> size = WindowedDim(in.dimensions(d), window[d], d);
+    if (!size.ok()) return size.status();
+    windows.push_back(*size);
+  }
+  if (source.dimensions() != absl::MakeConstSpan(windows)) {
+    return Bad(absl::StrCat("select-and-scatter's source is ", source.ToString(),
+                            " but the window leaves ", Dims(windows), " of the operand"));
+  }
+  return Like(in, in.element_type());
 }
 
 }  // namespace xla_layout::shape_inference_internal
