@@ -116,6 +116,17 @@ void Parser::PrefetchNextName() const {
   if (end > p) names_.prefetch(text_.substr(p, end - p));
 }
 
+// What an op's written shape must be before anything reads it. XLA builds
+// an infeed from the first element of its shape, the tuple (data, token):
+// an array or () leaves it nothing to build from.
+absl::Status CheckWrittenShape(HloOpcode opcode, const Shape& shape) {
+  if (opcode == HloOpcode::kInfeed && (!shape.IsTuple() || shape.tuple_shapes().empty())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "infeed's shape must be a non-empty tuple (data, token), not ", shape.ToString()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Shape> SetDefaultLayoutsAndCheckSizes(Shape shape) {
   SetDefaultLayouts(shape);
   absl::Status sized = CheckShapeSizes(shape);
@@ -362,7 +373,11 @@ absl::StatusOr<HloInstruction*> Parser::ParseNested(HloComputation& computation,
     return ErrorAt(at, absl::StrCat("operands nested deeper than ", kMaxNesting));
   }
   const bool infer = !shape.has_value();
-  if (shape) SetDefaultLayouts(*shape);
+  if (shape) {
+    absl::Status written = CheckWrittenShape(opcode, *shape);
+    if (!written.ok()) return ErrorAt(at, written.message());
+    SetDefaultLayouts(*shape);
+  }
   auto instr = std::make_unique<HloInstruction>("", opcode, infer ? Shape() : *shape);
   instr->set_location(source_.LocationOf(at, &line_hint_));
   absl::Status s = Expect("(", "after the opcode of an inline operand");
@@ -434,6 +449,9 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
     }
   }
   if (!opcode.ok()) return ErrorAt(op_at, opcode.status().message());
+  if (!inferred && !(s = CheckWrittenShape(*opcode, *shape)).ok()) {
+    return ErrorAt(shape_at, s.message());
+  }
   const bool written = !inferred && AllLayoutsWritten(*shape);
   if (!inferred) SetDefaultLayouts(*shape);
   auto instr =

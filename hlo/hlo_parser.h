@@ -25,7 +25,8 @@
 // warning), constants out of their type's range or of the wrong element
 // count, sizes whose bits overflow int64, a signature other than the body,
 // aliasing that does not fit the entry, a second ROOT or ENTRY, an empty
-// computation, a shape left out where it cannot be inferred.
+// computation, a shape left out where it cannot be inferred, an infeed
+// whose shape is not a non-empty tuple (data, token).
 #ifndef HLO_HLO_PARSER_H_
 #define HLO_HLO_PARSER_H_
 

@@ -610,6 +610,26 @@ ENTRY e {
                         "an operand number"));
 }
 
+// XLA reads an infeed's data shape from the first element of its shape, the
+// tuple (data, token); any other shape is refused where it is written.
+TEST(HloParserTest, InfeedShapeIsANonEmptyTuple) {
+  auto module = [](absl::string_view infeed) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  t = token[] after-all()\n  ", infeed,
+                        "\n  ROOT r = token[] after-all()\n}\n");
+  };
+  std::unique_ptr<HloModule> m = ParseTestModule(module("i = (f32[4], token[]) infeed(t)"));
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  EXPECT_EQ(ParseError(module("i = f32[4] infeed(t)")),
+            "t.hlo:4:7: error: infeed's shape must be a non-empty tuple (data, token), not "
+            "f32[4]\n  i = f32[4] infeed(t)\n      ^");
+  EXPECT_THAT(ParseError(module("i = () infeed(t)")),
+              HasSubstr("t.hlo:4:7: error: infeed's shape must be a non-empty tuple (data, "
+                        "token), not ()"));
+  EXPECT_THAT(ParseError(module("i = (f32[4], token[]) tuple(f32[4] infeed(t), t)")),
+              HasSubstr("t.hlo:4:38: error: infeed's shape must be a non-empty tuple"));
+}
+
 // Integer lists allow spaces around numbers and signs, and name the item
 // that is not a number.
 TEST(HloParserTest, IntegerListAttributes) {
