@@ -145,12 +145,13 @@ absl::StatusOr<Shape> Parser::ParseShapeHere() {
   return shape;
 }
 
-absl::StatusOr<std::vector<Shape>> Parser::ParseShapeList() {
+absl::StatusOr<std::vector<Shape>> Parser::ParseShapeList(std::vector<size_t>* offsets) {
   absl::Status s = Expect("{", "to open the list of shapes");
   if (!s.ok()) return s;
   std::vector<Shape> shapes;
   if (Consume("}")) return shapes;
   while (true) {
+    if (offsets != nullptr) offsets->push_back((SkipSpace(), pos_));
     absl::StatusOr<Shape> shape = ParseShapeHere();
     if (!shape.ok()) return shape.status();
     SetDefaultLayouts(*shape);
@@ -496,9 +497,11 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
       // Shapes are read with the parser's own cursor, so that an error in
       // one points at its line and column.
       size_t value_at = (SkipSpace(), pos_);
-      absl::StatusOr<std::vector<Shape>> shapes = ParseShapeList();
+      std::vector<size_t> offsets;
+      absl::StatusOr<std::vector<Shape>> shapes = ParseShapeList(&offsets);
       if (!shapes.ok()) return shapes.status();
       raw->mutable_attributes().mutable_rare().operand_layout_constraints = *std::move(shapes);
+      constraints_.push_back({raw, at, std::move(offsets)});
       a.value = std::string(text_.substr(value_at, pos_ - value_at));
     } else {
       size_t value_at = (SkipSpace(), pos_);

@@ -26,7 +26,9 @@
 // count, sizes whose bits overflow int64, a signature other than the body,
 // aliasing that does not fit the entry, a second ROOT or ENTRY, an empty
 // computation, a shape left out where it cannot be inferred, an infeed
-// whose shape is not a non-empty tuple (data, token).
+// whose shape is not a non-empty tuple (data, token), custom-call
+// operand_layout_constraints other than one shape per operand with the
+// operand's dims and element type.
 #ifndef HLO_HLO_PARSER_H_
 #define HLO_HLO_PARSER_H_
 

@@ -72,6 +72,9 @@ absl::Status Parser::WrapAsyncOps(HloModule& module) {
     for (PendingCall& call : calls_) {
       if (call.instruction == i) call.instruction = root.get();
     }
+    for (PendingConstraints& c : constraints_) {
+      if (c.instruction == i) c.instruction = root.get();
+    }
     c->set_root(c->AddInstruction(std::move(root)));
     HloComputation* added = module.AddComputationBefore(std::move(c), i->parent());
     i->AddCalledComputation("calls", added);
@@ -111,6 +114,34 @@ absl::Status Parser::FinishShapes() {
   for (const PendingSignature& p : signatures_) {
     absl::Status s = VerifySignature(*p.computation);
     if (!s.ok()) return ErrorAt(p.offset, s.message());
+  }
+  return CheckLayoutConstraints();
+}
+
+// As XLA: a constraint sets an operand's layout, so there is one per operand
+// and it has the operand's dims and element type.
+absl::Status Parser::CheckLayoutConstraints() const {
+  for (const PendingConstraints& p : constraints_) {
+    const HloInstruction& call = *p.instruction;
+    const std::vector<Shape>& shapes = *call.attributes().rare().operand_layout_constraints;
+    if (static_cast<int>(shapes.size()) != call.operand_count()) {
+      auto count = [](size_t n, absl::string_view what) {
+        return absl::StrCat(n, " ", what, n == 1 ? "" : "s");
+      };
+      return ErrorAt(p.offset, absl::StrCat("operand_layout_constraints of '", call.name(),
+                                            "' has ", count(shapes.size(), "shape"), " for ",
+                                            count(call.operand_count(), "operand"),
+                                            "; it takes one per operand"));
+    }
+    for (int k = 0; k < call.operand_count(); ++k) {
+      const Shape& operand = call.operand(k)->shape();
+      if (!Shape::Equal().IgnoreLayout()(shapes[k], operand)) {
+        return ErrorAt(p.shapes[k], absl::StrCat(
+            "operand_layout_constraints gives ", shapes[k].ToString(), " for operand ", k,
+            " of '", call.name(), "', which is ", operand.ToString(),
+            "; a constraint sets only the layout"));
+      }
+    }
   }
   return absl::OkStatus();
 }

@@ -72,8 +72,9 @@ class Parser {
   // Consumes `word` when it stands alone (not the start of a longer name).
   bool ConsumeKeyword(absl::string_view word);
   absl::StatusOr<Shape> ParseShapeHere();
-  // `{shape, shape, ...}` at the cursor, default layouts filled in.
-  absl::StatusOr<std::vector<Shape>> ParseShapeList();
+  // `{shape, shape, ...}` at the cursor, default layouts filled in; where
+  // each shape starts goes to `offsets`, when given.
+  absl::StatusOr<std::vector<Shape>> ParseShapeList(std::vector<size_t>* offsets = nullptr);
   std::string ScanValue();
   absl::StatusOr<std::string> ScanBalanced(char open, char close);
 
@@ -156,6 +157,16 @@ class Parser {
   // Infers the shapes left out, checks what waited for them, and the
   // written signatures: once every callee is known.
   absl::Status FinishShapes();
+  // A custom call's operand_layout_constraints (where the attribute and each
+  // of its shapes start), checked against the operands once their shapes
+  // are known: one shape per operand, each the operand's but for layout.
+  struct PendingConstraints {
+    HloInstruction* instruction;
+    size_t offset;
+    std::vector<size_t> shapes;
+  };
+  std::vector<PendingConstraints> constraints_;
+  absl::Status CheckLayoutConstraints() const;
   // The instructions of the current computation by name; keys view the
   // text or the instructions' own names (null while one is being read).
   absl::flat_hash_map<absl::string_view, HloInstruction*> names_;

@@ -630,6 +630,52 @@ TEST(HloParserTest, InfeedShapeIsANonEmptyTuple) {
               HasSubstr("t.hlo:4:38: error: infeed's shape must be a non-empty tuple"));
 }
 
+// A custom call's operand_layout_constraints set its operands' layouts: one
+// shape per operand, with the operand's dims and element type. Checked
+// once the module is read, so operands defined later or written without a
+// shape are checked too.
+TEST(HloParserTest, OperandLayoutConstraintsFitTheOperands) {
+  auto call = [](absl::string_view operands, absl::string_view constraints) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n",
+                        "  ROOT c = f32[4] custom-call(", operands,
+                        "), custom_call_target=\"f\", operand_layout_constraints=", constraints,
+                        "\n}\n");
+  };
+  ParseTestModule(call("p, p", "{f32[4]{0}, f32[4]}"));
+  EXPECT_EQ(ParseError(call("p", "{f32[4]{0}, f32[4]{0}}")),
+            "t.hlo:4:59: error: operand_layout_constraints of 'c' has 2 shapes for 1 operand; "
+            "it takes one per operand\n" + std::string(
+            "  ROOT c = f32[4] custom-call(p), custom_call_target=\"f\", "
+            "operand_layout_constraints={f32[4]{0}, f32[4]{0}}\n") + std::string(58, ' ') + "^");
+  EXPECT_THAT(ParseError(call("p, p", "{f32[4]}")),
+              HasSubstr("t.hlo:4:62: error: operand_layout_constraints of 'c' has 1 shape for 2 "
+                        "operands"));
+  EXPECT_THAT(ParseError(call("p, p", "{f32[4]{0}, f32[8]{0}}")),
+              HasSubstr("t.hlo:4:101: error: operand_layout_constraints gives f32[8]{0} for "
+                        "operand 1 of 'c', which is f32[4]{0}; a constraint sets only the "
+                        "layout"));
+  EXPECT_THAT(ParseError(call("p", "{s32[4]{0}}")),
+              HasSubstr("t.hlo:4:87: error: operand_layout_constraints gives s32[4]{0} for "
+                        "operand 0 of 'c', which is f32[4]{0}"));
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(n), custom_call_target="f", operand_layout_constraints={f32[2]}
+  n = negate(p)
+})"),
+              HasSubstr("t.hlo:4:87: error: operand_layout_constraints gives f32[2]{0} for "
+                        "operand 0 of 'c', which is f32[4]{0}"));
+  // The async shorthand moves the constraints to the wrapped call.
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) custom-call-start(a), custom_call_target="f", operand_layout_constraints={f32[2]}
+  ROOT d = f32[4] custom-call-done(s)
+})"),
+              HasSubstr("t.hlo:4:107: error: operand_layout_constraints gives f32[2]{0} for "
+                        "operand 0 of 'async_op', which is f32[4]{0}"));
+}
+
 // Integer lists allow spaces around numbers and signs, and name the item
 // that is not a number.
 TEST(HloParserTest, IntegerListAttributes) {
