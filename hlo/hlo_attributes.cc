@@ -382,6 +382,29 @@ const Shape* ShapeAtIndex(const Shape& shape, absl::Span<const int64_t> index) {
   return s;
 }
 
+namespace {
+
+// A conditional names its branches one way: true_computation and
+// false_computation (for a pred selector) or branch_computations (for an
+// s32 one). XLA refuses both at once: which list the branches are would be
+// a guess. `name` is the attribute being read; the earlier ones are there.
+absl::Status CheckBranchForm(const HloInstruction& instr, absl::string_view name) {
+  auto is_pair = [](absl::string_view n) {
+    return n == "true_computation" || n == "false_computation";
+  };
+  for (const HloAttribute& seen : instr.raw_attributes()) {
+    if ((is_pair(name) && seen.name == "branch_computations") ||
+        (name == "branch_computations" && is_pair(seen.name))) {
+      return Error(absl::StrCat("conditional takes true_computation and false_computation, "
+                                "or branch_computations, not both ('", name,
+                                "' after '", seen.name, "')"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                                  std::vector<std::string>& callees) {
   auto int_list = [&](const std::string& v)
@@ -559,6 +582,10 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     return absl::OkStatus();
   }
   if (IsCalledComputationAttribute(n)) {
+    if (instr.opcode() == HloOpcode::kConditional) {
+      absl::Status form = CheckBranchForm(instr, n);
+      if (!form.ok()) return form;
+    }
     absl::string_view body = absl::StripAsciiWhitespace(a.value);
     bool list = absl::ConsumePrefix(&body, "{");
     if (list && !absl::ConsumeSuffix(&body, "}")) {

@@ -28,7 +28,8 @@
 // computation, a shape left out where it cannot be inferred, an infeed
 // whose shape is not a non-empty tuple (data, token), custom-call
 // operand_layout_constraints other than one shape per operand with the
-// operand's dims and element type.
+// operand's dims and element type, a conditional with both
+// true_computation/false_computation and branch_computations.
 #ifndef HLO_HLO_PARSER_H_
 #define HLO_HLO_PARSER_H_
 

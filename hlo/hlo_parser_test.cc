@@ -676,6 +676,41 @@ ENTRY e {
                         "operand 0 of 'async_op', which is f32[4]{0}"));
 }
 
+// A conditional's branches are true_computation and false_computation, or
+// branch_computations: never both.
+TEST(HloParserTest, ConditionalNamesItsBranchesOneWay) {
+  auto module = [](absl::string_view selector, absl::string_view branches) {
+    return absl::StrCat(R"(HloModule m
+neg {
+  p = f32[] parameter(0)
+  ROOT n = f32[] negate(p)
+}
+ENTRY e {
+  i = )", selector, R"([] parameter(0)
+  a = f32[] parameter(1)
+  ROOT r = f32[] conditional(i, a, a), )", branches, "\n}\n");
+  };
+  for (auto [selector, branches] :
+       {std::pair<absl::string_view, absl::string_view>{
+            "pred", "true_computation=neg, false_computation=neg"},
+        {"s32", "branch_computations={neg, neg}"}}) {
+    std::unique_ptr<HloModule> m = ParseTestModule(module(selector, branches));
+    ASSERT_NE(m, nullptr);
+    EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  }
+  EXPECT_EQ(ParseError(module("pred", "true_computation=neg, false_computation=neg, "
+                                      "branch_computations={neg, neg}")),
+            "t.hlo:9:85: error: conditional takes true_computation and false_computation, or "
+            "branch_computations, not both ('branch_computations' after 'true_computation')\n"
+            "  ROOT r = f32[] conditional(i, a, a), true_computation=neg, "
+            "false_computation=neg, branch_computations={neg, neg}\n" +
+                std::string(84, ' ') + "^");
+  EXPECT_THAT(ParseError(module("s32", "branch_computations={neg, neg}, false_computation=neg")),
+              HasSubstr("t.hlo:9:72: error: conditional takes true_computation and "
+                        "false_computation, or branch_computations, not both "
+                        "('false_computation' after 'branch_computations')"));
+}
+
 // Integer lists allow spaces around numbers and signs, and name the item
 // that is not a number.
 TEST(HloParserTest, IntegerListAttributes) {
