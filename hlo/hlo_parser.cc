@@ -492,6 +492,7 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
       }
     }
     if (!Consume("=")) return Expect("=", absl::StrCat("after attribute '", *attr, "'"));
+    if (*attr == "async_execution_thread") async_threads_.push_back({raw, at});
     HloAttribute a{*attr, ""};
     if (*attr == "operand_layout_constraints") {
       // Shapes are read with the parser's own cursor, so that an error in
@@ -754,6 +755,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
     }
     call.instruction->AddCalledComputation(call.attribute, callee);
   }
+  s = CheckAsyncOps(*module);
+  if (!s.ok()) return s;
   s = FinishShapes();
   if (!s.ok()) return s;
   s = VerifyAliasing(*module);

@@ -29,7 +29,9 @@
 // whose shape is not a non-empty tuple (data, token), custom-call
 // operand_layout_constraints other than one shape per operand with the
 // operand's dims and element type, a conditional with both
-// true_computation/false_computation and branch_computations.
+// true_computation/false_computation and branch_computations, a computation
+// wrapped by two async-starts, an async-update or -done whose calls= or
+// async_execution_thread= differs from its async-start's.
 #ifndef HLO_HLO_PARSER_H_
 #define HLO_HLO_PARSER_H_
 

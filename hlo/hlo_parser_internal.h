@@ -147,6 +147,12 @@ class Parser {
   // Wrapped-computation parameters whose operand's shape is inferred.
   std::vector<std::pair<HloInstruction*, const HloInstruction*>> async_params_;
   absl::Status WrapAsyncOps(HloModule& module);
+  // Where async ops write async_execution_thread, to check each update and
+  // done against its start once the module is read.
+  std::vector<std::pair<HloInstruction*, size_t>> async_threads_;
+  // Each async-start wraps a computation of its own; an update or done
+  // names its start's computation and thread, where it names one.
+  absl::Status CheckAsyncOps(const HloModule& module) const;
   // control-predecessors of the current computation, checked once it is read.
   struct PendingPredecessor {
     HloInstruction* instruction;

@@ -711,6 +711,59 @@ ENTRY e {
                         "('false_computation' after 'branch_computations')"));
 }
 
+// Async ops written out: each async-start wraps a computation of its own,
+// and an update or done that names a computation or a thread names its
+// start's.
+TEST(HloParserTest, AsyncUpdateAndDoneContinueTheirStart) {
+  auto module = [](absl::string_view body) {
+    return absl::StrCat(R"(HloModule m
+w {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] negate(a)
+}, execution_thread="host"
+v {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] abs(a)
+}, execution_thread="host"
+ENTRY e {
+  p = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w, async_execution_thread="host"
+)", body, "\n}\n");
+  };
+  std::unique_ptr<HloModule> m = ParseTestModule(module(
+      "  u = ((f32[4]), f32[4], s32[]) async-update(s), calls=w, async_execution_thread=\"host\"\n"
+      "  ROOT d = f32[4] async-done(u), calls=w"));
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  EXPECT_EQ(ParseError(module(
+                "  t = ((f32[4]), f32[4], s32[]) async-start(p), calls=w\n"
+                "  ROOT d = f32[4] async-done(s)")),
+            "t.hlo:13:49: error: computation 'w' is wrapped by async-start 's' already; each "
+            "async-start wraps a computation of its own\n"
+            "  t = ((f32[4]), f32[4], s32[]) async-start(p), calls=w\n" +
+                std::string(48, ' ') + "^");
+  EXPECT_THAT(ParseError(module("  u = ((f32[4]), f32[4], s32[]) async-update(s)\n"
+                                "  ROOT d = f32[4] async-done(u), calls=v")),
+              HasSubstr("t.hlo:14:34: error: async-done 'd' calls 'v' but its async-start 's' "
+                        "wraps 'w'"));
+  EXPECT_THAT(ParseError(module("  u = ((f32[4]), f32[4], s32[]) async-update(s), calls=v\n"
+                                "  ROOT d = f32[4] async-done(u)")),
+              HasSubstr("t.hlo:13:50: error: async-update 'u' calls 'v' but its async-start 's' "
+                        "wraps 'w'"));
+  EXPECT_THAT(ParseError(module("  ROOT d = f32[4] async-done(s), async_execution_thread=\"main\"")),
+              HasSubstr("t.hlo:13:34: error: async-done 'd' runs on thread \"main\" but its "
+                        "async-start 's' runs on \"host\""));
+  // The shorthand's start runs on "main" unless it says otherwise.
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = ((f32[4], f32[4]), f32[4]) add-start(a, a)
+  ROOT d = f32[4] add-done(s), async_execution_thread="host"
+})"),
+              HasSubstr("t.hlo:5:32: error: async-done 'd' runs on thread \"host\" but its "
+                        "async-start 's' runs on \"main\""));
+}
+
 // Integer lists allow spaces around numbers and signs, and name the item
 // that is not a number.
 TEST(HloParserTest, IntegerListAttributes) {
