@@ -234,53 +234,6 @@ absl::StatusOr<std::string> Parser::ScanBalanced(char open, char close) {
   return std::string(text_.substr(start, pos_ - 1 - start));
 }
 
-absl::Status Parser::ParseHeader(HloModule& module) {
-  while (Consume(",")) {
-    size_t at = (SkipSpace(), pos_);
-    absl::StatusOr<std::string> name = ParseName("a header attribute name");
-    if (!name.ok()) return name.status();
-    absl::Status s = Expect("=", absl::StrCat("after '", *name, "'"));
-    if (!s.ok()) return s;
-    if (*name == "entry_computation_layout") {
-      s = Expect("{", "to open entry_computation_layout");
-      if (!s.ok()) return s;
-      absl::StatusOr<Shape> params = ParseShapeHere();
-      if (!params.ok()) return params.status();
-      if (!params->IsTuple()) {
-        return ErrorAt(at, "entry_computation_layout needs (parameters)->result");
-      }
-      s = Expect("->", "in entry_computation_layout");
-      if (!s.ok()) return s;
-      absl::StatusOr<Shape> result = ParseShapeHere();
-      if (!result.ok()) return result.status();
-      s = Expect("}", "to close entry_computation_layout");
-      if (!s.ok()) return s;
-      module.set_entry_computation_layout(
-          ComputationLayout{params->tuple_shapes(), *result});
-      continue;
-    }
-    std::string value = ScanValue();
-    if (*name == "input_output_alias") {
-      absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAlias(value);
-      if (!aliases.ok()) {
-        return ErrorAt(at, absl::StrCat("input_output_alias: ", aliases.status().message()));
-      }
-      module.set_input_output_aliases(*std::move(aliases));
-      aliasing_at_ = at;
-    } else if (*name == "buffer_donor") {
-      absl::StatusOr<std::vector<BufferDonor>> donors = ParseBufferDonor(value);
-      if (!donors.ok()) {
-        return ErrorAt(at, absl::StrCat("buffer_donor: ", donors.status().message()));
-      }
-      module.set_buffer_donors(*std::move(donors));
-      donors_at_ = at;
-    }
-    module.mutable_header_attributes().push_back({*name, std::move(value)});
-  }
-  return absl::OkStatus();
-}
-
-
 absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
                                        const HloAttribute& a, size_t offset) {
   std::vector<std::string> callees;

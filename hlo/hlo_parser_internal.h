@@ -1,8 +1,9 @@
-// The HLO text parser's class, shared by its two files: hlo_parser.cc reads
-// the grammar (header, computations, instructions, attributes);
-// hlo_parser_finish.cc completes the module once it is read (async
-// wrapping, shapes left out, checks that wait for them). Not a public API:
-// use ParseHloModule (hlo_parser.h).
+// The HLO text parser's class, shared by its three files: hlo_parser.cc
+// reads the grammar (computations, instructions, attributes);
+// hlo_parser_header.cc the module header's attributes; hlo_parser_finish.cc
+// completes the module once it is read (async wrapping, shapes left out,
+// checks that wait for them). Not a public API: use ParseHloModule
+// (hlo_parser.h).
 #ifndef HLO_HLO_PARSER_INTERNAL_H_
 #define HLO_HLO_PARSER_INTERNAL_H_
 
