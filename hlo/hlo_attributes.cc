@@ -136,7 +136,7 @@ const absl::flat_hash_map<HloOpcode, std::vector<absl::string_view>>& AttributeT
 
 constexpr absl::string_view kEveryInstruction[] = {
     "sharding", "frontend_attributes", "statistics", "parameter_replication",
-    "control-predecessors", "origin", "metadata", "backend_config"};
+    "control-predecessors", "origin", "original_value", "metadata", "backend_config"};
 
 }  // namespace
 
@@ -287,6 +287,26 @@ class Cursor {
     Skip();
     return pos_ == text_.size();
   }
+  // The next character after spaces, or '\0' at the end.
+  char Peek() {
+    Skip();
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  // `"..."`, with backslash escapes.
+  bool QuotedString() {
+    if (!Consume('"')) return false;
+    while (pos_ < text_.size() && text_[pos_] != '"') pos_ += text_[pos_] == '\\' ? 2 : 1;
+    if (pos_ >= text_.size()) return false;
+    ++pos_;
+    return true;
+  }
+  bool ConsumeText(absl::string_view word) {
+    Skip();
+    if (text_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+  size_t pos() const { return pos_; }
   absl::Status Error(absl::string_view what, absl::string_view form) const {
     return absl::InvalidArgumentError(absl::StrCat("expected ", what, " at offset ", pos_,
                                                    " of '", text_, "' (the form is ", form,
@@ -318,6 +338,80 @@ absl::StatusOr<std::vector<T>> ParseBracedList(absl::string_view text, absl::str
 }
 
 }  // namespace
+
+namespace {
+
+constexpr absl::string_view kOriginalValueForm =
+    "{{\"x\"}} for an array, {({\"a\"}, {\"b\" {1}})} for a tuple";
+
+// The tree of an original value for `shape` (at tuple index `index`): a
+// tuple is `(tree, ...)`, one tree per element; anything else is `{}` (no
+// original), `{"name"}` or `{"name" {shape index}}`, which a call history
+// string may follow.
+absl::Status OriginalTree(Cursor& c, absl::string_view name, const Shape& shape,
+                          std::vector<int64_t>& index) {
+  auto mismatch = [&](absl::string_view what) {
+    return Error(absl::StrCat(name, " has ", what, " where the instruction's shape has ",
+                              shape.ToString(),
+                              index.empty() ? std::string()
+                                            : absl::StrCat(" at {", absl::StrJoin(index, ","),
+                                                           "}")));
+  };
+  auto expected = [&](absl::string_view what) {
+    return Error(absl::StrCat(name, ": expected ", what, " (the form is ", kOriginalValueForm,
+                              ")"));
+  };
+  if (!shape.IsTuple()) {
+    if (!c.Consume('{')) return c.Peek() == '(' ? mismatch("a tuple") : expected("'{'");
+    if (c.Consume('}')) return absl::OkStatus();
+    if (!c.QuotedString()) return expected("an instruction name in quotes");
+    std::vector<int64_t> shape_index;
+    if (c.Peek() == '{' && !c.Index(shape_index)) return expected("a shape index like {0}");
+    if (c.Peek() == '"' && !c.QuotedString()) return expected("a quoted call history");
+    return c.Consume('}') ? absl::OkStatus() : expected("'}'");
+  }
+  if (!c.Consume('(')) return c.Peek() == '{' ? mismatch("an array") : expected("'('");
+  const size_t n = shape.tuple_shapes().size();
+  for (size_t k = 0; k < n; ++k) {
+    if (k > 0 && !c.Consume(',')) {
+      return c.Peek() == ')' ? mismatch(absl::StrCat(k, " of ", n, " elements"))
+                             : expected("','");
+    }
+    index.push_back(k);
+    absl::Status s = OriginalTree(c, name, shape.tuple_shapes()[k], index);
+    index.pop_back();
+    if (!s.ok()) return s;
+  }
+  if (c.Consume(')')) return absl::OkStatus();
+  return c.Peek() == ',' ? mismatch(absl::StrCat("more than ", n, " elements")) : expected("')'");
+}
+
+}  // namespace
+
+absl::Status CheckOriginalValue(absl::string_view name, absl::string_view text,
+                                const Shape& shape, size_t* error_offset) {
+  Cursor c(text);
+  absl::Status s = [&]() -> absl::Status {
+    if (!c.Consume('{')) return Error(absl::StrCat(name, " needs braces: ", kOriginalValueForm));
+    // XLA's placeholder for a value a synthetic call made, whatever its shape.
+    if (c.Consume('[')) {
+      if (!c.ConsumeText("synthetic_call") || !c.Consume(']')) {
+        return Error(absl::StrCat(name, ": expected [synthetic_call]"));
+      }
+    } else {
+      std::vector<int64_t> index;
+      absl::Status tree = OriginalTree(c, name, shape, index);
+      if (!tree.ok()) return tree;
+    }
+    if (!c.Consume('}') || !c.AtEnd()) {
+      return Error(absl::StrCat(name, ": expected '}' to end it (the form is ",
+                                kOriginalValueForm, ")"));
+    }
+    return absl::OkStatus();
+  }();
+  if (!s.ok() && error_offset != nullptr) *error_offset = c.pos();
+  return s;
+}
 
 absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
     absl::string_view text) {

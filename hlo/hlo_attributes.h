@@ -24,10 +24,19 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attr
 // OK when instructions of `opcode` take an attribute called `name`: those of
 // its opcode in XLA's parser, or one that every instruction takes
 // (metadata, sharding, frontend_attributes, backend_config, statistics,
-// parameter_replication, control-predecessors, origin). Opcodes without a
+// parameter_replication, control-predecessors, original_value and its
+// later name origin). Opcodes without a
 // table entry (the newest: scaled-dot, scan, shuffle, collective-reduce)
 // take any name.
 absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name);
+
+// Checks XLA's original_value (or its later name, origin) of an instruction
+// of `shape`, `name` being the attribute's: `{tree}` with a tree shaped as
+// `shape` (`{"x"}`, `{"x" {1}}` or `{}` for an array or token, `(tree,
+// ...)` with one tree per element for a tuple), or `{[synthetic_call]}`.
+// On an error, where in `text` it is goes to `error_offset`.
+absl::Status CheckOriginalValue(absl::string_view name, absl::string_view text,
+                                const Shape& shape, size_t* error_offset);
 
 // `{a, %b}` as names.
 absl::StatusOr<std::vector<std::string>> ParseNameList(absl::string_view text);

@@ -245,6 +245,21 @@ absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
   return absl::OkStatus();
 }
 
+// XLA reads an original value against the instruction's shape as it reads
+// the attribute, so the shape must be written, and the value's tuple
+// structure is the shape's.
+absl::Status Parser::CheckOriginalValueAt(const HloInstruction& instr, const HloAttribute& a,
+                                          size_t at, size_t value_at,
+                                          bool shape_written) const {
+  if (!shape_written) {
+    return ErrorAt(at, absl::StrCat(a.name, " needs the instruction's shape written before "
+                                    "the opcode: its structure is the shape's"));
+  }
+  size_t offset = 0;
+  absl::Status s = CheckOriginalValue(a.name, a.value, instr.shape(), &offset);
+  return s.ok() ? s : ErrorAt(value_at + offset, s.message());
+}
+
 absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction& instr,
                                     OperandList& operands) {
   absl::Status s;
@@ -469,6 +484,10 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
       }
       s = SetTypedAttribute(*raw, a, at);
       if (!s.ok()) return s;
+      if (*attr == "original_value" || *attr == "origin") {
+        s = CheckOriginalValueAt(*raw, a, at, value_at, !inferred);
+        if (!s.ok()) return s;
+      }
     }
     if (*attr == "control-predecessors") {
       absl::StatusOr<std::vector<std::string>> names = ParseNameList(a.value);

@@ -15,8 +15,9 @@
 // operand_layout_constraints, output_to_operand_aliasing, the called
 // computations; the header's entry_computation_layout, input_output_alias,
 // buffer_donor. Kept as raw text and printed back verbatim: metadata,
-// backend_config, sharding, frontend_attributes and every other attribute
-// an opcode takes (hlo_attributes.h has the table per opcode).
+// backend_config, sharding, frontend_attributes, original_value (checked
+// against the shape) and every other attribute an opcode takes
+// (hlo_attributes.h has the table per opcode).
 //
 // Refused, with file:line:col: unknown opcodes and attributes, repeated
 // attributes, duplicate names within a computation, undefined operands and
@@ -31,7 +32,9 @@
 // operand's dims and element type, a conditional with both
 // true_computation/false_computation and branch_computations, a computation
 // wrapped by two async-starts, an async-update or -done whose calls= or
-// async_execution_thread= differs from its async-start's.
+// async_execution_thread= differs from its async-start's, an
+// original_value (or origin) whose tuple structure is not the
+// instruction's shape, or on an instruction whose shape is left out.
 #ifndef HLO_HLO_PARSER_H_
 #define HLO_HLO_PARSER_H_
 

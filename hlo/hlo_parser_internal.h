@@ -100,6 +100,9 @@ class Parser {
                               const PendingOperand& op, HloInstruction* definition);
   absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                                  size_t offset);
+  // An original_value (or origin) attribute at `at`, its value at `value_at`.
+  absl::Status CheckOriginalValueAt(const HloInstruction& instr, const HloAttribute& a,
+                                    size_t at, size_t value_at, bool shape_written) const;
 
   void Warn(size_t offset, absl::string_view message) {
     if (warnings_ != nullptr) {

@@ -764,6 +764,52 @@ ENTRY e {
                         "async-start 's' runs on \"main\""));
 }
 
+// original_value (origin in newer XLA) records where a value came from, one
+// leaf per array of the instruction's shape: printed as written, refused
+// where its tuple structure is not the shape's or the shape is left out.
+TEST(HloParserTest, OriginalValueHasTheShapesStructure) {
+  auto module = [](absl::string_view root) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  i = s32[] "
+                        "parameter(1)\n  ", root, "\n}\n");
+  };
+  const std::string accepted = module(
+      "ROOT t = (f32[4], (s32[], f32[4])) tuple(p, (s32[], f32[4]) tuple(i, p)), "
+      "original_value={({\"p\"}, ({\"i\" {}}, {}))}");
+  std::unique_ptr<HloModule> m = ParseTestModule(accepted);
+  ASSERT_NE(m, nullptr);
+  EXPECT_THAT(m->ToString(), HasSubstr(", original_value={({\"p\"}, ({\"i\" {}}, {}))}"));
+  for (absl::string_view ok : {"original_value={{\"p\" {0} \"call\"}}", "origin={{\"x\"}}",
+                               "original_value={[synthetic_call]}"}) {
+    EXPECT_NE(ParseTestModule(module(absl::StrCat("ROOT n = f32[4] negate(p), ", ok))), nullptr)
+        << ok;
+  }
+  EXPECT_EQ(ParseError(module("ROOT n = f32[4] negate(p), original_value={({\"a\"}, {\"b\"})}")),
+            "t.hlo:5:46: error: original_value has a tuple where the instruction's shape has "
+            "f32[4]{0}\n"
+            "  ROOT n = f32[4] negate(p), original_value={({\"a\"}, {\"b\"})}\n" +
+                std::string(45, ' ') + "^");
+  EXPECT_THAT(ParseError(module("ROOT t = (f32[4], f32[4]) tuple(p, p), origin={{\"t\"}}")),
+              HasSubstr("t.hlo:5:50: error: origin has an array where the instruction's shape "
+                        "has (f32[4]{0}, f32[4]{0})"));
+  EXPECT_THAT(ParseError(module("ROOT t = (f32[4], f32[4]) tuple(p, p), "
+                                "original_value={({\"a\"})}")),
+              HasSubstr("t.hlo:5:64: error: original_value has 1 of 2 elements where the "
+                        "instruction's shape has (f32[4]{0}, f32[4]{0})"));
+  EXPECT_THAT(ParseError(module("ROOT t = (f32[4], f32[4]) tuple(p, p), "
+                                "original_value={({\"a\"}, {\"b\"}, {\"c\"})}")),
+              HasSubstr("original_value has more than 2 elements where"));
+  EXPECT_THAT(ParseError(module("ROOT t = (f32[4], (s32[], f32[4])) tuple(p, (s32[], f32[4]) "
+                                "tuple(i, p)), original_value={({\"p\"}, {\"q\"})}")),
+              HasSubstr("original_value has an array where the instruction's shape has "
+                        "(s32[], f32[4]{0}) at {1}"));
+  EXPECT_THAT(ParseError(module("ROOT n = f32[4] negate(p), original_value={{p}}")),
+              HasSubstr("t.hlo:5:47: error: original_value: expected an instruction name in "
+                        "quotes"));
+  EXPECT_THAT(ParseError(module("ROOT n = negate(p), original_value={{\"n\"}}")),
+              HasSubstr("t.hlo:5:23: error: original_value needs the instruction's shape "
+                        "written before the opcode: its structure is the shape's"));
+}
+
 // Integer lists allow spaces around numbers and signs, and name the item
 // that is not a number.
 TEST(HloParserTest, IntegerListAttributes) {
