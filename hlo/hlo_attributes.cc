@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <utility>
 
@@ -300,6 +301,17 @@ class Cursor {
     ++pos_;
     return true;
   }
+  // The characters a number is written with: digits, signs, '.', letters
+  // (exponents, inf).
+  absl::string_view NumberText() {
+    Skip();
+    size_t start = pos_;
+    while (pos_ < text_.size() && (absl::ascii_isalnum(text_[pos_]) || text_[pos_] == '.' ||
+                                   text_[pos_] == '+' || text_[pos_] == '-')) {
+      ++pos_;
+    }
+    return text_.substr(start, pos_ - start);
+  }
   bool ConsumeText(absl::string_view word) {
     Skip();
     if (text_.substr(pos_, word.size()) != word) return false;
@@ -387,6 +399,56 @@ absl::Status OriginalTree(Cursor& c, absl::string_view name, const Shape& shape,
 }
 
 }  // namespace
+
+namespace {
+
+// `atol=1e-5,rtol=0,ulps=1` up to the closing brace: fields in any order,
+// each a number (XLA reads all three as doubles).
+absl::Status ToleranceFields(Cursor& c) {
+  if (c.Peek() == '}') return absl::OkStatus();
+  do {
+    absl::string_view field = c.Word();
+    if (field != "atol" && field != "rtol" && field != "ulps") {
+      return Error(absl::StrCat("result_accuracy tolerance has no field '", field,
+                                "'; it takes atol, rtol and ulps"));
+    }
+    double value;
+    absl::string_view number = c.Consume('=') ? c.NumberText() : absl::string_view();
+    if (!absl::SimpleAtod(number, &value) || std::isnan(value)) {
+      return Error(absl::StrCat("result_accuracy tolerance ", field, " needs a number, not '",
+                                number, "'"));
+    }
+  } while (c.Consume(','));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckResultAccuracy(absl::string_view text) {
+  Cursor c(text);
+  const absl::Status form = Error(absl::StrCat(
+      "result_accuracy needs {mode=...} or {tolerance={atol=...,rtol=...,ulps=...}}, not '",
+      text, "'"));
+  if (!c.Consume('{')) return form;
+  const absl::string_view spec = c.Word();
+  if (!c.Consume('=')) return form;
+  if (spec == "mode") {
+    // XLA knows its modes by their lowercase names only.
+    absl::string_view mode = c.Word();
+    if (mode != "default" && mode != "highest") {
+      return Error(absl::StrCat("result_accuracy mode '", mode,
+                                "' is not one of default, highest (spelled in lowercase)"));
+    }
+  } else if (spec == "tolerance") {
+    if (!c.Consume('{')) return form;
+    absl::Status fields = ToleranceFields(c);
+    if (!fields.ok()) return fields;
+    if (!c.Consume('}')) return form;
+  } else {
+    return Error(absl::StrCat("result_accuracy takes mode or tolerance, not '", spec, "'"));
+  }
+  return c.Consume('}') && c.AtEnd() ? absl::OkStatus() : form;
+}
 
 absl::Status CheckOriginalValue(absl::string_view name, absl::string_view text,
                                 const Shape& shape, size_t* error_offset) {
@@ -585,16 +647,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                               "API_VERSION_STATUS_RETURNING, "
                               "API_VERSION_STATUS_RETURNING_UNIFIED, API_VERSION_TYPED_FFI"));
   }
-  if (n == "result_accuracy") {
-    absl::string_view v = absl::StripAsciiWhitespace(a.value);
-    bool ok = (absl::StartsWith(v, "{mode=") || absl::StartsWith(v, "{tolerance={")) &&
-              absl::EndsWith(v, "}");
-    if (!ok) {
-      return Error(absl::StrCat("result_accuracy needs {mode=...} or "
-                                "{tolerance={atol=...,rtol=...,ulps=...}}, not '", a.value, "'"));
-    }
-    return absl::OkStatus();
-  }
+  if (n == "result_accuracy") return CheckResultAccuracy(a.value);
   if (n == "window") {
     absl::StatusOr<std::vector<WindowDimension>> window = ParseWindow(a.value);
     if (!window.ok()) return window.status();

@@ -30,6 +30,11 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attr
 // take any name.
 absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name);
 
+// Checks XLA's ResultAccuracy: `{mode=default}` or `{mode=highest}` (XLA's
+// lowercase names), or `{tolerance={atol=1e-5,rtol=0,ulps=1}}` with any of
+// the three fields, each a number.
+absl::Status CheckResultAccuracy(absl::string_view text);
+
 // Checks XLA's original_value (or its later name, origin) of an instruction
 // of `shape`, `name` being the attribute's: `{tree}` with a tree shaped as
 // `shape` (`{"x"}`, `{"x" {1}}` or `{}` for an array or token, `(tree,

@@ -16,8 +16,9 @@
 // computations; the header's entry_computation_layout, input_output_alias,
 // buffer_donor. Kept as raw text and printed back verbatim: metadata,
 // backend_config, sharding, frontend_attributes, original_value (checked
-// against the shape) and every other attribute an opcode takes
-// (hlo_attributes.h has the table per opcode).
+// against the shape), result_accuracy (checked to be a ResultAccuracy) and
+// every other attribute an opcode takes (hlo_attributes.h has the table per
+// opcode).
 //
 // Refused, with file:line:col: unknown opcodes and attributes, repeated
 // attributes, duplicate names within a computation, undefined operands and
@@ -34,7 +35,8 @@
 // wrapped by two async-starts, an async-update or -done whose calls= or
 // async_execution_thread= differs from its async-start's, an
 // original_value (or origin) whose tuple structure is not the
-// instruction's shape, or on an instruction whose shape is left out.
+// instruction's shape, or on an instruction whose shape is left out, a
+// result_accuracy that is not a ResultAccuracy (`{mode=high}`).
 #ifndef HLO_HLO_PARSER_H_
 #define HLO_HLO_PARSER_H_
 

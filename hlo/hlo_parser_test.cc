@@ -810,6 +810,44 @@ TEST(HloParserTest, OriginalValueHasTheShapesStructure) {
                         "written before the opcode: its structure is the shape's"));
 }
 
+// result_accuracy is a ResultAccuracy as XLA reads one: a mode by its
+// lowercase name, or a tolerance of numbers. It prints back as written.
+TEST(HloParserTest, ResultAccuracyIsOneXlaReads) {
+  auto module = [](absl::string_view accuracy) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n",
+                        "  ROOT x = f32[4] exponential(p), result_accuracy=", accuracy, "\n}\n");
+  };
+  for (absl::string_view ok : {"{mode=highest}", "{mode=default}",
+                               "{tolerance={atol=1e-5,rtol=0,ulps=1}}", "{tolerance={ulps=2}}",
+                               "{tolerance={}}"}) {
+    std::unique_ptr<HloModule> m = ParseTestModule(module(ok));
+    ASSERT_NE(m, nullptr) << ok;
+    EXPECT_THAT(m->ToString(), HasSubstr(absl::StrCat("result_accuracy=", ok)));
+  }
+  EXPECT_EQ(ParseError(module("{mode=high}")),
+            "t.hlo:4:35: error: result_accuracy mode 'high' is not one of default, highest "
+            "(spelled in lowercase)\n"
+            "  ROOT x = f32[4] exponential(p), result_accuracy={mode=high}\n" +
+                std::string(34, ' ') + "^");
+  EXPECT_THAT(ParseError(module("{mode=HIGHEST}")),
+              HasSubstr("result_accuracy mode 'HIGHEST' is not one of default, highest"));
+  EXPECT_THAT(ParseError(module("{tolerance={atol=x}}")),
+              HasSubstr("t.hlo:4:35: error: result_accuracy tolerance atol needs a number, "
+                        "not 'x'"));
+  EXPECT_THAT(ParseError(module("{tolerance={abs=1}}")),
+              HasSubstr("result_accuracy tolerance has no field 'abs'; it takes atol, rtol and "
+                        "ulps"));
+  EXPECT_THAT(ParseError(module("{precision=high}")),
+              HasSubstr("result_accuracy takes mode or tolerance, not 'precision'"));
+  for (absl::string_view bad : {"high", "{tolerance=1}", "{mode highest}", "{mode=default x}"}) {
+    EXPECT_THAT(ParseError(module(bad)),
+                HasSubstr(absl::StrCat("result_accuracy needs {mode=...} or "
+                                       "{tolerance={atol=...,rtol=...,ulps=...}}, not '",
+                                       bad, "'")))
+        << bad;
+  }
+}
+
 // Integer lists allow spaces around numbers and signs, and name the item
 // that is not a number.
 TEST(HloParserTest, IntegerListAttributes) {
