@@ -17,7 +17,10 @@ namespace xla_layout {
 
 // Parses `attribute` into `instr`'s typed attributes when its name is a
 // typed one; the names of computations it calls are appended to `callees`,
-// to be resolved once the module is read. Other names are left alone.
+// to be resolved once the module is read. Also refuses a result_accuracy
+// that is not a ResultAccuracy (CheckResultAccuracy) and a conditional's
+// branches named both ways (true_computation/false_computation after
+// branch_computations, or the reverse). Other names are left alone.
 absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attribute,
                                  std::vector<std::string>& callees);
 
@@ -25,9 +28,8 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attr
 // its opcode in XLA's parser, or one that every instruction takes
 // (metadata, sharding, frontend_attributes, backend_config, statistics,
 // parameter_replication, control-predecessors, original_value and its
-// later name origin). Opcodes without a
-// table entry (the newest: scaled-dot, scan, shuffle, collective-reduce)
-// take any name.
+// later name origin). Opcodes without a table entry (the newest:
+// scaled-dot, scan, shuffle, collective-reduce) take any name.
 absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name);
 
 // Checks XLA's ResultAccuracy: `{mode=default}` or `{mode=highest}` (XLA's
