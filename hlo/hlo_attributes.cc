@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <utility>
 
@@ -136,7 +137,7 @@ const absl::flat_hash_map<HloOpcode, std::vector<absl::string_view>>& AttributeT
 
 constexpr absl::string_view kEveryInstruction[] = {
     "sharding", "frontend_attributes", "statistics", "parameter_replication",
-    "control-predecessors", "origin", "metadata", "backend_config"};
+    "control-predecessors", "origin", "original_value", "metadata", "backend_config"};
 
 }  // namespace
 
@@ -287,6 +288,37 @@ class Cursor {
     Skip();
     return pos_ == text_.size();
   }
+  // The next character after spaces, or '\0' at the end.
+  char Peek() {
+    Skip();
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  // `"..."`, with backslash escapes.
+  bool QuotedString() {
+    if (!Consume('"')) return false;
+    while (pos_ < text_.size() && text_[pos_] != '"') pos_ += text_[pos_] == '\\' ? 2 : 1;
+    if (pos_ >= text_.size()) return false;
+    ++pos_;
+    return true;
+  }
+  // The characters a number is written with: digits, signs, '.', letters
+  // (exponents, inf).
+  absl::string_view NumberText() {
+    Skip();
+    size_t start = pos_;
+    while (pos_ < text_.size() && (absl::ascii_isalnum(text_[pos_]) || text_[pos_] == '.' ||
+                                   text_[pos_] == '+' || text_[pos_] == '-')) {
+      ++pos_;
+    }
+    return text_.substr(start, pos_ - start);
+  }
+  bool ConsumeText(absl::string_view word) {
+    Skip();
+    if (text_.substr(pos_, word.size()) != word) return false;
+    pos_ += word.size();
+    return true;
+  }
+  size_t pos() const { return pos_; }
   absl::Status Error(absl::string_view what, absl::string_view form) const {
     return absl::InvalidArgumentError(absl::StrCat("expected ", what, " at offset ", pos_,
                                                    " of '", text_, "' (the form is ", form,
@@ -318,6 +350,130 @@ absl::StatusOr<std::vector<T>> ParseBracedList(absl::string_view text, absl::str
 }
 
 }  // namespace
+
+namespace {
+
+constexpr absl::string_view kOriginalValueForm =
+    "{{\"x\"}} for an array, {({\"a\"}, {\"b\" {1}})} for a tuple";
+
+// The tree of an original value for `shape` (at tuple index `index`): a
+// tuple is `(tree, ...)`, one tree per element; anything else is `{}` (no
+// original), `{"name"}` or `{"name" {shape index}}`, which a call history
+// string may follow.
+absl::Status OriginalTree(Cursor& c, absl::string_view name, const Shape& shape,
+                          std::vector<int64_t>& index) {
+  auto mismatch = [&](absl::string_view what) {
+    return Error(absl::StrCat(name, " has ", what, " where the instruction's shape has ",
+                              shape.ToString(),
+                              index.empty() ? std::string()
+                                            : absl::StrCat(" at {", absl::StrJoin(index, ","),
+                                                           "}")));
+  };
+  auto expected = [&](absl::string_view what) {
+    return Error(absl::StrCat(name, ": expected ", what, " (the form is ", kOriginalValueForm,
+                              ")"));
+  };
+  if (!shape.IsTuple()) {
+    if (!c.Consume('{')) return c.Peek() == '(' ? mismatch("a tuple") : expected("'{'");
+    if (c.Consume('}')) return absl::OkStatus();
+    if (!c.QuotedString()) return expected("an instruction name in quotes");
+    std::vector<int64_t> shape_index;
+    if (c.Peek() == '{' && !c.Index(shape_index)) return expected("a shape index like {0}");
+    if (c.Peek() == '"' && !c.QuotedString()) return expected("a quoted call history");
+    return c.Consume('}') ? absl::OkStatus() : expected("'}'");
+  }
+  if (!c.Consume('(')) return c.Peek() == '{' ? mismatch("an array") : expected("'('");
+  const size_t n = shape.tuple_shapes().size();
+  for (size_t k = 0; k < n; ++k) {
+    if (k > 0 && !c.Consume(',')) {
+      return c.Peek() == ')' ? mismatch(absl::StrCat(k, " of ", n, " elements"))
+                             : expected("','");
+    }
+    index.push_back(k);
+    absl::Status s = OriginalTree(c, name, shape.tuple_shapes()[k], index);
+    index.pop_back();
+    if (!s.ok()) return s;
+  }
+  if (c.Consume(')')) return absl::OkStatus();
+  return c.Peek() == ',' ? mismatch(absl::StrCat("more than ", n, " elements")) : expected("')'");
+}
+
+}  // namespace
+
+namespace {
+
+// `atol=1e-5,rtol=0,ulps=1` up to the closing brace: fields in any order,
+// each a number (XLA reads all three as doubles).
+absl::Status ToleranceFields(Cursor& c) {
+  if (c.Peek() == '}') return absl::OkStatus();
+  do {
+    absl::string_view field = c.Word();
+    if (field != "atol" && field != "rtol" && field != "ulps") {
+      return Error(absl::StrCat("result_accuracy tolerance has no field '", field,
+                                "'; it takes atol, rtol and ulps"));
+    }
+    double value;
+    absl::string_view number = c.Consume('=') ? c.NumberText() : absl::string_view();
+    if (!absl::SimpleAtod(number, &value) || std::isnan(value)) {
+      return Error(absl::StrCat("result_accuracy tolerance ", field, " needs a number, not '",
+                                number, "'"));
+    }
+  } while (c.Consume(','));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckResultAccuracy(absl::string_view text) {
+  Cursor c(text);
+  const absl::Status form = Error(absl::StrCat(
+      "result_accuracy needs {mode=...} or {tolerance={atol=...,rtol=...,ulps=...}}, not '",
+      text, "'"));
+  if (!c.Consume('{')) return form;
+  const absl::string_view spec = c.Word();
+  if (!c.Consume('=')) return form;
+  if (spec == "mode") {
+    // XLA knows its modes by their lowercase names only.
+    absl::string_view mode = c.Word();
+    if (mode != "default" && mode != "highest") {
+      return Error(absl::StrCat("result_accuracy mode '", mode,
+                                "' is not one of default, highest (spelled in lowercase)"));
+    }
+  } else if (spec == "tolerance") {
+    if (!c.Consume('{')) return form;
+    absl::Status fields = ToleranceFields(c);
+    if (!fields.ok()) return fields;
+    if (!c.Consume('}')) return form;
+  } else {
+    return Error(absl::StrCat("result_accuracy takes mode or tolerance, not '", spec, "'"));
+  }
+  return c.Consume('}') && c.AtEnd() ? absl::OkStatus() : form;
+}
+
+absl::Status CheckOriginalValue(absl::string_view name, absl::string_view text,
+                                const Shape& shape, size_t* error_offset) {
+  Cursor c(text);
+  absl::Status s = [&]() -> absl::Status {
+    if (!c.Consume('{')) return Error(absl::StrCat(name, " needs braces: ", kOriginalValueForm));
+    // XLA's placeholder for a value a synthetic call made, whatever its shape.
+    if (c.Consume('[')) {
+      if (!c.ConsumeText("synthetic_call") || !c.Consume(']')) {
+        return Error(absl::StrCat(name, ": expected [synthetic_call]"));
+      }
+    } else {
+      std::vector<int64_t> index;
+      absl::Status tree = OriginalTree(c, name, shape, index);
+      if (!tree.ok()) return tree;
+    }
+    if (!c.Consume('}') || !c.AtEnd()) {
+      return Error(absl::StrCat(name, ": expected '}' to end it (the form is ",
+                                kOriginalValueForm, ")"));
+    }
+    return absl::OkStatus();
+  }();
+  if (!s.ok() && error_offset != nullptr) *error_offset = c.pos();
+  return s;
+}
 
 absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
     absl::string_view text) {
@@ -381,6 +537,29 @@ const Shape* ShapeAtIndex(const Shape& shape, absl::Span<const int64_t> index) {
   }
   return s;
 }
+
+namespace {
+
+// A conditional names its branches one way: true_computation and
+// false_computation (for a pred selector) or branch_computations (for an
+// s32 one). XLA refuses both at once: which list the branches are would be
+// a guess. `name` is the attribute being read; the earlier ones are there.
+absl::Status CheckBranchForm(const HloInstruction& instr, absl::string_view name) {
+  auto is_pair = [](absl::string_view n) {
+    return n == "true_computation" || n == "false_computation";
+  };
+  for (const HloAttribute& seen : instr.raw_attributes()) {
+    if ((is_pair(name) && seen.name == "branch_computations") ||
+        (name == "branch_computations" && is_pair(seen.name))) {
+      return Error(absl::StrCat("conditional takes true_computation and false_computation, "
+                                "or branch_computations, not both ('", name,
+                                "' after '", seen.name, "')"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                                  std::vector<std::string>& callees) {
@@ -468,16 +647,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                               "API_VERSION_STATUS_RETURNING, "
                               "API_VERSION_STATUS_RETURNING_UNIFIED, API_VERSION_TYPED_FFI"));
   }
-  if (n == "result_accuracy") {
-    absl::string_view v = absl::StripAsciiWhitespace(a.value);
-    bool ok = (absl::StartsWith(v, "{mode=") || absl::StartsWith(v, "{tolerance={")) &&
-              absl::EndsWith(v, "}");
-    if (!ok) {
-      return Error(absl::StrCat("result_accuracy needs {mode=...} or "
-                                "{tolerance={atol=...,rtol=...,ulps=...}}, not '", a.value, "'"));
-    }
-    return absl::OkStatus();
-  }
+  if (n == "result_accuracy") return CheckResultAccuracy(a.value);
   if (n == "window") {
     absl::StatusOr<std::vector<WindowDimension>> window = ParseWindow(a.value);
     if (!window.ok()) return window.status();
@@ -559,6 +729,10 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     return absl::OkStatus();
   }
   if (IsCalledComputationAttribute(n)) {
+    if (instr.opcode() == HloOpcode::kConditional) {
+      absl::Status form = CheckBranchForm(instr, n);
+      if (!form.ok()) return form;
+    }
     absl::string_view body = absl::StripAsciiWhitespace(a.value);
     bool list = absl::ConsumePrefix(&body, "{");
     if (list && !absl::ConsumeSuffix(&body, "}")) {

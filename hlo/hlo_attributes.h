@@ -17,17 +17,33 @@ namespace xla_layout {
 
 // Parses `attribute` into `instr`'s typed attributes when its name is a
 // typed one; the names of computations it calls are appended to `callees`,
-// to be resolved once the module is read. Other names are left alone.
+// to be resolved once the module is read. Also refuses a result_accuracy
+// that is not a ResultAccuracy (CheckResultAccuracy) and a conditional's
+// branches named both ways (true_computation/false_computation after
+// branch_computations, or the reverse). Other names are left alone.
 absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attribute,
                                  std::vector<std::string>& callees);
 
 // OK when instructions of `opcode` take an attribute called `name`: those of
 // its opcode in XLA's parser, or one that every instruction takes
 // (metadata, sharding, frontend_attributes, backend_config, statistics,
-// parameter_replication, control-predecessors, origin). Opcodes without a
-// table entry (the newest: scaled-dot, scan, shuffle, collective-reduce)
-// take any name.
+// parameter_replication, control-predecessors, original_value and its
+// later name origin). Opcodes without a table entry (the newest:
+// scaled-dot, scan, shuffle, collective-reduce) take any name.
 absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name);
+
+// Checks XLA's ResultAccuracy: `{mode=default}` or `{mode=highest}` (XLA's
+// lowercase names), or `{tolerance={atol=1e-5,rtol=0,ulps=1}}` with any of
+// the three fields, each a number.
+absl::Status CheckResultAccuracy(absl::string_view text);
+
+// Checks XLA's original_value (or its later name, origin) of an instruction
+// of `shape`, `name` being the attribute's: `{tree}` with a tree shaped as
+// `shape` (`{"x"}`, `{"x" {1}}` or `{}` for an array or token, `(tree,
+// ...)` with one tree per element for a tuple), or `{[synthetic_call]}`.
+// On an error, where in `text` it is goes to `error_offset`.
+absl::Status CheckOriginalValue(absl::string_view name, absl::string_view text,
+                                const Shape& shape, size_t* error_offset);
 
 // `{a, %b}` as names.
 absl::StatusOr<std::vector<std::string>> ParseNameList(absl::string_view text);

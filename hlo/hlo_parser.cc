@@ -116,6 +116,17 @@ void Parser::PrefetchNextName() const {
   if (end > p) names_.prefetch(text_.substr(p, end - p));
 }
 
+// What an op's written shape must be before anything reads it. XLA builds
+// an infeed from the first element of its shape, the tuple (data, token):
+// an array or () leaves it nothing to build from.
+absl::Status CheckWrittenShape(HloOpcode opcode, const Shape& shape) {
+  if (opcode == HloOpcode::kInfeed && (!shape.IsTuple() || shape.tuple_shapes().empty())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "infeed's shape must be a non-empty tuple (data, token), not ", shape.ToString()));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Shape> SetDefaultLayoutsAndCheckSizes(Shape shape) {
   SetDefaultLayouts(shape);
   absl::Status sized = CheckShapeSizes(shape);
@@ -134,12 +145,13 @@ absl::StatusOr<Shape> Parser::ParseShapeHere() {
   return shape;
 }
 
-absl::StatusOr<std::vector<Shape>> Parser::ParseShapeList() {
+absl::StatusOr<std::vector<Shape>> Parser::ParseShapeList(std::vector<size_t>* offsets) {
   absl::Status s = Expect("{", "to open the list of shapes");
   if (!s.ok()) return s;
   std::vector<Shape> shapes;
   if (Consume("}")) return shapes;
   while (true) {
+    if (offsets != nullptr) offsets->push_back((SkipSpace(), pos_));
     absl::StatusOr<Shape> shape = ParseShapeHere();
     if (!shape.ok()) return shape.status();
     SetDefaultLayouts(*shape);
@@ -227,53 +239,6 @@ absl::StatusOr<std::string> Parser::ScanBalanced(char open, char close) {
   return std::string(text_.substr(start, pos_ - 1 - start));
 }
 
-absl::Status Parser::ParseHeader(HloModule& module) {
-  while (Consume(",")) {
-    size_t at = (SkipSpace(), pos_);
-    absl::StatusOr<std::string> name = ParseName("a header attribute name");
-    if (!name.ok()) return name.status();
-    absl::Status s = Expect("=", absl::StrCat("after '", *name, "'"));
-    if (!s.ok()) return s;
-    if (*name == "entry_computation_layout") {
-      s = Expect("{", "to open entry_computation_layout");
-      if (!s.ok()) return s;
-      absl::StatusOr<Shape> params = ParseShapeHere();
-      if (!params.ok()) return params.status();
-      if (!params->IsTuple()) {
-        return ErrorAt(at, "entry_computation_layout needs (parameters)->result");
-      }
-      s = Expect("->", "in entry_computation_layout");
-      if (!s.ok()) return s;
-      absl::StatusOr<Shape> result = ParseShapeHere();
-      if (!result.ok()) return result.status();
-      s = Expect("}", "to close entry_computation_layout");
-      if (!s.ok()) return s;
-      module.set_entry_computation_layout(
-          ComputationLayout{params->tuple_shapes(), *result});
-      continue;
-    }
-    std::string value = ScanValue();
-    if (*name == "input_output_alias") {
-      absl::StatusOr<std::vector<InputOutputAlias>> aliases = ParseInputOutputAlias(value);
-      if (!aliases.ok()) {
-        return ErrorAt(at, absl::StrCat("input_output_alias: ", aliases.status().message()));
-      }
-      module.set_input_output_aliases(*std::move(aliases));
-      aliasing_at_ = at;
-    } else if (*name == "buffer_donor") {
-      absl::StatusOr<std::vector<BufferDonor>> donors = ParseBufferDonor(value);
-      if (!donors.ok()) {
-        return ErrorAt(at, absl::StrCat("buffer_donor: ", donors.status().message()));
-      }
-      module.set_buffer_donors(*std::move(donors));
-      donors_at_ = at;
-    }
-    module.mutable_header_attributes().push_back({*name, std::move(value)});
-  }
-  return absl::OkStatus();
-}
-
-
 absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
                                        const HloAttribute& a, size_t offset) {
   std::vector<std::string> callees;
@@ -333,6 +298,21 @@ absl::Status Parser::ParseLiteralAttribute(HloInstruction& instr, HloAttribute& 
       *std::move(shape), std::string(text_.substr(literal_at, length)),
       std::make_shared<const HloLiteral>(*std::move(value))};
   return absl::OkStatus();
+}
+
+// XLA reads an original value against the instruction's shape as it reads
+// the attribute, so the shape must be written, and the value's tuple
+// structure is the shape's.
+absl::Status Parser::CheckOriginalValueAt(const HloInstruction& instr, const HloAttribute& a,
+                                          size_t at, size_t value_at,
+                                          bool shape_written) const {
+  if (!shape_written) {
+    return ErrorAt(at, absl::StrCat(a.name, " needs the instruction's shape written before "
+                                    "the opcode: its structure is the shape's"));
+  }
+  size_t offset = 0;
+  absl::Status s = CheckOriginalValue(a.name, a.value, instr.shape(), &offset);
+  return s.ok() ? s : ErrorAt(value_at + offset, s.message());
 }
 
 absl::Status Parser::ParseArguments(HloComputation& computation, HloInstruction& instr,
@@ -417,7 +397,11 @@ absl::StatusOr<HloInstruction*> Parser::ParseNested(HloComputation& computation,
     return ErrorAt(at, absl::StrCat("operands nested deeper than ", kMaxNesting));
   }
   const bool infer = !shape.has_value();
-  if (shape) SetDefaultLayouts(*shape);
+  if (shape) {
+    absl::Status written = CheckWrittenShape(opcode, *shape);
+    if (!written.ok()) return ErrorAt(at, written.message());
+    SetDefaultLayouts(*shape);
+  }
   auto instr = std::make_unique<HloInstruction>("", opcode, infer ? Shape() : *shape);
   instr->set_location(source_.LocationOf(at, &line_hint_));
   absl::Status s = Expect("(", "after the opcode of an inline operand");
@@ -489,6 +473,9 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
     }
   }
   if (!opcode.ok()) return ErrorAt(op_at, opcode.status().message());
+  if (!inferred && !(s = CheckWrittenShape(*opcode, *shape)).ok()) {
+    return ErrorAt(shape_at, s.message());
+  }
   const bool written = !inferred && AllLayoutsWritten(*shape);
   if (!inferred) SetDefaultLayouts(*shape);
   auto instr =
@@ -527,14 +514,17 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
     for (const HloAttribute& seen : raw->raw_attributes()) twice |= seen.name == *attr;
     if (twice) return ErrorAt(at, absl::StrCat("attribute '", *attr, "' is given twice"));
     if (!Consume("=")) return Expect("=", absl::StrCat("after attribute '", *attr, "'"));
+    if (*attr == "async_execution_thread") async_threads_.push_back({raw, at});
     HloAttribute a{*attr, ""};
     if (*attr == "operand_layout_constraints") {
       // Shapes are read with the parser's own cursor, so that an error in
       // one points at its line and column.
       size_t value_at = (SkipSpace(), pos_);
-      absl::StatusOr<std::vector<Shape>> shapes = ParseShapeList();
+      std::vector<size_t> offsets;
+      absl::StatusOr<std::vector<Shape>> shapes = ParseShapeList(&offsets);
       if (!shapes.ok()) return shapes.status();
       raw->mutable_attributes().mutable_rare().operand_layout_constraints = *std::move(shapes);
+      constraints_.push_back({raw, at, std::move(offsets)});
       a.value = std::string(text_.substr(value_at, pos_ - value_at));
     } else if (*attr == "literal" &&
                (wrapped ? *wrapped : raw->opcode()) == HloOpcode::kCustomCall) {
@@ -558,6 +548,10 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
       }
       s = SetTypedAttribute(*raw, a, at);
       if (!s.ok()) return s;
+      if (*attr == "original_value" || *attr == "origin") {
+        s = CheckOriginalValueAt(*raw, a, at, value_at, !inferred);
+        if (!s.ok()) return s;
+      }
     }
     if (*attr == "control-predecessors") {
       absl::StatusOr<std::vector<std::string>> names = ParseNameList(a.value);
@@ -797,6 +791,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
     }
     call.instruction->AddCalledComputation(call.attribute, callee);
   }
+  s = CheckAsyncOps(*module);
+  if (!s.ok()) return s;
   s = FinishShapes();
   if (!s.ok()) return s;
   s = VerifyAliasing(*module);

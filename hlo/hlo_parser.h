@@ -17,8 +17,10 @@
 // XLA prints it: `literal=s32[2]{0} {1, 2}`), the called
 // computations; the header's entry_computation_layout, input_output_alias,
 // buffer_donor. Kept as raw text and printed back verbatim: metadata,
-// backend_config, sharding, frontend_attributes and every other attribute
-// an opcode takes (hlo_attributes.h has the table per opcode).
+// backend_config, sharding, frontend_attributes, original_value (checked
+// against the shape), result_accuracy (checked to be a ResultAccuracy) and
+// every other attribute an opcode takes (hlo_attributes.h has the table per
+// opcode).
 //
 // Refused, with file:line:col: unknown opcodes and attributes, repeated
 // attributes, duplicate names within a computation, undefined operands and
@@ -26,9 +28,18 @@
 // shapes other than their definition's (a layout that differs is only a
 // warning), constants and custom-call literals out of their type's range
 // or of the wrong element count, sizes whose bits overflow int64, a
-// signature other than the body, aliasing that does not fit the entry, a
-// second ROOT or ENTRY, an empty computation, a shape left out where it
-// cannot be inferred.
+// signature other than the body,
+// aliasing that does not fit the entry, a second ROOT or ENTRY, an empty
+// computation, a shape left out where it cannot be inferred, an infeed
+// whose shape is not a non-empty tuple (data, token), custom-call
+// operand_layout_constraints other than one shape per operand with the
+// operand's dims and element type, a conditional with both
+// true_computation/false_computation and branch_computations, a computation
+// wrapped by two async-starts, an async-update or -done whose calls= or
+// async_execution_thread= differs from its async-start's, an
+// original_value (or origin) whose tuple structure is not the
+// instruction's shape, or on an instruction whose shape is left out, a
+// result_accuracy that is not a ResultAccuracy (`{mode=high}`).
 #ifndef HLO_HLO_PARSER_H_
 #define HLO_HLO_PARSER_H_
 

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "hlo/hlo_parser_internal.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/shape_inference.h"
@@ -72,11 +73,92 @@ absl::Status Parser::WrapAsyncOps(HloModule& module) {
     for (PendingCall& call : calls_) {
       if (call.instruction == i) call.instruction = root.get();
     }
+    for (PendingConstraints& c : constraints_) {
+      if (c.instruction == i) c.instruction = root.get();
+    }
     c->set_root(c->AddInstruction(std::move(root)));
     HloComputation* added = module.AddComputationBefore(std::move(c), i->parent());
     i->AddCalledComputation("calls", added);
     kept.insert(kept.begin(), HloAttribute{"calls", name});
     i->mutable_raw_attributes() = std::move(kept);
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+bool IsAsyncUpdateOrDone(const HloInstruction& i) {
+  return i.opcode() == HloOpcode::kAsyncUpdate || i.opcode() == HloOpcode::kAsyncDone;
+}
+
+// The async-start that update or done `i` continues, through any updates;
+// null when its operand is no such chain. Bounded: operand cycles are the
+// verifier's to report, later.
+const HloInstruction* AsyncStartOf(const HloInstruction& i) {
+  const HloInstruction* at = &i;
+  for (int steps = 0; steps <= i.parent()->instruction_count(); ++steps) {
+    if (at->operand_count() != 1) return nullptr;
+    at = at->operand(0);
+    if (at->opcode() == HloOpcode::kAsyncStart) return at;
+    if (at->opcode() != HloOpcode::kAsyncUpdate) return nullptr;
+  }
+  return nullptr;
+}
+
+// The thread an async op runs on: its async_execution_thread, or XLA's
+// "main" when none is written.
+std::string ThreadOf(const HloInstruction& i) {
+  for (const HloAttribute& a : i.raw_attributes()) {
+    if (a.name != "async_execution_thread") continue;
+    absl::string_view v = a.value;
+    absl::ConsumePrefix(&v, "\"");
+    absl::ConsumeSuffix(&v, "\"");
+    return std::string(v);
+  }
+  return "main";
+}
+
+}  // namespace
+
+// As XLA's parser: a computation wrapped by two starts would have two
+// callers where XLA keeps one, and an update or done that names another
+// computation or thread than its start's describes an op that is not the
+// one started.
+absl::Status Parser::CheckAsyncOps(const HloModule& module) const {
+  absl::flat_hash_map<const HloComputation*, const HloInstruction*> started;
+  for (const PendingAsync& p : async_) {
+    if (p.instruction->opcode() == HloOpcode::kAsyncStart) {
+      started.emplace(p.instruction->called_computation("calls"), p.instruction);
+    }
+  }
+  for (const PendingCall& call : calls_) {
+    const HloInstruction& i = *call.instruction;
+    if (call.attribute != "calls") continue;
+    const HloComputation* callee = module.FindComputation(call.name);
+    if (i.opcode() == HloOpcode::kAsyncStart) {
+      auto [it, fresh] = started.emplace(callee, &i);
+      if (!fresh) {
+        return ErrorAt(call.offset, absl::StrCat(
+            "computation '", call.name, "' is wrapped by async-start '", it->second->name(),
+            "' already; each async-start wraps a computation of its own"));
+      }
+    } else if (IsAsyncUpdateOrDone(i)) {
+      const HloInstruction* start = AsyncStartOf(i);
+      const HloComputation* wrapped = start ? start->called_computation("calls") : nullptr;
+      if (wrapped != nullptr && wrapped != callee) {
+        return ErrorAt(call.offset, absl::StrCat(
+            HloOpcodeString(i.opcode()), " '", i.name(), "' calls '", call.name,
+            "' but its async-start '", start->name(), "' wraps '", wrapped->name(), "'"));
+      }
+    }
+  }
+  for (const auto& [i, at] : async_threads_) {
+    const HloInstruction* start = IsAsyncUpdateOrDone(*i) ? AsyncStartOf(*i) : nullptr;
+    if (start != nullptr && ThreadOf(*start) != ThreadOf(*i)) {
+      return ErrorAt(at, absl::StrCat(
+          HloOpcodeString(i->opcode()), " '", i->name(), "' runs on thread \"", ThreadOf(*i),
+          "\" but its async-start '", start->name(), "' runs on \"", ThreadOf(*start), "\""));
+    }
   }
   return absl::OkStatus();
 }
@@ -111,6 +193,34 @@ absl::Status Parser::FinishShapes() {
   for (const PendingSignature& p : signatures_) {
     absl::Status s = VerifySignature(*p.computation);
     if (!s.ok()) return ErrorAt(p.offset, s.message());
+  }
+  return CheckLayoutConstraints();
+}
+
+// As XLA: a constraint sets an operand's layout, so there is one per operand
+// and it has the operand's dims and element type.
+absl::Status Parser::CheckLayoutConstraints() const {
+  for (const PendingConstraints& p : constraints_) {
+    const HloInstruction& call = *p.instruction;
+    const std::vector<Shape>& shapes = *call.attributes().rare().operand_layout_constraints;
+    if (static_cast<int>(shapes.size()) != call.operand_count()) {
+      auto count = [](size_t n, absl::string_view what) {
+        return absl::StrCat(n, " ", what, n == 1 ? "" : "s");
+      };
+      return ErrorAt(p.offset, absl::StrCat("operand_layout_constraints of '", call.name(),
+                                            "' has ", count(shapes.size(), "shape"), " for ",
+                                            count(call.operand_count(), "operand"),
+                                            "; it takes one per operand"));
+    }
+    for (int k = 0; k < call.operand_count(); ++k) {
+      const Shape& operand = call.operand(k)->shape();
+      if (!Shape::Equal().IgnoreLayout()(shapes[k], operand)) {
+        return ErrorAt(p.shapes[k], absl::StrCat(
+            "operand_layout_constraints gives ", shapes[k].ToString(), " for operand ", k,
+            " of '", call.name(), "', which is ", operand.ToString(),
+            "; a constraint sets only the layout"));
+      }
+    }
   }
   return absl::OkStatus();
 }

@@ -1,8 +1,9 @@
-// The HLO text parser's class, shared by its two files: hlo_parser.cc reads
-// the grammar (header, computations, instructions, attributes);
-// hlo_parser_finish.cc completes the module once it is read (async
-// wrapping, shapes left out, checks that wait for them). Not a public API:
-// use ParseHloModule (hlo_parser.h).
+// The HLO text parser's class, shared by its three files: hlo_parser.cc
+// reads the grammar (computations, instructions, attributes);
+// hlo_parser_header.cc the module header's attributes; hlo_parser_finish.cc
+// completes the module once it is read (async wrapping, shapes left out,
+// checks that wait for them). Not a public API: use ParseHloModule
+// (hlo_parser.h).
 #ifndef HLO_HLO_PARSER_INTERNAL_H_
 #define HLO_HLO_PARSER_INTERNAL_H_
 
@@ -73,8 +74,9 @@ class Parser {
   // Consumes `word` when it stands alone (not the start of a longer name).
   bool ConsumeKeyword(absl::string_view word);
   absl::StatusOr<Shape> ParseShapeHere();
-  // `{shape, shape, ...}` at the cursor, default layouts filled in.
-  absl::StatusOr<std::vector<Shape>> ParseShapeList();
+  // `{shape, shape, ...}` at the cursor, default layouts filled in; where
+  // each shape starts goes to `offsets`, when given.
+  absl::StatusOr<std::vector<Shape>> ParseShapeList(std::vector<size_t>* offsets = nullptr);
   std::string ScanValue();
   absl::StatusOr<std::string> ScanBalanced(char open, char close);
 
@@ -109,6 +111,9 @@ class Parser {
   // parser's own cursor so that an error points into it; sets `a.value` to
   // the text read.
   absl::Status ParseLiteralAttribute(HloInstruction& instr, HloAttribute& a);
+  // An original_value (or origin) attribute at `at`, its value at `value_at`.
+  absl::Status CheckOriginalValueAt(const HloInstruction& instr, const HloAttribute& a,
+                                    size_t at, size_t value_at, bool shape_written) const;
 
   void Warn(size_t offset, absl::string_view message) {
     if (warnings_ != nullptr) {
@@ -159,6 +164,12 @@ class Parser {
   // Wrapped-computation parameters whose operand's shape is inferred.
   std::vector<std::pair<HloInstruction*, const HloInstruction*>> async_params_;
   absl::Status WrapAsyncOps(HloModule& module);
+  // Where async ops write async_execution_thread, to check each update and
+  // done against its start once the module is read.
+  std::vector<std::pair<HloInstruction*, size_t>> async_threads_;
+  // Each async-start wraps a computation of its own; an update or done
+  // names its start's computation and thread, where it names one.
+  absl::Status CheckAsyncOps(const HloModule& module) const;
   // control-predecessors of the current computation, checked once it is read.
   struct PendingPredecessor {
     HloInstruction* instruction;
@@ -169,6 +180,16 @@ class Parser {
   // Infers the shapes left out, checks what waited for them, and the
   // written signatures: once every callee is known.
   absl::Status FinishShapes();
+  // A custom call's operand_layout_constraints (where the attribute and each
+  // of its shapes start), checked against the operands once their shapes
+  // are known: one shape per operand, each the operand's but for layout.
+  struct PendingConstraints {
+    HloInstruction* instruction;
+    size_t offset;
+    std::vector<size_t> shapes;
+  };
+  std::vector<PendingConstraints> constraints_;
+  absl::Status CheckLayoutConstraints() const;
   // The instructions of the current computation by name; keys view the
   // text or the instructions' own names (null while one is being read).
   absl::flat_hash_map<absl::string_view, HloInstruction*> names_;

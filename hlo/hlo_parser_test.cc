@@ -250,6 +250,160 @@ TEST(HloVerifierTest, CatchesBrokenModules) {
               HasSubstr("entry_computation_layout gives f32[3]"));
 }
 
+// The verifier's error for a module that parses, or "" when it verifies.
+std::string VerifyError(absl::string_view text) {
+  std::unique_ptr<HloModule> m = ParseTestModule(text);
+  if (m == nullptr) return "parse failed";
+  return std::string(VerifyModule(*m).message());
+}
+
+// `body` as the entry of a module with parameter p = f32[4,8].
+std::string Entry(absl::string_view body) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[4,8] parameter(0)\n", body, "\n}\n");
+}
+
+TEST(HloVerifierTest, ClampBoundsHaveTheOperandsType) {
+  EXPECT_EQ(VerifyError(Entry("  lo = f32[] constant(0)\n"
+                              "  ROOT c = f32[4,8] clamp(lo, p, lo)")), "");
+  EXPECT_THAT(VerifyError(Entry("  lo = s32[] constant(0)\n  hi = f32[] constant(1)\n"
+                                "  ROOT c = f32[4,8] clamp(lo, p, hi)")),
+              HasSubstr("t.hlo:6:8: error: verifier: computation 'e', instruction 'c': clamp's "
+                        "lower bound is s32 but its operand is f32; the three must have one "
+                        "type"));
+  EXPECT_THAT(VerifyError(Entry("  lo = f32[] constant(0)\n  hi = f16[4,8] convert(p)\n"
+                                "  ROOT c = f32[4,8] clamp(lo, p, hi)")),
+              HasSubstr("clamp's upper bound is f16 but its operand is f32"));
+}
+
+TEST(HloVerifierTest, CompareDirectionIsOneXlaKnows) {
+  for (absl::string_view ok : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+    EXPECT_EQ(VerifyError(Entry(absl::StrCat("  ROOT c = pred[4,8] compare(p, p), direction=",
+                                             ok))),
+              "");
+  }
+  EXPECT_THAT(VerifyError(Entry("  ROOT c = pred[4,8] compare(p, p), direction=LTE")),
+              HasSubstr("t.hlo:4:8: error: verifier: computation 'e', instruction 'c': "
+                        "compare's direction 'LTE' is not one of EQ, NE, LT, LE, GT, GE"));
+  EXPECT_THAT(VerifyError(Entry("  ROOT c = pred[4,8] compare(p, p)")),
+              HasSubstr("compare's direction (none) is not one of"));
+  // A shape left out is inferred only for a direction that exists.
+  EXPECT_THAT(ParseError(Entry("  ROOT c = compare(p, p), direction=lt")),
+              HasSubstr("t.hlo:4:12: error: the shape of 'c' (compare) cannot be inferred: "
+                        "compare's direction 'lt' is not one of"));
+}
+
+TEST(HloVerifierTest, DynamicSliceStartIndicesAreIntegers) {
+  EXPECT_EQ(VerifyError(Entry("  i = u32[] constant(1)\n"
+                              "  ROOT s = f32[2,8] dynamic-slice(p, i, i), "
+                              "dynamic_slice_sizes={2,8}")),
+            "");
+  EXPECT_THAT(VerifyError(Entry("  i = s32[] constant(1)\n  f = f32[] constant(1)\n"
+                                "  ROOT s = f32[2,8] dynamic-slice(p, i, f), "
+                                "dynamic_slice_sizes={2,8}")),
+              HasSubstr("t.hlo:6:8: error: verifier: computation 'e', instruction 's': "
+                        "dynamic-slice's start index (operand 2) is f32; start indices are "
+                        "integers"));
+  EXPECT_THAT(VerifyError(Entry("  u = f32[2,8] parameter(1)\n  f = bf16[] parameter(2)\n"
+                                "  ROOT s = f32[4,8] dynamic-update-slice(p, u, f, f)")),
+              HasSubstr("dynamic-update-slice's start index (operand 2) is bf16"));
+}
+
+// An out-of-range dim used to reach the executor, which wrote outside its
+// per-dim table (a heap corruption under `hlo-layout run`).
+TEST(HloVerifierTest, ReverseDimsAreDistinctAndInRange) {
+  EXPECT_EQ(VerifyError(Entry("  ROOT r = f32[4,8] reverse(p), dimensions={1,0}")), "");
+  EXPECT_EQ(VerifyError(Entry("  ROOT r = f32[4,8] reverse(p), dimensions={}")), "");
+  for (absl::string_view bad : {"{2}", "{1000000}", "{-1}", "{1,1}"}) {
+    EXPECT_THAT(VerifyError(Entry(absl::StrCat("  ROOT r = f32[4,8] reverse(p), dimensions=",
+                                               bad))),
+                HasSubstr(absl::StrCat("t.hlo:4:8: error: verifier: computation 'e', "
+                                       "instruction 'r': reverse's dimensions [",
+                                       bad.substr(1, bad.size() - 2),
+                                       "] are not distinct dims of a rank-2 operand")))
+        << bad;
+  }
+}
+
+// Sizes wrapped past int64 used to give a small size, and a module written
+// with it was accepted.
+TEST(HloVerifierTest, PadAndWindowSizesDoNotWrap) {
+  const char* kMax = "9223372036854775807";
+  auto module = [](absl::string_view body) {
+    return absl::StrCat(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[3] parameter(0)
+  z = f32[] constant(0)
+  )", body, "\n}\n");
+  };
+  // 3 + 2 * (2^63 - 1) wraps to 1.
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[1] pad(p, z), padding=0_0_", kMax))),
+              HasSubstr(absl::StrCat("t.hlo:10:8: error: verifier: computation 'e', instruction "
+                                     "'r': pad gives dim 0 (3 elements, padding 0_0_", kMax,
+                                     ") a size that overflows int64")));
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[2] pad(p, z), padding=", kMax, "_1"))),
+              HasSubstr("pad gives dim 0"));
+  // A window of 3 dilated by 2^63 - 1 wraps to -1 and left 5 of 3.
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[5] reduce-window(p, z), window="
+                                              "{size=3 rhs_dilate=", kMax, "}, to_apply=add"))),
+              HasSubstr(absl::StrCat("t.hlo:10:8: error: verifier: computation 'e', "
+                                     "instruction 'r': the window gives dim 0 (3 elements, "
+                                     "lhs_dilate 1, rhs_dilate ", kMax,
+                                     ", pad 0_0) a size that overflows int64")));
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[0] reduce-window(p, z), window="
+                                              "{size=1 lhs_dilate=", kMax, "}, to_apply=add"))),
+              HasSubstr("the window gives dim 0"));
+  EXPECT_THAT(VerifyError(module(absl::StrCat("ROOT r = f32[3] reduce-window(p, z), window="
+                                              "{size=1 pad=", kMax, "_1}, to_apply=add"))),
+              HasSubstr("the window gives dim 0"));
+  EXPECT_EQ(VerifyError(module("ROOT r = f32[2] reduce-window(p, z), window={size=2}, "
+                               "to_apply=add")),
+            "");
+  EXPECT_THAT(VerifyError(R"(HloModule m
+ENTRY e {
+  x = f32[1,8,8,3] parameter(0)
+  k = f32[3,3,3,16] parameter(1)
+  ROOT c = f32[1,8,8,16] convolution(x, k), window={size=3x3 pad=1_1x1_1 lhs_dilate=1x4611686018427387904}, dim_labels=b01f_01io->b01f
+})"),
+              HasSubstr("instruction 'c': the window gives dim 1 (8 elements, lhs_dilate "
+                        "4611686018427387904"));
+}
+
+// select-and-scatter's source has the dims its window leaves of the operand
+// (the windowed arithmetic checked as for reduce-window).
+TEST(HloVerifierTest, SelectAndScatterSourceFitsTheWindow) {
+  auto module = [](absl::string_view source, absl::string_view window) {
+    return absl::StrCat(R"(HloModule m
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4,6] parameter(0)
+  s = f32[)", source, R"(] parameter(1)
+  z = f32[] constant(0)
+  ROOT r = f32[4,6] select-and-scatter(p, s, z), window={)", window, R"(}, select=ge, scatter=add
+})");
+  };
+  EXPECT_EQ(VerifyError(module("2,3", "size=2x2 stride=2x2")), "");
+  EXPECT_THAT(VerifyError(module("2,2", "size=2x2 stride=2x2")),
+              HasSubstr("t.hlo:16:8: error: verifier: computation 'e', instruction 'r': "
+                        "select-and-scatter's source is f32[2,2]{1,0} but the window leaves "
+                        "[2,3] of the operand"));
+  EXPECT_THAT(VerifyError(module("2,3", "size=2x2 stride=2x2 pad=0_0x0_9223372036854775807")),
+              HasSubstr("the window gives dim 1 (6 elements"));
+}
+
 // A module printed in pieces (flushed past 1 MiB, between lines) is the
 // same text as printed whole.
 TEST(HloModuleTest, PrintInPiecesMatchesToString) {
@@ -592,6 +746,244 @@ TEST(HloParserTest, CustomCallLiteralErrorsArePositioned) {
   EXPECT_THAT(ParseError(module("f32[]")),
               HasSubstr("t.hlo:5:1: error: in the literal of f32[]: expected a value of "
                         "type f32"));
+}
+
+// XLA reads an infeed's data shape from the first element of its shape, the
+// tuple (data, token); any other shape is refused where it is written.
+TEST(HloParserTest, InfeedShapeIsANonEmptyTuple) {
+  auto module = [](absl::string_view infeed) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  t = token[] after-all()\n  ", infeed,
+                        "\n  ROOT r = token[] after-all()\n}\n");
+  };
+  std::unique_ptr<HloModule> m = ParseTestModule(module("i = (f32[4], token[]) infeed(t)"));
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  EXPECT_EQ(ParseError(module("i = f32[4] infeed(t)")),
+            "t.hlo:4:7: error: infeed's shape must be a non-empty tuple (data, token), not "
+            "f32[4]\n  i = f32[4] infeed(t)\n      ^");
+  EXPECT_THAT(ParseError(module("i = () infeed(t)")),
+              HasSubstr("t.hlo:4:7: error: infeed's shape must be a non-empty tuple (data, "
+                        "token), not ()"));
+  EXPECT_THAT(ParseError(module("i = (f32[4], token[]) tuple(f32[4] infeed(t), t)")),
+              HasSubstr("t.hlo:4:38: error: infeed's shape must be a non-empty tuple"));
+}
+
+// A custom call's operand_layout_constraints set its operands' layouts: one
+// shape per operand, with the operand's dims and element type. Checked
+// once the module is read, so operands defined later or written without a
+// shape are checked too.
+TEST(HloParserTest, OperandLayoutConstraintsFitTheOperands) {
+  auto call = [](absl::string_view operands, absl::string_view constraints) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n",
+                        "  ROOT c = f32[4] custom-call(", operands,
+                        "), custom_call_target=\"f\", operand_layout_constraints=", constraints,
+                        "\n}\n");
+  };
+  ParseTestModule(call("p, p", "{f32[4]{0}, f32[4]}"));
+  EXPECT_EQ(ParseError(call("p", "{f32[4]{0}, f32[4]{0}}")),
+            "t.hlo:4:59: error: operand_layout_constraints of 'c' has 2 shapes for 1 operand; "
+            "it takes one per operand\n" + std::string(
+            "  ROOT c = f32[4] custom-call(p), custom_call_target=\"f\", "
+            "operand_layout_constraints={f32[4]{0}, f32[4]{0}}\n") + std::string(58, ' ') + "^");
+  EXPECT_THAT(ParseError(call("p, p", "{f32[4]}")),
+              HasSubstr("t.hlo:4:62: error: operand_layout_constraints of 'c' has 1 shape for 2 "
+                        "operands"));
+  EXPECT_THAT(ParseError(call("p, p", "{f32[4]{0}, f32[8]{0}}")),
+              HasSubstr("t.hlo:4:101: error: operand_layout_constraints gives f32[8]{0} for "
+                        "operand 1 of 'c', which is f32[4]{0}; a constraint sets only the "
+                        "layout"));
+  EXPECT_THAT(ParseError(call("p", "{s32[4]{0}}")),
+              HasSubstr("t.hlo:4:87: error: operand_layout_constraints gives s32[4]{0} for "
+                        "operand 0 of 'c', which is f32[4]{0}"));
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(n), custom_call_target="f", operand_layout_constraints={f32[2]}
+  n = negate(p)
+})"),
+              HasSubstr("t.hlo:4:87: error: operand_layout_constraints gives f32[2]{0} for "
+                        "operand 0 of 'c', which is f32[4]{0}"));
+  // The async shorthand moves the constraints to the wrapped call.
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) custom-call-start(a), custom_call_target="f", operand_layout_constraints={f32[2]}
+  ROOT d = f32[4] custom-call-done(s)
+})"),
+              HasSubstr("t.hlo:4:107: error: operand_layout_constraints gives f32[2]{0} for "
+                        "operand 0 of 'async_op', which is f32[4]{0}"));
+}
+
+// A conditional's branches are true_computation and false_computation, or
+// branch_computations: never both.
+TEST(HloParserTest, ConditionalNamesItsBranchesOneWay) {
+  auto module = [](absl::string_view selector, absl::string_view branches) {
+    return absl::StrCat(R"(HloModule m
+neg {
+  p = f32[] parameter(0)
+  ROOT n = f32[] negate(p)
+}
+ENTRY e {
+  i = )", selector, R"([] parameter(0)
+  a = f32[] parameter(1)
+  ROOT r = f32[] conditional(i, a, a), )", branches, "\n}\n");
+  };
+  for (auto [selector, branches] :
+       {std::pair<absl::string_view, absl::string_view>{
+            "pred", "true_computation=neg, false_computation=neg"},
+        {"s32", "branch_computations={neg, neg}"}}) {
+    std::unique_ptr<HloModule> m = ParseTestModule(module(selector, branches));
+    ASSERT_NE(m, nullptr);
+    EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  }
+  EXPECT_EQ(ParseError(module("pred", "true_computation=neg, false_computation=neg, "
+                                      "branch_computations={neg, neg}")),
+            "t.hlo:9:85: error: conditional takes true_computation and false_computation, or "
+            "branch_computations, not both ('branch_computations' after 'true_computation')\n"
+            "  ROOT r = f32[] conditional(i, a, a), true_computation=neg, "
+            "false_computation=neg, branch_computations={neg, neg}\n" +
+                std::string(84, ' ') + "^");
+  EXPECT_THAT(ParseError(module("s32", "branch_computations={neg, neg}, false_computation=neg")),
+              HasSubstr("t.hlo:9:72: error: conditional takes true_computation and "
+                        "false_computation, or branch_computations, not both "
+                        "('false_computation' after 'branch_computations')"));
+}
+
+// Async ops written out: each async-start wraps a computation of its own,
+// and an update or done that names a computation or a thread names its
+// start's.
+TEST(HloParserTest, AsyncUpdateAndDoneContinueTheirStart) {
+  auto module = [](absl::string_view body) {
+    return absl::StrCat(R"(HloModule m
+w {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] negate(a)
+}, execution_thread="host"
+v {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] abs(a)
+}, execution_thread="host"
+ENTRY e {
+  p = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) async-start(p), calls=w, async_execution_thread="host"
+)", body, "\n}\n");
+  };
+  std::unique_ptr<HloModule> m = ParseTestModule(module(
+      "  u = ((f32[4]), f32[4], s32[]) async-update(s), calls=w, async_execution_thread=\"host\"\n"
+      "  ROOT d = f32[4] async-done(u), calls=w"));
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+  EXPECT_EQ(ParseError(module(
+                "  t = ((f32[4]), f32[4], s32[]) async-start(p), calls=w\n"
+                "  ROOT d = f32[4] async-done(s)")),
+            "t.hlo:13:49: error: computation 'w' is wrapped by async-start 's' already; each "
+            "async-start wraps a computation of its own\n"
+            "  t = ((f32[4]), f32[4], s32[]) async-start(p), calls=w\n" +
+                std::string(48, ' ') + "^");
+  EXPECT_THAT(ParseError(module("  u = ((f32[4]), f32[4], s32[]) async-update(s)\n"
+                                "  ROOT d = f32[4] async-done(u), calls=v")),
+              HasSubstr("t.hlo:14:34: error: async-done 'd' calls 'v' but its async-start 's' "
+                        "wraps 'w'"));
+  EXPECT_THAT(ParseError(module("  u = ((f32[4]), f32[4], s32[]) async-update(s), calls=v\n"
+                                "  ROOT d = f32[4] async-done(u)")),
+              HasSubstr("t.hlo:13:50: error: async-update 'u' calls 'v' but its async-start 's' "
+                        "wraps 'w'"));
+  EXPECT_THAT(ParseError(module("  ROOT d = f32[4] async-done(s), async_execution_thread=\"main\"")),
+              HasSubstr("t.hlo:13:34: error: async-done 'd' runs on thread \"main\" but its "
+                        "async-start 's' runs on \"host\""));
+  // The shorthand's start runs on "main" unless it says otherwise.
+  EXPECT_THAT(ParseError(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = ((f32[4], f32[4]), f32[4]) add-start(a, a)
+  ROOT d = f32[4] add-done(s), async_execution_thread="host"
+})"),
+              HasSubstr("t.hlo:5:32: error: async-done 'd' runs on thread \"host\" but its "
+                        "async-start 's' runs on \"main\""));
+}
+
+// original_value (origin in newer XLA) records where a value came from, one
+// leaf per array of the instruction's shape: printed as written, refused
+// where its tuple structure is not the shape's or the shape is left out.
+TEST(HloParserTest, OriginalValueHasTheShapesStructure) {
+  auto module = [](absl::string_view root) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  i = s32[] "
+                        "parameter(1)\n  ", root, "\n}\n");
+  };
+  const std::string accepted = module(
+      "ROOT t = (f32[4], (s32[], f32[4])) tuple(p, (s32[], f32[4]) tuple(i, p)), "
+      "original_value={({\"p\"}, ({\"i\" {}}, {}))}");
+  std::unique_ptr<HloModule> m = ParseTestModule(accepted);
+  ASSERT_NE(m, nullptr);
+  EXPECT_THAT(m->ToString(), HasSubstr(", original_value={({\"p\"}, ({\"i\" {}}, {}))}"));
+  for (absl::string_view ok : {"original_value={{\"p\" {0} \"call\"}}", "origin={{\"x\"}}",
+                               "original_value={[synthetic_call]}"}) {
+    EXPECT_NE(ParseTestModule(module(absl::StrCat("ROOT n = f32[4] negate(p), ", ok))), nullptr)
+        << ok;
+  }
+  EXPECT_EQ(ParseError(module("ROOT n = f32[4] negate(p), original_value={({\"a\"}, {\"b\"})}")),
+            "t.hlo:5:46: error: original_value has a tuple where the instruction's shape has "
+            "f32[4]{0}\n"
+            "  ROOT n = f32[4] negate(p), original_value={({\"a\"}, {\"b\"})}\n" +
+                std::string(45, ' ') + "^");
+  EXPECT_THAT(ParseError(module("ROOT t = (f32[4], f32[4]) tuple(p, p), origin={{\"t\"}}")),
+              HasSubstr("t.hlo:5:50: error: origin has an array where the instruction's shape "
+                        "has (f32[4]{0}, f32[4]{0})"));
+  EXPECT_THAT(ParseError(module("ROOT t = (f32[4], f32[4]) tuple(p, p), "
+                                "original_value={({\"a\"})}")),
+              HasSubstr("t.hlo:5:64: error: original_value has 1 of 2 elements where the "
+                        "instruction's shape has (f32[4]{0}, f32[4]{0})"));
+  EXPECT_THAT(ParseError(module("ROOT t = (f32[4], f32[4]) tuple(p, p), "
+                                "original_value={({\"a\"}, {\"b\"}, {\"c\"})}")),
+              HasSubstr("original_value has more than 2 elements where"));
+  EXPECT_THAT(ParseError(module("ROOT t = (f32[4], (s32[], f32[4])) tuple(p, (s32[], f32[4]) "
+                                "tuple(i, p)), original_value={({\"p\"}, {\"q\"})}")),
+              HasSubstr("original_value has an array where the instruction's shape has "
+                        "(s32[], f32[4]{0}) at {1}"));
+  EXPECT_THAT(ParseError(module("ROOT n = f32[4] negate(p), original_value={{p}}")),
+              HasSubstr("t.hlo:5:47: error: original_value: expected an instruction name in "
+                        "quotes"));
+  EXPECT_THAT(ParseError(module("ROOT n = negate(p), original_value={{\"n\"}}")),
+              HasSubstr("t.hlo:5:23: error: original_value needs the instruction's shape "
+                        "written before the opcode: its structure is the shape's"));
+}
+
+// result_accuracy is a ResultAccuracy as XLA reads one: a mode by its
+// lowercase name, or a tolerance of numbers. It prints back as written.
+TEST(HloParserTest, ResultAccuracyIsOneXlaReads) {
+  auto module = [](absl::string_view accuracy) {
+    return absl::StrCat("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n",
+                        "  ROOT x = f32[4] exponential(p), result_accuracy=", accuracy, "\n}\n");
+  };
+  for (absl::string_view ok : {"{mode=highest}", "{mode=default}",
+                               "{tolerance={atol=1e-5,rtol=0,ulps=1}}", "{tolerance={ulps=2}}",
+                               "{tolerance={}}"}) {
+    std::unique_ptr<HloModule> m = ParseTestModule(module(ok));
+    ASSERT_NE(m, nullptr) << ok;
+    EXPECT_THAT(m->ToString(), HasSubstr(absl::StrCat("result_accuracy=", ok)));
+  }
+  EXPECT_EQ(ParseError(module("{mode=high}")),
+            "t.hlo:4:35: error: result_accuracy mode 'high' is not one of default, highest "
+            "(spelled in lowercase)\n"
+            "  ROOT x = f32[4] exponential(p), result_accuracy={mode=high}\n" +
+                std::string(34, ' ') + "^");
+  EXPECT_THAT(ParseError(module("{mode=HIGHEST}")),
+              HasSubstr("result_accuracy mode 'HIGHEST' is not one of default, highest"));
+  EXPECT_THAT(ParseError(module("{tolerance={atol=x}}")),
+              HasSubstr("t.hlo:4:35: error: result_accuracy tolerance atol needs a number, "
+                        "not 'x'"));
+  EXPECT_THAT(ParseError(module("{tolerance={abs=1}}")),
+              HasSubstr("result_accuracy tolerance has no field 'abs'; it takes atol, rtol and "
+                        "ulps"));
+  EXPECT_THAT(ParseError(module("{precision=high}")),
+              HasSubstr("result_accuracy takes mode or tolerance, not 'precision'"));
+  for (absl::string_view bad : {"high", "{tolerance=1}", "{mode highest}", "{mode=default x}"}) {
+    EXPECT_THAT(ParseError(module(bad)),
+                HasSubstr(absl::StrCat("result_accuracy needs {mode=...} or "
+                                       "{tolerance={atol=...,rtol=...,ulps=...}}, not '",
+                                       bad, "'")))
+        << bad;
+  }
 }
 
 // Integer lists allow spaces around numbers and signs, and name the item

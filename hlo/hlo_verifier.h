@@ -9,9 +9,12 @@
 // each; every written shape equals what shape inference gives
 // (shape_inference.h: elementwise ops, dot, convolution, reduce, gather,
 // scatter, slices, pads, ...; reshape keeps the element count, bitcast the
-// byte size); callers and callees agree (call, fusion, while, conditional,
-// map, reduce, reduce-window, sort, all-reduce, async-start); the entry
-// layout, input_output_alias and buffer_donor fit the entry.
+// byte size), and what it refuses is refused here (reverse dims outside the
+// rank or repeated, clamp bounds of another type, compare directions XLA
+// does not have, floating-point start indices, pad and window sizes that
+// overflow int64); callers and callees agree (call, fusion, while,
+// conditional, map, reduce, reduce-window, sort, all-reduce, async-start);
+// the entry layout, input_output_alias and buffer_donor fit the entry.
 //
 // Not checked: layouts against layout-sensitive rules (the layout pass's
 // invariants), the semantics of collectives and channels, sharding, and

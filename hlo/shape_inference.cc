@@ -1,6 +1,11 @@
 #include "hlo/shape_inference.h"
+#include "hlo/shape_inference_internal.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,7 +15,7 @@
 #include "xla_layout/tiled_layout.h"
 
 namespace xla_layout {
-namespace {
+namespace shape_inference_internal {
 
 absl::Status Bad(const std::string& message) {
   return absl::InvalidArgumentError(message);
@@ -28,17 +33,18 @@ Shape Like(const Shape& ref, PrimitiveType type) {
   return s;
 }
 
-Shape NoLayout(Shape s) {
-  if (s.IsTuple()) {
-    for (Shape& e : s.mutable_tuple_shapes()) e = NoLayout(e);
-  } else {
-    s.clear_layout();
-  }
-  return s;
+// a + b and a * b, or nothing where they would wrap: sizes come from the
+// text, and a wrapped size makes a wrong written shape look right.
+std::optional<int64_t> Add(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
+  return sum;
 }
-
-bool IsComplex(PrimitiveType t) { return t == C64 || t == C128; }
-PrimitiveType ComponentOf(PrimitiveType t) { return t == C64 ? F32 : F64; }
+std::optional<int64_t> Multiply(int64_t a, int64_t b) {
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
+  return product;
+}
 
 absl::Status NeedArrays(const HloInstruction& i) {
   for (int k = 0; k < i.operand_count(); ++k) {
@@ -56,6 +62,47 @@ absl::Status NeedOperands(const HloInstruction& i, int n) {
                             " operands, not ", i.operand_count()));
   }
   return NeedArrays(i);
+}
+
+}  // namespace shape_inference_internal
+
+namespace {
+
+using shape_inference_internal::Add;
+using shape_inference_internal::Bad;
+using shape_inference_internal::Dims;
+using shape_inference_internal::InferConvolution;
+using shape_inference_internal::InferReduceWindow;
+using shape_inference_internal::InferSelectAndScatter;
+using shape_inference_internal::Like;
+using shape_inference_internal::Multiply;
+using shape_inference_internal::NeedArrays;
+using shape_inference_internal::NeedOperands;
+
+Shape NoLayout(Shape s) {
+  if (s.IsTuple()) {
+    for (Shape& e : s.mutable_tuple_shapes()) e = NoLayout(e);
+  } else {
+    s.clear_layout();
+  }
+  return s;
+}
+
+bool IsComplex(PrimitiveType t) { return t == C64 || t == C128; }
+PrimitiveType ComponentOf(PrimitiveType t) { return t == C64 ? F32 : F64; }
+
+bool IsIntegral(PrimitiveType t) {
+  switch (t) {
+    case S1: case S2: case S4: case S8: case S16: case S32: case S64:
+    case U1: case U2: case U4: case U8: case U16: case U32: case U64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<int64_t> Attr(const std::optional<std::vector<int64_t>>& a) {
+  return a.value_or(std::vector<int64_t>{});
 }
 
 // Each of `dims` is a distinct dim below `rank`.
@@ -76,6 +123,35 @@ absl::Status NeedDims(absl::string_view what, absl::Span<const int64_t> dims, in
 const Shape& ElementwiseReference(const HloInstruction& i) {
   const HloOpcode op = i.opcode();
   return i.operand(op == HloOpcode::kSelect || op == HloOpcode::kClamp ? 1 : 0)->shape();
+}
+
+// What clamp and compare need beyond their operands' dims: clamp's bounds
+// have its operand's element type (XLA converts nothing implicitly), and a
+// compare's direction is one XLA knows (the executor would read any other
+// as GE). Operands of the wrong count or kind are reported elsewhere.
+absl::Status CheckElementwiseRules(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  if (op == HloOpcode::kClamp && i.operand_count() == 3) {
+    const PrimitiveType t = i.operand(1)->shape().element_type();
+    for (int k : {0, 2}) {
+      const PrimitiveType bound = i.operand(k)->shape().element_type();
+      if (bound != t) {
+        return Bad(absl::StrCat("clamp's ", k == 0 ? "lower" : "upper", " bound is ",
+                                PrimitiveTypeName(bound), " but its operand is ",
+                                PrimitiveTypeName(t), "; the three must have one type"));
+      }
+    }
+  }
+  if (op == HloOpcode::kCompare) {
+    const std::optional<std::string>& d = i.attributes().keywords().direction;
+    constexpr absl::string_view kDirections[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+    if (!d || std::find(std::begin(kDirections), std::end(kDirections), *d) ==
+                  std::end(kDirections)) {
+      return Bad(absl::StrCat("compare's direction ", d ? absl::StrCat("'", *d, "'") : "(none)",
+                              " is not one of EQ, NE, LT, LE, GT, GE"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<PrimitiveType> ElementwiseType(HloOpcode op, PrimitiveType t) {
@@ -106,6 +182,8 @@ absl::StatusOr<Shape> InferElementwise(const HloInstruction& i) {
   }
   absl::Status arrays = NeedArrays(i);
   if (!arrays.ok()) return arrays;
+  absl::Status rules = CheckElementwiseRules(i);
+  if (!rules.ok()) return rules;
   // select's predicate and clamp's bounds may be scalars: the value operand
   // gives the shape.
   const Shape& ref = ElementwiseReference(i);
@@ -251,6 +329,15 @@ absl::StatusOr<Shape> InferConcatenate(const HloInstruction& i) {
   return out;
 }
 
+// lo + hi + n + (n - 1) * interior: the size pad gives a dim of n.
+std::optional<int64_t> PaddedSize(int64_t n, const std::array<int64_t, 3>& padding) {
+  std::optional<int64_t> size = Multiply(std::max<int64_t>(n - 1, 0), padding[2]);
+  for (int64_t term : {n, padding[0], padding[1]}) {
+    if (size) size = Add(*size, term);
+  }
+  return size;
+}
+
 absl::StatusOr<Shape> InferPad(const HloInstruction& i) {
   absl::Status st = NeedOperands(i, 2);
   if (!st.ok()) return st;
@@ -264,10 +351,14 @@ absl::StatusOr<Shape> InferPad(const HloInstruction& i) {
   for (int d = 0; d < in.rank(); ++d) {
     const auto& [lo, hi, interior] = (*padding)[d];
     if (interior < 0) return Bad("pad's interior padding must not be negative");
-    int64_t n = in.dimensions(d);
-    int64_t size = lo + hi + n + std::max<int64_t>(n - 1, 0) * interior;
-    if (size < 0) return Bad(absl::StrCat("pad makes dim ", d, " negative"));
-    out.set_dimensions(d, size);
+    const int64_t n = in.dimensions(d);
+    std::optional<int64_t> size = PaddedSize(n, (*padding)[d]);
+    if (!size) {
+      return Bad(absl::StrCat("pad gives dim ", d, " (", n, " elements, padding ", lo, "_", hi,
+                              "_", interior, ") a size that overflows int64"));
+    }
+    if (*size < 0) return Bad(absl::StrCat("pad makes dim ", d, " negative"));
+    out.set_dimensions(d, *size);
   }
   return out;
 }
@@ -293,6 +384,20 @@ absl::StatusOr<Shape> InferSlice(const HloInstruction& i) {
   return out;
 }
 
+// The start indices of a dynamic-slice or dynamic-update-slice, operands
+// `first` on: integers, as XLA requires (it has no rounding rule for a
+// floating-point start).
+absl::Status NeedIntegralIndices(const HloInstruction& i, int first) {
+  for (int k = first; k < i.operand_count(); ++k) {
+    const PrimitiveType t = i.operand(k)->shape().element_type();
+    if (!IsIntegral(t)) {
+      return Bad(absl::StrCat(HloOpcodeString(i.opcode()), "'s start index (operand ", k,
+                              ") is ", PrimitiveTypeName(t), "; start indices are integers"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Shape> InferDynamicSlice(const HloInstruction& i) {
   if (i.operand_count() < 1) return Bad("dynamic-slice needs an operand");
   absl::Status st = NeedArrays(i);
@@ -308,6 +413,7 @@ absl::StatusOr<Shape> InferDynamicSlice(const HloInstruction& i) {
     return Bad(absl::StrCat("dynamic-slice takes the operand and ", in.rank(),
                             " scalar indices"));
   }
+  if (!(st = NeedIntegralIndices(i, 1)).ok()) return st;
   for (int d = 0; d < in.rank(); ++d) {
     if ((*sizes)[d] < 0 || (*sizes)[d] > in.dimensions(d)) {
       return Bad(absl::StrCat("dynamic_slice_sizes ", Dims(*sizes), " do not fit ",
@@ -324,6 +430,7 @@ absl::StatusOr<Shape> InferDynamicUpdateSlice(const HloInstruction& i) {
   const Shape& in = i.operand(0)->shape();
   const Shape& update = i.operand(1)->shape();
   if (update.rank() != in.rank()) return Bad("the update's rank differs from the operand's");
+  if (!(st = NeedIntegralIndices(i, 2)).ok()) return st;
   for (int d = 0; d < in.rank(); ++d) {
     if (update.dimensions(d) > in.dimensions(d)) {
       return Bad(absl::StrCat("the update ", update.ToString(), " does not fit in ",
@@ -333,98 +440,13 @@ absl::StatusOr<Shape> InferDynamicUpdateSlice(const HloInstruction& i) {
   return Like(in, in.element_type());
 }
 
-// Output size of one windowed dim, as XLA's window arithmetic has it.
-int64_t WindowedSize(int64_t in, const WindowDimension& w) {
-  int64_t dilated_in = in == 0 ? 0 : (in - 1) * w.lhs_dilation + 1;
-  int64_t padded = dilated_in + w.padding_low + w.padding_high;
-  int64_t window = w.size == 0 ? 0 : (w.size - 1) * w.rhs_dilation + 1;
-  if (padded < window) return 0;
-  return (padded - window) / w.stride + 1;
-}
-
-absl::StatusOr<Shape> InferConvolution(const HloInstruction& i) {
-  absl::Status st = NeedOperands(i, 2);
+absl::StatusOr<Shape> InferReverse(const HloInstruction& i) {
+  absl::Status st = NeedOperands(i, 1);
   if (!st.ok()) return st;
-  const auto& a = i.attributes();
-  if (!a.rare().dim_labels) return Bad("convolution needs dim_labels");
   const Shape& in = i.operand(0)->shape();
-  const Shape& ker = i.operand(1)->shape();
-  const ConvolutionDimLabels& l = *a.rare().dim_labels;
-  if (static_cast<int>(l.input.size()) != in.rank() ||
-      static_cast<int>(l.kernel.size()) != ker.rank() ||
-      l.output.size() != l.input.size()) {
-    return Bad(absl::StrCat("dim_labels ", l.input, "_", l.kernel, "->", l.output,
-                            " do not fit ", in.ToString(), " and ", ker.ToString()));
-  }
-  const int spatial = in.rank() - 2;
-  auto find = [](const std::string& labels, char c) -> int {
-    size_t p = labels.find(c);
-    return p == std::string::npos ? -1 : static_cast<int>(p);
-  };
-  int ib = find(l.input, 'b'), ifeat = find(l.input, 'f');
-  int ki = find(l.kernel, 'i'), ko = find(l.kernel, 'o');
-  int ob = find(l.output, 'b'), of = find(l.output, 'f');
-  if (ib < 0 || ifeat < 0 || ki < 0 || ko < 0 || ob < 0 || of < 0) {
-    return Bad("dim_labels need b and f on the input and output, i and o on the kernel");
-  }
-  std::vector<WindowDimension> window =
-      a.rare().window.value_or(std::vector<WindowDimension>(spatial));
-  if (static_cast<int>(window.size()) != spatial) {
-    return Bad(absl::StrCat("the window has ", window.size(), " dims for ", spatial,
-                            " spatial dims"));
-  }
-  const int64_t groups = a.rare().feature_group_count.value_or(1);
-  const int64_t batch_groups = a.rare().batch_group_count.value_or(1);
-  if (groups < 1 || batch_groups < 1) return Bad("group counts must be positive");
-  if (in.dimensions(ifeat) != ker.dimensions(ki) * groups) {
-    return Bad(absl::StrCat("the input has ", in.dimensions(ifeat),
-                            " features; the kernel takes ", ker.dimensions(ki), " x ",
-                            groups, " groups"));
-  }
-  if (in.dimensions(ib) % batch_groups != 0) {
-    return Bad("the batch is not a multiple of batch_group_count");
-  }
-  std::vector<int64_t> dims(in.rank(), 0);
-  dims[ob] = in.dimensions(ib) / batch_groups;
-  dims[of] = ker.dimensions(ko);
-  for (int s = 0; s < spatial; ++s) {
-    char c = static_cast<char>('0' + s);
-    int id = find(l.input, c), kd = find(l.kernel, c), od = find(l.output, c);
-    if (id < 0 || kd < 0 || od < 0) {
-      return Bad(absl::StrCat("dim_labels miss spatial dim ", s));
-    }
-    if (window[s].size != ker.dimensions(kd)) {
-      return Bad(absl::StrCat("window size ", window[s].size, " of spatial dim ", s,
-                              " differs from the kernel's ", ker.dimensions(kd)));
-    }
-    dims[od] = WindowedSize(in.dimensions(id), window[s]);
-  }
-  return Shape(in.element_type(), dims);
-}
-
-absl::StatusOr<Shape> InferReduceWindow(const HloInstruction& i) {
-  if (i.operand_count() < 2 || i.operand_count() % 2 != 0) {
-    return Bad("reduce-window takes inputs and as many init values");
-  }
-  absl::Status st = NeedArrays(i);
+  st = NeedDims("reverse's dimensions", Attr(i.attributes().dimensions), in.rank());
   if (!st.ok()) return st;
-  const int n = i.operand_count() / 2;
-  const Shape& first = i.operand(0)->shape();
-  std::vector<WindowDimension> window =
-      i.attributes().rare().window.value_or(std::vector<WindowDimension>(first.rank()));
-  if (static_cast<int>(window.size()) != first.rank()) {
-    return Bad(absl::StrCat("the window has ", window.size(), " dims for a rank-",
-                            first.rank(), " input"));
-  }
-  std::vector<Shape> results;
-  for (int k = 0; k < n; ++k) {
-    const Shape& in = i.operand(k)->shape();
-    if (in.dimensions() != first.dimensions()) return Bad("reduce-window's inputs differ");
-    std::vector<int64_t> dims;
-    for (int d = 0; d < in.rank(); ++d) dims.push_back(WindowedSize(in.dimensions(d), window[d]));
-    results.push_back(Shape(i.operand(n + k)->shape().element_type(), dims));
-  }
-  return n == 1 ? results[0] : Shape::MakeTuple(results);
+  return Like(in, in.element_type());
 }
 
 absl::StatusOr<Shape> InferGather(const HloInstruction& i) {
@@ -524,7 +546,6 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
     case HloOpcode::kWhile:
     case HloOpcode::kAddDependency:
     case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kReverse:
       if (i.operand_count() < 1) return Bad(absl::StrCat(HloOpcodeString(op), " needs an operand"));
       return NoLayout(i.operand(0)->shape());
     case HloOpcode::kConditional:
@@ -582,6 +603,10 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
       return InferDynamicUpdateSlice(i);
     case HloOpcode::kConvolution:
       return InferConvolution(i);
+    case HloOpcode::kReverse:
+      return InferReverse(i);
+    case HloOpcode::kSelectAndScatter:
+      return InferSelectAndScatter(i);
     case HloOpcode::kGather:
       return InferGather(i);
     case HloOpcode::kScatter:
@@ -677,6 +702,8 @@ absl::Status CheckWritten(const HloInstruction& i) {
 
 absl::Status CheckShape(const HloInstruction& i) {
   const HloOpcode op = i.opcode();
+  absl::Status rules = CheckElementwiseRules(i);
+  if (!rules.ok()) return rules;
   // The common case, without building a shape: an elementwise op of arrays
   // has its reference operand's dims and a type that follows from its own.
   if (IsElementwise(op) && op != HloOpcode::kConvert &&

@@ -9,10 +9,18 @@
 // reduce, reduce-window, concatenate, pad, slice, dynamic-slice,
 // dynamic-update-slice, reverse, convolution, gather, scatter, sort, select,
 // clamp, add-dependency, opt-barrier, after-all, replica-id, partition-id,
-// get-dimension-size. Checked but never inferred (the shape must be
-// written): reshape (same element count), bitcast (same byte size), convert
-// and bitcast-convert (same dims), broadcast (operand dims where they map),
-// iota (iota_dimension in range). Anything else is taken as written.
+// get-dimension-size, select-and-scatter (its source fits the window).
+// Checked but never inferred (the shape must be written): reshape (same
+// element count), bitcast (same byte size), convert and bitcast-convert
+// (same dims), broadcast (operand dims where they map), iota
+// (iota_dimension in range). Anything else is taken as written.
+//
+// Refused as XLA refuses them: reverse dims repeated or outside the rank,
+// clamp bounds of another element type than the operand, a compare
+// direction other than EQ, NE, LT, LE, GT, GE (or none), dynamic-slice and
+// dynamic-update-slice start indices that are not integers, and pad and
+// window sizes (padding, lhs_dilate, rhs_dilate) whose arithmetic overflows
+// int64: never wrapped into a size that looks right.
 #ifndef HLO_SHAPE_INFERENCE_H_
 #define HLO_SHAPE_INFERENCE_H_
 

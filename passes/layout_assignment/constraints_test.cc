@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "hlo/hlo_test_util.h"
 #include "passes/layout_assignment/target_config.h"
+#include "xla_layout/shape.h"
 
 namespace xla_layout::layout_assignment {
 namespace {
@@ -106,12 +107,19 @@ ENTRY e {
 }
 
 TEST(LayoutConstraintsTest, CustomCallConstraintsMustMatchOperands) {
+  // The parser refuses such text; a module edited through the API still
+  // reaches the pass, which refuses it too.
   auto m = ParseTestModule(R"(HloModule m
 ENTRY e {
   p0 = f32[4,4] parameter(0)
   p1 = f32[2,3] parameter(1)
-  ROOT c = f32[4] custom-call(p0, p1), custom_call_target="baz", operand_layout_constraints={f32[4,4]{0,1}, f32[3,2]{1,0}}
+  ROOT c = f32[4] custom-call(p0, p1), custom_call_target="baz", operand_layout_constraints={f32[4,4]{0,1}, f32[2,3]{1,0}}
 })");
+  ASSERT_NE(m, nullptr);
+  Shape transposed(F32, {3, 2});
+  SetDefaultLayouts(transposed);
+  (*m->entry()->root()->mutable_attributes().mutable_rare().operand_layout_constraints)[1] =
+      transposed;
   absl::StatusOr<LayoutConstraints> c = Build(*m, "default");
   EXPECT_THAT(std::string(c.status().message()),
               HasSubstr("custom-call 'c': operand_layout_constraints gives "
