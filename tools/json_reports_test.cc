@@ -1,6 +1,6 @@
 // JSON reports hlo-layout prints, read back by a real JSON parser
-// (nlohmann's, exceptions off): the layout pass's --stats=json. Keys come
-// in their documented order and numbers are JSON numbers.
+// (nlohmann's, exceptions off): the layout pass's --stats=json and relayout
+// --json. Keys come in their documented order and numbers are JSON numbers.
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -14,7 +14,9 @@
 #include "passes/layout_assignment/layout_assignment.h"
 #include "passes/layout_assignment/stats.h"
 #include "passes/layout_assignment/target_config.h"
+#include "tools/relayout_command.h"
 #include "xla_layout/json.h"
+#include "xla_layout/shape_text.h"
 
 namespace xla_layout {
 namespace {
@@ -36,6 +38,12 @@ std::vector<std::string> Keys(const OrderedJson& object) {
   std::vector<std::string> keys;
   for (const auto& item : object.items()) keys.push_back(item.key());
   return keys;
+}
+
+Shape ParseOrDie(absl::string_view text) {
+  absl::StatusOr<Shape> shape = ParseShape(text);
+  EXPECT_TRUE(shape.ok()) << shape.status();
+  return shape.ok() ? *shape : Shape();
 }
 
 const std::vector<std::string> kStatsKeys = {
@@ -142,6 +150,30 @@ TEST(JsonReportsTest, LayoutStatsStayJsonWhateverTheyHold) {
   EXPECT_TRUE(j["free_orders"][0]["runner_up"].is_null());
   EXPECT_TRUE(j["tilings_refused"][0]["padding_ratio"].is_null());
   EXPECT_EQ(j["copies_by_reason"], OrderedJson::object({{"", 1}}));
+}
+
+TEST(JsonReportsTest, Relayout) {
+  cli::RelayoutCommandOptions options;
+  options.repeat = 1;
+  options.budget_seconds = 1;
+  options.check = true;
+  options.json = true;
+  absl::StatusOr<cli::RelayoutCommandResult> r = cli::RunRelayoutCommand(
+      ParseOrDie("f32[19,137]{1,0}"), ParseOrDie("f32[19,137]{0,1:T(8,128)}"), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  OrderedJson j = Parse(r->output);
+  EXPECT_THAT(Keys(j), ElementsAre("src", "dst", "seconds_per_run", "gbps", "memcpy_gbps",
+                                   "ratio_to_memcpy", "stream_gbps", "ceiling_gbps",
+                                   "ratio_to_ceiling", "threads", "isa", "repeat",
+                                   "element_bytes", "src_bytes", "dst_bytes", "check"));
+  EXPECT_EQ(j["src"], "f32[19,137]{1,0}");
+  EXPECT_EQ(j["check"], "ok");
+  for (const char* number : {"seconds_per_run", "gbps", "memcpy_gbps", "ratio_to_memcpy",
+                             "stream_gbps", "ceiling_gbps", "ratio_to_ceiling"}) {
+    EXPECT_TRUE(j[number].is_number()) << number;
+  }
+  EXPECT_EQ(j["element_bytes"], 19 * 137 * 4);
+  EXPECT_EQ(r->output.back(), '\n');
 }
 
 }  // namespace
