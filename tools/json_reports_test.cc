@@ -1,6 +1,8 @@
-// JSON reports hlo-layout prints, read back by a real JSON parser
-// (nlohmann's, exceptions off): the layout pass's --stats=json and relayout
-// --json. Keys come in their documented order and numbers are JSON numbers.
+// Every JSON report hlo-layout prints, read back by a real JSON parser
+// (nlohmann's, exceptions off): the layout pass's --stats=json, relayout
+// --json, and shape --json (an array with its grid, a nested tuple with an
+// unbounded leaf), index --json and its --slot form. Keys come in their
+// documented order and numbers are JSON numbers.
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -15,6 +17,7 @@
 #include "passes/layout_assignment/stats.h"
 #include "passes/layout_assignment/target_config.h"
 #include "tools/relayout_command.h"
+#include "tools/shape_report.h"
 #include "xla_layout/json.h"
 #include "xla_layout/shape_text.h"
 
@@ -174,6 +177,55 @@ TEST(JsonReportsTest, Relayout) {
   }
   EXPECT_EQ(j["element_bytes"], 19 * 137 * 4);
   EXPECT_EQ(r->output.back(), '\n');
+}
+
+TEST(JsonReportsTest, ShapeOfAnArrayWithItsGrid) {
+  cli::ShapeReportOptions options;
+  options.json = true;
+  options.grid = true;
+  absl::StatusOr<std::string> r = cli::ShapeReport(ParseOrDie("f32[3,5]{1,0:T(2,2)}"), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  OrderedJson j = Parse(*r);
+  EXPECT_THAT(Keys(j), ElementsAre("canonical", "physical_dims", "tiled_dims",
+                                   "logical_elements", "elements", "bytes", "padding_percent",
+                                   "grid"));
+  EXPECT_EQ(j["tiled_dims"], OrderedJson({2, 3, 2, 2}));
+  EXPECT_EQ(j["padding_percent"], 60.0);
+  ASSERT_EQ(j["grid"].size(), 3u);
+  EXPECT_EQ(j["grid"][0], OrderedJson({0, 1, 4, 5, 8}));
+}
+
+TEST(JsonReportsTest, ShapeOfANestedTuple) {
+  cli::ShapeReportOptions options;
+  options.json = true;
+  absl::StatusOr<std::string> r = cli::ShapeReport(
+      ParseOrDie("(f32[3,5]{1,0:T(2,2)}, (s4[8]{0:E(4)}, f32[?]{0}))"), options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  OrderedJson j = Parse(*r);
+  EXPECT_THAT(Keys(j), ElementsAre("canonical", "leaves"));
+  ASSERT_EQ(j["leaves"].size(), 3u);
+  EXPECT_THAT(Keys(j["leaves"][0]),
+              ElementsAre("index", "canonical", "physical_dims", "tiled_dims",
+                          "logical_elements", "elements", "bytes", "padding_percent"));
+  EXPECT_EQ(j["leaves"][1]["index"], OrderedJson({1, 0}));
+  EXPECT_THAT(Keys(j["leaves"][2]),
+              ElementsAre("index", "canonical", "size_known", "unbounded_dims"));
+  EXPECT_EQ(j["leaves"][2]["size_known"], false);
+}
+
+TEST(JsonReportsTest, IndexAndSlot) {
+  Shape shape = ParseOrDie("f32[3,5]{1,0:T(2,2)}");
+  absl::StatusOr<std::string> index = cli::IndexReport(shape, {2, 3}, /*json=*/true);
+  ASSERT_TRUE(index.ok()) << index.status();
+  EXPECT_EQ(*index, "{\"slot\":17}\n");
+  EXPECT_EQ(Parse(*index)["slot"], 17);
+  absl::StatusOr<std::string> slot = cli::SlotReport(shape, 17, /*json=*/true);
+  ASSERT_TRUE(slot.ok()) << slot.status();
+  EXPECT_EQ(Parse(*slot)["index"], OrderedJson({2, 3}));
+  absl::StatusOr<std::string> padding = cli::SlotReport(shape, 23, /*json=*/true);
+  ASSERT_TRUE(padding.ok()) << padding.status();
+  EXPECT_THAT(Keys(Parse(*padding)), ElementsAre("slot", "index"));
+  EXPECT_TRUE(Parse(*padding)["index"].is_null());
 }
 
 }  // namespace
