@@ -9,8 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/string_view.h"
-
 namespace xla_layout {
 
 // An object keeps its keys in the order they were added (nlohmann's plain
@@ -30,10 +28,6 @@ std::string JsonLine(const OrderedJson& value);
 // and infinities come back unchanged.
 double RoundToDecimals(double value, int decimals);
 double RoundToSignificantDigits(double value, int digits);
-
-// The text of a JSON string literal, quotes included, for the reports
-// still assembled as text.
-std::string JsonString(absl::string_view s);
 
 }  // namespace xla_layout
 
