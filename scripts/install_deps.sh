@@ -7,6 +7,7 @@ packages=(
   bazel-bootstrap bazel-rules-cc bazel-rules-proto bazel-rules-java bazel-skylib
   libabsl-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev libopenblas-dev
+  nlohmann-json3-dev
   clang-14 libclang-rt-14-dev llvm-14 util-linux
 )
 missing=()

@@ -1,5 +1,5 @@
-// Small helpers shared by the hlo-layout subcommands: argument splitting,
-// JSON text, and checked standard output.
+// Small helpers shared by the hlo-layout subcommands: argument splitting
+// and checked standard output.
 #ifndef TOOLS_CLI_UTIL_H_
 #define TOOLS_CLI_UTIL_H_
 
@@ -10,7 +10,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "xla_layout/json.h"
 
 namespace xla_layout::cli {
 
@@ -34,8 +33,6 @@ struct Args {
   absl::StatusOr<bool> Bool(absl::string_view name) const;
 };
 Args SplitArgs(int argc, char** argv, int first);
-
-using ::xla_layout::JsonString;
 
 // Parses "2,3" (spaces allowed) into integers.
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view text);

@@ -7,10 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "tools/cli_util.h"
 #include "tools/relayout_check.h"
 #include "xla_layout/copy_reference.h"
 #include "xla_layout/file_io.h"
+#include "xla_layout/json.h"
 #include "xla_layout/memory.h"
 #include "xla_layout/tiled_layout.h"
 
@@ -102,22 +102,23 @@ absl::StatusOr<RelayoutCommandResult> RunRelayoutCommand(
     if (!s.ok()) return s;
   }
   if (options.json) {
-    result.output = absl::StrCat(
-        "{\"src\":", JsonString(src_shape.ToString()),
-        ",\"dst\":", JsonString(dst_shape.ToString()),
-        ",\"seconds_per_run\":", absl::StrFormat("%.9f", seconds),
-        ",\"gbps\":", absl::StrFormat("%.3f", gbps),
-        ",\"memcpy_gbps\":", absl::StrFormat("%.3f", memcpy_gbps),
-        ",\"ratio_to_memcpy\":", absl::StrFormat("%.3f", ratio),
-        ",\"stream_gbps\":", absl::StrFormat("%.3f", stream_gbps),
-        ",\"ceiling_gbps\":", absl::StrFormat("%.3f", ceiling_gbps),
-        ",\"ratio_to_ceiling\":", absl::StrFormat("%.3f", ceiling_ratio),
-        ",\"threads\":", plan->threads(), ",\"isa\":",
-        JsonString(IsaName(plan->isa())), ",\"repeat\":", runs,
-        ",\"element_bytes\":", plan->element_bytes(),
-        ",\"src_bytes\":", plan->src_bytes(),
-        ",\"dst_bytes\":", plan->dst_bytes(), ",\"check\":",
-        JsonString(check), "}\n");
+    OrderedJson report = {{"src", src_shape.ToString()},
+                          {"dst", dst_shape.ToString()},
+                          {"seconds_per_run", RoundToDecimals(seconds, 9)},
+                          {"gbps", RoundToDecimals(gbps, 3)},
+                          {"memcpy_gbps", RoundToDecimals(memcpy_gbps, 3)},
+                          {"ratio_to_memcpy", RoundToDecimals(ratio, 3)},
+                          {"stream_gbps", RoundToDecimals(stream_gbps, 3)},
+                          {"ceiling_gbps", RoundToDecimals(ceiling_gbps, 3)},
+                          {"ratio_to_ceiling", RoundToDecimals(ceiling_ratio, 3)},
+                          {"threads", plan->threads()},
+                          {"isa", std::string(IsaName(plan->isa()))},
+                          {"repeat", runs},
+                          {"element_bytes", plan->element_bytes()},
+                          {"src_bytes", plan->src_bytes()},
+                          {"dst_bytes", plan->dst_bytes()},
+                          {"check", check}};
+    result.output = JsonLine(report);
   } else {
     result.output = absl::StrCat(
         src_shape.ToString(), " -> ", dst_shape.ToString(), "\n",

@@ -31,6 +31,9 @@ struct RelayoutCommandResult {
   bool check_failed = false;
 };
 
+// Times `src` -> `dst`; `output` is the text report or, with `json`, one
+// JSON object on one line (src, dst, seconds_per_run, the rates in GB/s and
+// their ratios, threads, isa, repeat, the byte counts and check).
 absl::StatusOr<RelayoutCommandResult> RunRelayoutCommand(
     const Shape& src, const Shape& dst, const RelayoutCommandOptions& options);
 

@@ -1,13 +1,15 @@
 #include "tools/shape_report.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
-#include "absl/strings/str_join.h"
-#include "tools/cli_util.h"
+#include "absl/types/span.h"
+#include "xla_layout/json.h"
 
 namespace xla_layout::cli {
 namespace {
@@ -129,6 +131,21 @@ std::string JsonIntList(absl::Span<const int64_t> v) {
   return absl::StrCat("[", absl::StrJoin(v, ","), "]");
 }
 
+OrderedJson IntArray(absl::Span<const int64_t> v) {
+  return OrderedJson(std::vector<int64_t>(v.begin(), v.end()));
+}
+
+// A report as the options ask for it: text, or a JSON object, printed by
+// ShapeReport (a tuple's object holds its leaves' objects).
+struct Report {
+  std::string text;
+  OrderedJson json;
+};
+Report AsText(std::string text) { return {std::move(text), nullptr}; }
+Report AsJson(OrderedJson json) { return {"", std::move(json)}; }
+
+absl::StatusOr<Report> AnyReport(const Shape& shape, const ShapeReportOptions& options);
+
 }  // namespace
 
 namespace {
@@ -147,7 +164,7 @@ void CollectLeaves(const Shape& shape, std::vector<int64_t>& index,
   }
 }
 
-absl::StatusOr<std::string> TupleReport(const Shape& shape, const ShapeReportOptions& options) {
+absl::StatusOr<Report> TupleReport(const Shape& shape, const ShapeReportOptions& options) {
   if (options.grid) return absl::InvalidArgumentError("--grid draws one array, not a tuple");
   std::vector<std::pair<std::vector<int64_t>, const Shape*>> leaves;
   std::vector<int64_t> index;
@@ -156,33 +173,34 @@ absl::StatusOr<std::string> TupleReport(const Shape& shape, const ShapeReportOpt
   SetDefaultLayouts(laid_out);
   std::string canonical = PrintShape(laid_out, options.print);
   std::vector<std::string> parts;
+  OrderedJson leaf_objects = OrderedJson::array();
   for (const auto& [leaf_index, leaf] : leaves) {
-    absl::StatusOr<std::string> r = ShapeReport(*leaf, options);
+    absl::StatusOr<Report> r = AnyReport(*leaf, options);
     if (!r.ok()) {
       return absl::Status(r.status().code(),
                           absl::StrCat("leaf {", absl::StrJoin(leaf_index, ","), "}: ",
                                        r.status().message()));
     }
     if (options.json) {
-      std::string body(absl::StripSuffix(*r, "}\n"));
-      parts.push_back(absl::StrCat("{\"index\":", JsonIntList(leaf_index), ",",
-                                   absl::StripPrefix(body, "{"), "}"));
+      // The leaf's index first, then its own report's keys in their order.
+      OrderedJson object = {{"index", leaf_index}};
+      object.update(r->json);
+      leaf_objects.push_back(std::move(object));
     } else {
-      parts.push_back(absl::StrCat("leaf {", absl::StrJoin(leaf_index, ","), "}: ", *r));
+      parts.push_back(absl::StrCat("leaf {", absl::StrJoin(leaf_index, ","), "}: ", r->text));
     }
   }
   if (options.json) {
-    return absl::StrCat("{\"canonical\":", JsonString(canonical), ",\"leaves\":[",
-                        absl::StrJoin(parts, ","), "]}\n");
+    return AsJson({{"canonical", canonical}, {"leaves", std::move(leaf_objects)}});
   }
-  return absl::StrCat(canonical, "\n", "tuple of ", shape.tuple_shapes().size(),
-                      " elements, ", leaves.size(), " leaves\n\n",
-                      absl::StrJoin(parts, "\n"));
+  return AsText(absl::StrCat(canonical, "\n", "tuple of ", shape.tuple_shapes().size(),
+                             " elements, ", leaves.size(), " leaves\n\n",
+                             absl::StrJoin(parts, "\n")));
 }
 
 // A shape with unbounded dims ('?') has a layout but no size.
-absl::StatusOr<std::string> UnboundedReport(const Shape& shape, const std::vector<int64_t>& dims,
-                                            const ShapeReportOptions& options) {
+absl::StatusOr<Report> UnboundedReport(const Shape& shape, const std::vector<int64_t>& dims,
+                                       const ShapeReportOptions& options) {
   if (options.grid) {
     return absl::InvalidArgumentError("--grid needs a size; an unbounded dim has none");
   }
@@ -190,18 +208,14 @@ absl::StatusOr<std::string> UnboundedReport(const Shape& shape, const std::vecto
   SetDefaultLayouts(laid_out);
   std::string canonical = PrintShape(laid_out, options.print);
   if (options.json) {
-    return absl::StrCat("{\"canonical\":", JsonString(canonical),
-                        ",\"size_known\":false,\"unbounded_dims\":", JsonIntList(dims), "}\n");
+    return AsJson({{"canonical", canonical}, {"size_known", false}, {"unbounded_dims", dims}});
   }
-  return absl::StrCat(canonical, "\n", "size:            unknown: dim",
-                      dims.size() > 1 ? "s " : " ", absl::StrJoin(dims, ","),
-                      dims.size() > 1 ? " are" : " is", " unbounded ('?')\n");
+  return AsText(absl::StrCat(canonical, "\n", "size:            unknown: dim",
+                             dims.size() > 1 ? "s " : " ", absl::StrJoin(dims, ","),
+                             dims.size() > 1 ? " are" : " is", " unbounded ('?')\n"));
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> ShapeReport(const Shape& shape,
-                                        const ShapeReportOptions& options) {
+absl::StatusOr<Report> AnyReport(const Shape& shape, const ShapeReportOptions& options) {
   if (shape.IsTuple()) return TupleReport(shape, options);
   std::vector<int64_t> unbounded;
   for (int d = 0; shape.IsArray() && d < shape.rank(); ++d) {
@@ -223,23 +237,21 @@ absl::StatusOr<std::string> ShapeReport(const Shape& shape,
     grid = *std::move(g);
   }
   if (options.json) {
-    std::string out = absl::StrCat(
-        "{\"canonical\":", JsonString(canonical),
-        ",\"physical_dims\":", JsonIntList(t->physical_dims()),
-        ",\"tiled_dims\":", JsonIntList(t->tiled_dims()),
-        ",\"logical_elements\":", t->element_count(),
-        ",\"elements\":", t->slot_count(), ",\"bytes\":", t->byte_size(),
-        ",\"padding_percent\":", absl::StrFormat("%.2f", padding));
+    OrderedJson out = {{"canonical", canonical},
+                       {"physical_dims", IntArray(t->physical_dims())},
+                       {"tiled_dims", IntArray(t->tiled_dims())},
+                       {"logical_elements", t->element_count()},
+                       {"elements", t->slot_count()},
+                       {"bytes", t->byte_size()},
+                       {"padding_percent", RoundToDecimals(padding, 2)}};
     if (grid) {
-      out += ",\"grid\":[";
+      OrderedJson& rows = out["grid"] = OrderedJson::array();
       for (int64_t r = 0; r < grid->rows; ++r) {
-        if (r > 0) out += ",";
-        out += JsonIntList(absl::MakeConstSpan(grid->slots)
-                               .subspan(r * grid->cols, grid->cols));
+        rows.push_back(IntArray(absl::MakeConstSpan(grid->slots)
+                                    .subspan(r * grid->cols, grid->cols)));
       }
-      out += "]";
     }
-    return out + "}\n";
+    return AsJson(std::move(out));
   }
   std::string out = absl::StrCat(
       canonical, "\n", "physical dims:   ", JsonIntList(t->physical_dims()),
@@ -250,7 +262,16 @@ absl::StatusOr<std::string> ShapeReport(const Shape& shape,
       " bits per element)\n",
       absl::StrFormat("padding:         %.2f%%\n", padding));
   if (grid) absl::StrAppend(&out, DrawGrid(*t, *grid));
-  return out;
+  return AsText(std::move(out));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ShapeReport(const Shape& shape,
+                                        const ShapeReportOptions& options) {
+  absl::StatusOr<Report> report = AnyReport(shape, options);
+  if (!report.ok()) return report.status();
+  return options.json ? JsonLine(report->json) : report->text;
 }
 
 absl::StatusOr<std::string> IndexReport(const Shape& shape,
@@ -260,7 +281,7 @@ absl::StatusOr<std::string> IndexReport(const Shape& shape,
   if (!t.ok()) return t.status();
   absl::StatusOr<int64_t> slot = t->CheckedLinearIndex(index);
   if (!slot.ok()) return slot.status();
-  if (json) return absl::StrCat("{\"slot\":", *slot, "}\n");
+  if (json) return JsonLine({{"slot", *slot}});
   return absl::StrCat(*slot, "\n");
 }
 
@@ -274,10 +295,7 @@ absl::StatusOr<std::string> SlotReport(const Shape& shape, int64_t slot,
         " slots"));
   }
   std::optional<IndexVector> e = t->LogicalIndex(slot);
-  if (json) {
-    return absl::StrCat("{\"slot\":", slot, ",\"index\":",
-                        e ? JsonIntList(*e) : std::string("null"), "}\n");
-  }
+  if (json) return JsonLine({{"slot", slot}, {"index", e ? IntArray(*e) : OrderedJson(nullptr)}});
   return absl::StrCat(e ? absl::StrJoin(*e, ",") : std::string("padding"),
                       "\n");
 }

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include <nlohmann/json.hpp>
 #include "passes/hlo_pass.h"
 
 namespace {
@@ -48,17 +49,16 @@ class CountOpsPass : public xla_layout::HloPass {
     return false;
   }
   std::string StatsReport(bool json) const override {
-    std::string out = json ? "{" : "count-ops:\n";
-    const char* sep = "";
-    for (const auto& [op, n] : counts_) {
-      if (json) {
-        absl::StrAppend(&out, sep, "\"", op, "\":", n);
-        sep = ",";
-      } else {
-        absl::StrAppend(&out, "  ", op, ": ", n, "\n");
-      }
+    if (json) {
+      // Built as a value, so the report is JSON whatever the names hold
+      // (Debian's nlohmann-json3-dev; `replace` keeps dump from throwing).
+      nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+      for (const auto& [op, n] : counts_) counts[op] = n;
+      return counts.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+             "\n";
     }
-    if (json) out += "}\n";
+    std::string out = "count-ops:\n";
+    for (const auto& [op, n] : counts_) absl::StrAppend(&out, "  ", op, ": ", n, "\n");
     return out;
   }
 

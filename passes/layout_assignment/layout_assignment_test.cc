@@ -1,5 +1,6 @@
 #include "passes/layout_assignment/layout_assignment.h"
 
+#include <cmath>
 #include <random>
 #include <set>
 #include <string>
@@ -15,6 +16,7 @@
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_test_util.h"
 #include "hlo/hlo_verifier.h"
+#include "passes/layout_assignment/cost_model.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/test_util.h"
@@ -836,6 +838,28 @@ TEST(LayoutAssignmentPropertyTest, RandomModulesVerifyAndAreIdempotent) {
   EXPECT_GT(modules, 900);
   EXPECT_GT(copies, 50);  // the modules do exercise copy insertion
   EXPECT_GT(cloned, 20);  // and call-graph flattening
+}
+
+// At the target table's bounds (the slowest rate, the largest read factor)
+// the largest byte count still costs a finite time, in microseconds too.
+TEST(LayoutAssignmentTest, CostsAtTheTargetTableBoundsStayFinite) {
+  const std::string rate = absl::StrCat(kMinCopyGbps);
+  absl::StatusOr<TargetConfig> edge = TargetConfig::FromTextProto(
+      absl::StrCat("name: \"edge\" cost_model { conv_mismatch_read_factor: ",
+                   kMaxConvMismatchReadFactor, " copy_throughput { contiguous_gbps: ", rate,
+                   " tile_gbps: ", rate, " transpose_gbps: ", rate, " subbyte_gbps: ", rate,
+                   " } }"),
+      "edge");
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  layout_assignment::LayoutCostModel cost(*edge);
+  for (CopyClass c : {CopyClass::kContiguous, CopyClass::kTile, CopyClass::kTranspose,
+                      CopyClass::kSubByte}) {
+    std::optional<double> seconds = cost.CopySeconds(INT64_MAX, c);
+    ASSERT_TRUE(seconds.has_value());
+    EXPECT_TRUE(std::isfinite(*seconds * 1e6)) << *seconds;
+    EXPECT_TRUE(std::isfinite(cost.CopyCost(INT64_MAX, c) * 1e6));
+  }
+  EXPECT_TRUE(std::isfinite(cost.ReadCost(INT64_MAX) * 1e6)) << cost.ReadCost(INT64_MAX);
 }
 
 }  // namespace

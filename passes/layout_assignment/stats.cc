@@ -8,14 +8,13 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "passes/layout_assignment/constraints.h"
 #include "passes/layout_assignment/propagation.h"
+#include "xla_layout/json.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/tiled_layout.h"
-#include "xla_layout/json.h"
 
 namespace xla_layout {
 
@@ -99,70 +98,99 @@ std::string LayoutAssignmentStats::ToText() const {
 }
 
 
+namespace {
+
+// The JSON report's numbers keep the precision the text report means:
+// seconds to 9 significant digits, scores to 3 decimals, ratios to 4.
+OrderedJson Seconds(double seconds) { return RoundToSignificantDigits(seconds, 9); }
+
+OrderedJson CopyJson(const LayoutAssignmentStats::Copy& c) {
+  return {{"name", c.name},
+          {"computation", c.computation},
+          {"operand", c.operand},
+          {"reason", c.reason},
+          {"from", c.from},
+          {"to", c.to},
+          {"bytes", c.bytes},
+          {"in_loop", c.in_loop},
+          {"kernel_class", c.kernel_class},
+          {"estimated_seconds", c.seconds ? Seconds(*c.seconds) : OrderedJson(nullptr)}};
+}
+
+OrderedJson PackingJson(const LayoutAssignmentStats::Packing& p) {
+  return {{"dot", p.dot},     {"operand", p.operand}, {"reads", p.reads},
+          {"bytes", p.bytes}, {"packed", p.packed},   {"why", p.why}};
+}
+
+OrderedJson ConvolutionReadJson(const LayoutAssignmentStats::ConvolutionRead& r) {
+  return {{"conv", r.conv},
+          {"operand", r.operand},
+          {"have", r.have},
+          {"want", r.want},
+          {"read_cost", r.read_cost},
+          {"copy_bytes", r.copy_bytes},
+          {"copy_class", r.copy_class},
+          {"read_seconds", r.timed ? Seconds(r.read_seconds) : OrderedJson(nullptr)},
+          {"copy_seconds", r.timed ? Seconds(r.copy_seconds) : OrderedJson(nullptr)},
+          {"copied", r.copied}};
+}
+
+OrderedJson FreeOrderJson(const LayoutAssignmentStats::FreeOrder& f) {
+  return {{"value", f.value},
+          {"chosen", f.chosen},
+          {"score", RoundToDecimals(f.score, 3)},
+          {"runner_up", f.runner_up.empty() ? OrderedJson(nullptr) : OrderedJson(f.runner_up)},
+          {"runner_up_score", RoundToDecimals(f.runner_up_score, 3)}};
+}
+
+// A negative ratio stands for an unbounded size: no ratio.
+OrderedJson RefusedTilingJson(const std::string& value, double ratio) {
+  OrderedJson padding = ratio < 0 ? OrderedJson(nullptr) : OrderedJson(RoundToDecimals(ratio, 4));
+  return {{"value", value}, {"padding_ratio", std::move(padding)}};
+}
+
+// Each element of `items` as `to_json` makes it, in order.
+template <typename T, typename Fn>
+OrderedJson ArrayOf(const std::vector<T>& items, Fn to_json) {
+  OrderedJson out = OrderedJson::array();
+  for (const T& item : items) out.push_back(to_json(item));
+  return out;
+}
+
+}  // namespace
+
 std::string LayoutAssignmentStats::ToJson() const {
-  std::vector<std::string> copy_items;
   int64_t copy_bytes = 0;
-  std::map<std::string, int> by_reason;
+  OrderedJson by_reason = OrderedJson::object();
+  std::map<std::string, int> reasons;  // sorted, as the text report
   for (const Copy& c : copies) {
     copy_bytes = SaturatingAdd(copy_bytes, c.bytes);
-    ++by_reason[c.reason];
-    copy_items.push_back(absl::StrCat(
-        "{\"name\":", JsonString(c.name), ",\"computation\":", JsonString(c.computation),
-        ",\"operand\":", JsonString(c.operand), ",\"reason\":", JsonString(c.reason),
-        ",\"from\":", JsonString(c.from), ",\"to\":", JsonString(c.to),
-        ",\"bytes\":", c.bytes, ",\"in_loop\":", c.in_loop ? "true" : "false",
-        ",\"kernel_class\":", JsonString(c.kernel_class), ",\"estimated_seconds\":",
-        c.seconds ? absl::StrFormat("%.9g", *c.seconds) : "null", "}"));
+    ++reasons[c.reason];
   }
-  std::vector<std::string> reasons, refused, layouts, packs, convs, frees;
-  for (const FreeOrder& f : free_orders) {
-    frees.push_back(absl::StrCat(
-        "{\"value\":", JsonString(f.value), ",\"chosen\":", JsonString(f.chosen),
-        ",\"score\":", absl::StrFormat("%.3f", f.score), ",\"runner_up\":",
-        f.runner_up.empty() ? std::string("null") : JsonString(f.runner_up),
-        ",\"runner_up_score\":", absl::StrFormat("%.3f", f.runner_up_score), "}"));
-  }
-  for (const ConvolutionRead& r : convolution_reads) {
-    convs.push_back(absl::StrCat("{\"conv\":", JsonString(r.conv), ",\"operand\":", r.operand,
-                                 ",\"have\":", JsonString(r.have), ",\"want\":",
-                                 JsonString(r.want), ",\"read_cost\":", r.read_cost,
-                                 ",\"copy_bytes\":", r.copy_bytes, ",\"copy_class\":",
-                                 JsonString(r.copy_class), ",\"read_seconds\":",
-                                 r.timed ? absl::StrFormat("%.9g", r.read_seconds) : "null",
-                                 ",\"copy_seconds\":",
-                                 r.timed ? absl::StrFormat("%.9g", r.copy_seconds) : "null",
-                                 ",\"copied\":", r.copied ? "true" : "false", "}"));
-  }
-  for (const Packing& p : packing) {
-    packs.push_back(absl::StrCat("{\"dot\":", JsonString(p.dot), ",\"operand\":",
-                                 JsonString(p.operand), ",\"reads\":", p.reads,
-                                 ",\"bytes\":", p.bytes, ",\"packed\":",
-                                 p.packed ? "true" : "false", ",\"why\":", JsonString(p.why),
-                                 "}"));
-  }
-  for (const auto& [r, n] : by_reason) reasons.push_back(absl::StrCat(JsonString(r), ":", n));
+  for (const auto& [reason, n] : reasons) by_reason[reason] = n;
+  OrderedJson refused = OrderedJson::array();
   for (const auto& [name, ratio] : tilings_refused) {
-    refused.push_back(absl::StrCat(
-        "{\"value\":", JsonString(name), ",\"padding_ratio\":",
-        ratio < 0 ? std::string("null") : absl::StrFormat("%.4f", ratio), "}"));
+    refused.push_back(RefusedTilingJson(name, ratio));
   }
-  for (const auto& [l, n] : instructions_per_layout) {
-    layouts.push_back(absl::StrCat(JsonString(l), ":", n));
-  }
-  return absl::StrCat(
-      "{\"pass\":\"layout-assignment\",\"target\":", JsonString(target),
-      ",\"copies_inserted\":", copies.size(), ",\"copy_bytes_per_run\":", copy_bytes,
-      ",\"copies_by_reason\":{", absl::StrJoin(reasons, ","), "}",
-      ",\"copies\":[", absl::StrJoin(copy_items, ","), "]",
-      ",\"computations_cloned\":", computations_cloned,
-      ",\"data_bytes\":", data_bytes, ",\"padding_bytes\":", padded_bytes - data_bytes,
-      ",\"tilings_refused\":[", absl::StrJoin(refused, ","), "]",
-      ",\"dot_packing\":[", absl::StrJoin(packs, ","), "]",
-      ",\"convolution_reads\":[", absl::StrJoin(convs, ","), "]",
-      ",\"free_orders\":[", absl::StrJoin(frees, ","), "]",
-      ",\"transposes_as_bitcast\":", transposes_as_bitcast,
-      ",\"reshapes_as_bitcast\":", reshapes_as_bitcast,
-      ",\"instructions_per_layout\":{", absl::StrJoin(layouts, ","), "}}\n");
+  OrderedJson per_layout = OrderedJson::object();
+  for (const auto& [layout, n] : instructions_per_layout) per_layout[layout] = n;
+  OrderedJson out = {{"pass", "layout-assignment"},
+                     {"target", target},
+                     {"copies_inserted", copies.size()},
+                     {"copy_bytes_per_run", copy_bytes},
+                     {"copies_by_reason", std::move(by_reason)},
+                     {"copies", ArrayOf(copies, CopyJson)},
+                     {"computations_cloned", computations_cloned},
+                     {"data_bytes", data_bytes},
+                     {"padding_bytes", padded_bytes - data_bytes},
+                     {"tilings_refused", std::move(refused)},
+                     {"dot_packing", ArrayOf(packing, PackingJson)},
+                     {"convolution_reads", ArrayOf(convolution_reads, ConvolutionReadJson)},
+                     {"free_orders", ArrayOf(free_orders, FreeOrderJson)},
+                     {"transposes_as_bitcast", transposes_as_bitcast},
+                     {"reshapes_as_bitcast", reshapes_as_bitcast},
+                     {"instructions_per_layout", std::move(per_layout)}};
+  return JsonLine(out);
 }
 
 namespace layout_assignment {

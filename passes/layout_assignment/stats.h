@@ -87,6 +87,9 @@ struct LayoutAssignmentStats {
   std::map<std::string, int64_t> instructions_per_layout;
 
   std::string ToText() const;
+  // One JSON object on one line, keys in a fixed order. Valid JSON whatever
+  // the fields hold: bytes that are not UTF-8 print as U+FFFD, and a
+  // non-finite number (a target table refuses what would make one) as null.
   std::string ToJson() const;
 };
 

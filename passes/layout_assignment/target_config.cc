@@ -100,6 +100,54 @@ bool ValidBits(int bits) {
   return false;
 }
 
+absl::Status CheckCopyThroughput(const std::string& where, const CopyThroughput& rates) {
+  for (auto [name, value] : {std::pair{"contiguous_gbps", rates.contiguous_gbps()},
+                             std::pair{"tile_gbps", rates.tile_gbps()},
+                             std::pair{"transpose_gbps", rates.transpose_gbps()},
+                             std::pair{"subbyte_gbps", rates.subbyte_gbps()}}) {
+    if (!(value >= 0) || !std::isfinite(value)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": cost_model.copy_throughput.", name, " must be a finite, non-negative rate"));
+    }
+    if (value > 0 && value < kMinCopyGbps) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": cost_model.copy_throughput.", name, " is ", value,
+          " GB/s, too slow to time a copy at; use 0 (not measured) or at least ",
+          kMinCopyGbps, " GB/s"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Every number of the cost model is finite: a NaN or an infinity would
+// reach the costs the pass compares and the figures its reports print.
+absl::Status CheckCostModel(const std::string& where, const CostModel& cost) {
+  const double ratio = cost.max_padding_ratio();
+  if (!std::isfinite(ratio) || (ratio != 0 && ratio < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": cost_model.max_padding_ratio is ", ratio,
+        "; use 0 (no limit) or a finite factor >= 1"));
+  }
+  const double factor = cost.conv_mismatch_read_factor();
+  if (factor < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": cost_model.conv_mismatch_read_factor must not be negative"));
+  }
+  if (!(factor <= kMaxConvMismatchReadFactor)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": cost_model.conv_mismatch_read_factor is ", factor, "; use at most ",
+        static_cast<int64_t>(kMaxConvMismatchReadFactor)));
+  }
+  absl::Status rates = CheckCopyThroughput(where, cost.copy_throughput());
+  if (!rates.ok()) return rates;
+  const double reads = cost.min_dot_operand_reads();
+  if (!(reads >= 0) || !std::isfinite(reads)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": cost_model.min_dot_operand_reads must be a finite, non-negative count"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<TargetConfig> TargetConfig::FromProto(TargetLayoutConfig proto) {
@@ -173,30 +221,8 @@ absl::StatusOr<TargetConfig> TargetConfig::FromProto(TargetLayoutConfig proto) {
       }
     }
   }
-  double ratio = proto.cost_model().max_padding_ratio();
-  if (ratio != 0 && ratio < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": cost_model.max_padding_ratio is ", ratio,
-        "; use 0 (no limit) or a factor >= 1"));
-  }
-  if (proto.cost_model().conv_mismatch_read_factor() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": cost_model.conv_mismatch_read_factor must not be negative"));
-  }
-  const CopyThroughput& rates = proto.cost_model().copy_throughput();
-  for (auto [name, value] : {std::pair{"contiguous_gbps", rates.contiguous_gbps()},
-                             std::pair{"tile_gbps", rates.tile_gbps()},
-                             std::pair{"transpose_gbps", rates.transpose_gbps()},
-                             std::pair{"subbyte_gbps", rates.subbyte_gbps()}}) {
-    if (!(value >= 0) || !std::isfinite(value)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": cost_model.copy_throughput.", name, " must be a finite, non-negative rate"));
-    }
-  }
-  if (proto.cost_model().min_dot_operand_reads() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": cost_model.min_dot_operand_reads must not be negative"));
-  }
+  absl::Status cost = CheckCostModel(where, proto.cost_model());
+  if (!cost.ok()) return cost;
   return TargetConfig(std::move(proto));
 }
 

@@ -6,9 +6,12 @@
 // a base tiling with an element width other than 0 or a power of two up to
 // 128, a negative min_rank, an invalid tile or a first tile of higher rank
 // than the rule's, a dot tiling without an array type or with a size below
-// 1, and a max_padding_ratio in (0, 1). Tiles are not checked against any
-// shape's size. The table only answers questions; the pass decides
-// (cost_model.h).
+// 1, a max_padding_ratio in (0, 1), and any cost-model number that is not
+// finite, is negative, or lies outside the bounds below (a copy rate other
+// than 0 under kMinCopyGbps, a conv_mismatch_read_factor over
+// kMaxConvMismatchReadFactor); each error names the field. Tiles are not
+// checked against any shape's size. The table only answers questions; the
+// pass decides (cost_model.h).
 #ifndef PASSES_LAYOUT_ASSIGNMENT_TARGET_CONFIG_H_
 #define PASSES_LAYOUT_ASSIGNMENT_TARGET_CONFIG_H_
 
@@ -22,6 +25,20 @@
 #include "xla_layout/shape.h"
 
 namespace xla_layout {
+
+// The pass's times are bytes over a copy rate: a copy's bytes (at most
+// INT64_MAX < 9.3e18: byte counts saturate there) over its class's rate, and
+// a convolution read's bytes times conv_mismatch_read_factor over the
+// contiguous rate; the text report shows them again in microseconds. Rates
+// of at least kMinCopyGbps (1 kB/s, far below any memory system: only a
+// unit slip gets there) and a factor of at most kMaxConvMismatchReadFactor
+// keep the largest, 9.3e18 B x 1e6 / 1e3 B/s x 1e6 us/s, near 1e28: finite
+// with some 280 orders of magnitude to spare, where a rate of 1e-300 would
+// overflow to infinity, which no cost compares sensibly and JSON cannot
+// print. No read pattern costs a million times its bytes (a strided read
+// wastes at most a cache line per element); 0 already says "always copy".
+inline constexpr double kMinCopyGbps = 1e-6;
+inline constexpr double kMaxConvMismatchReadFactor = 1e6;
 
 class TargetConfig {
  public:

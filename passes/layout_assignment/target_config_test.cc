@@ -1,5 +1,6 @@
 #include "passes/layout_assignment/target_config.h"
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "xla_layout/shape_text.h"
@@ -93,6 +94,46 @@ TEST(TargetConfigTest, Errors) {
               HasSubstr("copy_throughput.subbyte_gbps must be"));
   EXPECT_THAT(TargetConfig::FromFile("/no/such.textproto").status().message(),
               HasSubstr("cannot open target file /no/such.textproto"));
+}
+
+// A time is bytes over a rate: a number that would make one infinite (or
+// NaN) is refused where it enters, naming its field, not printed as `inf`
+// by the statistics later.
+TEST(TargetConfigTest, CostModelNumbersThatMakeTimesInfiniteAreRefused) {
+  auto error = [](absl::string_view cost_model) {
+    return std::string(TargetConfig::FromTextProto(
+                           absl::StrCat("name: \"x\" cost_model { ", cost_model, " }"), "t")
+                           .status()
+                           .message());
+  };
+  EXPECT_EQ(error("copy_throughput { tile_gbps: 1e-300 }"),
+            "t: error: target 'x': cost_model.copy_throughput.tile_gbps is 1e-300 GB/s, too "
+            "slow to time a copy at; use 0 (not measured) or at least 1e-06 GB/s");
+  EXPECT_THAT(error("copy_throughput { contiguous_gbps: 9e-7 }"),
+              HasSubstr("cost_model.copy_throughput.contiguous_gbps is 9e-07 GB/s"));
+  EXPECT_THAT(error("copy_throughput { transpose_gbps: inf }"),
+              HasSubstr("copy_throughput.transpose_gbps must be a finite, non-negative rate"));
+  EXPECT_THAT(error("copy_throughput { subbyte_gbps: -0.5 }"),
+              HasSubstr("copy_throughput.subbyte_gbps must be a finite, non-negative rate"));
+  EXPECT_THAT(error("conv_mismatch_read_factor: inf"),
+              HasSubstr("cost_model.conv_mismatch_read_factor is inf; use at most 1000000"));
+  EXPECT_THAT(error("conv_mismatch_read_factor: nan"),
+              HasSubstr("cost_model.conv_mismatch_read_factor is nan"));
+  EXPECT_THAT(error("conv_mismatch_read_factor: 1e300"),
+              HasSubstr("cost_model.conv_mismatch_read_factor is 1e+300"));
+  EXPECT_THAT(error("max_padding_ratio: nan"),
+              HasSubstr("cost_model.max_padding_ratio is nan; use 0 (no limit) or a finite"));
+  EXPECT_THAT(error("max_padding_ratio: inf"), HasSubstr("cost_model.max_padding_ratio is inf"));
+  EXPECT_THAT(error("min_dot_operand_reads: nan"),
+              HasSubstr("cost_model.min_dot_operand_reads must be a finite, non-negative"));
+  EXPECT_THAT(error("min_dot_operand_reads: inf"),
+              HasSubstr("cost_model.min_dot_operand_reads must be a finite"));
+  // The bounds themselves, and 0 (not measured), are accepted.
+  EXPECT_TRUE(TargetConfig::FromTextProto(
+                  "name: \"x\" cost_model { conv_mismatch_read_factor: 1e6 copy_throughput { "
+                  "contiguous_gbps: 1e-6 tile_gbps: 0 transpose_gbps: 1e9 } }",
+                  "t")
+                  .ok());
 }
 
 }  // namespace
