@@ -2,7 +2,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -55,6 +59,133 @@ Shape LogicalShape(const Shape& shape) {
   Shape s = shape;
   s.set_layout(DefaultLayoutForRank(s.rank()));
   return s;
+}
+
+// The header of a .npy file: a Python dict literal with exactly the keys
+// descr (a string), fortran_order (True or False) and shape (a tuple of
+// integers), as numpy writes and requires it.
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<int64_t> dims;
+};
+
+class NpyHeaderReader {
+ public:
+  explicit NpyHeaderReader(absl::string_view text) : text_(text) {}
+
+  absl::StatusOr<NpyHeader> Read() {
+    NpyHeader h;
+    bool seen[3] = {false, false, false};
+    if (!Take('{')) return Error("the header is not a dict");
+    while (!Take('}')) {
+      absl::StatusOr<std::string> key = String();
+      if (!key.ok()) return key.status();
+      if (!Take(':')) return Error(absl::StrCat("expected ':' after '", *key, "'"));
+      absl::Status s = Value(*key, h, seen);
+      if (!s.ok()) return s;
+      if (!Take(',') && Peek() != '}') return Error("expected ',' or '}'");
+    }
+    Space();
+    if (pos_ != text_.size()) return Error("text after the header's dict");
+    if (!seen[0] || !seen[1] || !seen[2]) {
+      return Error("the header lacks descr, fortran_order or shape");
+    }
+    return h;
+  }
+
+ private:
+  absl::Status Value(const std::string& key, NpyHeader& h, bool* seen) {
+    const int k = key == "descr" ? 0 : key == "fortran_order" ? 1 : key == "shape" ? 2 : -1;
+    if (k < 0) return Error(absl::StrCat("unknown header key '", key, "'"));
+    if (seen[k]) return Error(absl::StrCat("header key '", key, "' is given twice"));
+    seen[k] = true;
+    if (k == 0) {
+      absl::StatusOr<std::string> d = String();
+      if (!d.ok()) return d.status();
+      h.descr = *d;
+    } else if (k == 1) {
+      if (Word("True")) {
+        h.fortran_order = true;
+      } else if (!Word("False")) {
+        return Error("fortran_order must be True or False");
+      }
+    } else {
+      return Tuple(h.dims);
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Tuple(std::vector<int64_t>& dims) {
+    if (!Take('(')) return Error("shape must be a tuple");
+    while (!Take(')')) {
+      Space();
+      size_t end = pos_;
+      while (end < text_.size() && absl::ascii_isdigit(text_[end])) ++end;
+      int64_t d;
+      if (!absl::SimpleAtoi(text_.substr(pos_, end - pos_), &d)) {
+        return Error("shape must hold non-negative integers");
+      }
+      dims.push_back(d);
+      pos_ = end;
+      if (!Take(',') && Peek() != ')') return Error("expected ',' or ')' in shape");
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> String() {
+    Space();
+    const char quote = pos_ < text_.size() ? text_[pos_] : '\0';
+    if (quote != '\'' && quote != '"') return Error("expected a quoted string");
+    std::string out;
+    for (++pos_; pos_ < text_.size() && text_[pos_] != quote; ++pos_) {
+      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;
+      out += text_[pos_];
+    }
+    if (pos_ >= text_.size()) return Error("unterminated string");
+    ++pos_;
+    return out;
+  }
+  bool Word(absl::string_view w) {
+    Space();
+    if (!absl::StartsWith(text_.substr(pos_), w)) return false;
+    pos_ += w.size();
+    return true;
+  }
+  void Space() {
+    while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
+  }
+  char Peek() { return Space(), pos_ < text_.size() ? text_[pos_] : '\0'; }
+  bool Take(char c) {
+    if (Peek() != c) return false;
+    ++pos_;
+    return true;
+  }
+  absl::Status Error(absl::string_view what) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad header at byte ", pos_, " of its dict: ", what));
+  }
+
+  absl::string_view text_;
+  size_t pos_ = 0;
+};
+
+absl::StatusOr<NpyHeader> ParseNpyHeader(absl::string_view text) {
+  return NpyHeaderReader(text).Read();
+}
+
+// A .npy byte holds one s4, u4 or pred element: refuses one outside the
+// type's range, naming it.
+absl::Status CheckElementsInRange(const LogicalArray& a) {
+  const PrimitiveType type = a.shape.element_type();
+  if (type != S4 && type != U4 && type != PRED) return absl::OkStatus();
+  const int lo = type == S4 ? -8 : 0, hi = type == S4 ? 7 : type == U4 ? 15 : 1;
+  for (size_t k = 0; k < a.bytes.size(); ++k) {
+    const int v = type == S4 ? static_cast<int8_t>(a.bytes[k]) : static_cast<uint8_t>(a.bytes[k]);
+    if (v >= lo && v <= hi) continue;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "element ", k, " holds ", v, ", outside ", PrimitiveTypeName(type), "'s range [", lo,
+        ", ", hi, "]"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -190,39 +321,23 @@ absl::StatusOr<LogicalArray> DecodeNpy(const std::string& bytes, const Shape& sh
     return bad(absl::StrCat("unknown .npy version ", major));
   }
   if (bytes.size() < start + header_len) return bad("truncated header");
-  const std::string header = bytes.substr(start, header_len);
-  auto field = [&](absl::string_view key) -> std::optional<std::string> {
-    size_t at = header.find(absl::StrCat("'", key, "'"));
-    if (at == std::string::npos) return std::nullopt;
-    at = header.find(':', at);
-    if (at == std::string::npos) return std::nullopt;
-    size_t end = key == "shape" ? header.find(')', at) + 1 : header.find_first_of(",}", at);
-    if (end == std::string::npos || end == 0) return std::nullopt;
-    return std::string(absl::StripAsciiWhitespace(header.substr(at + 1, end - at - 1)));
-  };
-  std::optional<std::string> descr = field("descr"), order = field("fortran_order"),
-                             dims_text = field("shape");
-  if (!descr || !order || !dims_text) return bad("the header lacks descr, fortran_order or shape");
+  absl::StatusOr<NpyHeader> header = ParseNpyHeader(bytes.substr(start, header_len));
+  if (!header.ok()) return bad(header.status().message());
   const std::string want = NpyDescr(shape.element_type());
-  std::string got = std::string(absl::StripSuffix(absl::StripPrefix(*descr, "'"), "'"));
+  std::string got = header->descr;
   if (!got.empty() && got[0] == '=') got[0] = '<';
   if (got.size() == 3 && got[0] == '<' && want[0] == '|') got[0] = '|';
   if (got != want) {
-    return bad(absl::StrCat("holds ", *descr, " but ", PrimitiveTypeName(shape.element_type()),
-                            " needs '", want, "'"));
+    return bad(absl::StrCat("holds '", header->descr, "' but ",
+                            PrimitiveTypeName(shape.element_type()), " needs '", want, "'"));
   }
-  if (*order != "False") return bad("Fortran order is not supported; save in C order");
-  std::vector<int64_t> dims;
-  std::string inner(absl::StripSuffix(absl::StripPrefix(*dims_text, "("), ")"));
-  for (absl::string_view part : absl::StrSplit(inner, ',', absl::SkipWhitespace())) {
-    int64_t d;
-    if (!absl::SimpleAtoi(part, &d) || d < 0) return bad(absl::StrCat("bad shape ", *dims_text));
-    dims.push_back(d);
-  }
+  if (header->fortran_order) return bad("Fortran order is not supported; save in C order");
+  const std::vector<int64_t>& dims = header->dims;
+  const std::string dims_text = absl::StrCat("(", absl::StrJoin(dims, ", "), ")");
   if (dims != std::vector<int64_t>(shape.dimensions().begin(), shape.dimensions().end())) {
     Shape plain = shape;
     plain.clear_layout();
-    return bad(absl::StrCat("has shape ", *dims_text, " but the parameter is ", plain.ToString()));
+    return bad(absl::StrCat("has shape ", dims_text, " but the parameter is ", plain.ToString()));
   }
   absl::StatusOr<int64_t> count = CheckedCount(shape);
   if (!count.ok()) return count.status();
@@ -234,6 +349,8 @@ absl::StatusOr<LogicalArray> DecodeNpy(const std::string& bytes, const Shape& sh
   LogicalArray a;
   a.shape = LogicalShape(shape);
   a.bytes.assign(bytes.begin() + data, bytes.end());
+  absl::Status in_range = CheckElementsInRange(a);
+  if (!in_range.ok()) return bad(in_range.message());
   return a;
 }
 

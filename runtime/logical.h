@@ -38,7 +38,10 @@ std::string DescribeArray(const LogicalArray& array, int64_t max_elements = 64);
 
 std::string EncodeNpy(const LogicalArray& array);
 // Reads a .npy file's bytes as an array of `shape`'s type and dims; `name`
-// names the file in errors.
+// names the file in errors. The header is read as the Python dict literal it
+// is, with exactly numpy's keys (descr, fortran_order, shape), each once; an
+// s4, u4 or pred byte outside its type's range is refused, naming the
+// element.
 absl::StatusOr<LogicalArray> DecodeNpy(const std::string& bytes, const Shape& shape,
                                        const std::string& name);
 
