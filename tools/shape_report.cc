@@ -147,6 +147,19 @@ void CollectLeaves(const Shape& shape, std::vector<int64_t>& index,
   }
 }
 
+// A token or opaque leaf: it holds no elements, so it has no index map to
+// report, but the array leaves around it still do.
+std::string NonArrayLeaf(const std::vector<int64_t>& index, const Shape& leaf,
+                         const ShapeReportOptions& options) {
+  std::string canonical = PrintShape(leaf, options.print);
+  if (options.json) {
+    return absl::StrCat("{\"index\":", JsonIntList(index), ",\"canonical\":",
+                        JsonString(canonical), ",\"index_map\":false}");
+  }
+  return absl::StrCat("leaf {", absl::StrJoin(index, ","), "}: ", canonical,
+                      ": no index map (not an array)\n");
+}
+
 absl::StatusOr<std::string> TupleReport(const Shape& shape, const ShapeReportOptions& options) {
   if (options.grid) return absl::InvalidArgumentError("--grid draws one array, not a tuple");
   std::vector<std::pair<std::vector<int64_t>, const Shape*>> leaves;
@@ -157,6 +170,10 @@ absl::StatusOr<std::string> TupleReport(const Shape& shape, const ShapeReportOpt
   std::string canonical = PrintShape(laid_out, options.print);
   std::vector<std::string> parts;
   for (const auto& [leaf_index, leaf] : leaves) {
+    if (!leaf->IsArray()) {
+      parts.push_back(NonArrayLeaf(leaf_index, *leaf, options));
+      continue;
+    }
     absl::StatusOr<std::string> r = ShapeReport(*leaf, options);
     if (!r.ok()) {
       return absl::Status(r.status().code(),
