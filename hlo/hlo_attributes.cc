@@ -319,6 +319,22 @@ absl::StatusOr<std::vector<T>> ParseBracedList(absl::string_view text, absl::str
 
 }  // namespace
 
+absl::StatusOr<std::vector<std::vector<int64_t>>> ParseIntListList(absl::string_view text) {
+  constexpr absl::string_view kForm = "{{0,1},{2,3}}";
+  return ParseBracedList<std::vector<int64_t>>(
+      text, kForm, [&](Cursor& c, std::vector<int64_t>& list) -> absl::Status {
+        if (!c.Consume('{')) return c.Error("'{'", kForm);
+        if (c.Consume('}')) return absl::OkStatus();
+        do {
+          int64_t k;
+          if (!c.Integer(k)) return c.Error("an integer", kForm);
+          list.push_back(k);
+        } while (c.Consume(','));
+        if (!c.Consume('}')) return c.Error("',' or '}'", kForm);
+        return absl::OkStatus();
+      });
+}
+
 absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
     absl::string_view text) {
   constexpr absl::string_view kForm = "{{output index}: (operand, {operand index}), ...}";
@@ -382,6 +398,43 @@ const Shape* ShapeAtIndex(const Shape& shape, absl::Span<const int64_t> index) {
   return s;
 }
 
+namespace {
+
+// The typed attributes XLA writes as lists of lists. slice_sizes is one only
+// on collective-permute (gather's is one list); replica_groups only in its
+// list form, not the iota form `[2,2]<=[4]`.
+bool IsListOfListsAttribute(HloOpcode opcode, absl::string_view name,
+                            absl::string_view value) {
+  if (name == "source_target_pairs") return true;
+  if (name == "replica_groups") {
+    return absl::StartsWith(absl::StripLeadingAsciiWhitespace(value), "{");
+  }
+  return name == "slice_sizes" && (opcode == HloOpcode::kCollectivePermute ||
+                                   opcode == HloOpcode::kCollectivePermuteStart);
+}
+
+absl::Status SetListOfLists(HloInstruction::Attributes::Rare& rare, const std::string& name,
+                            absl::string_view value) {
+  absl::StatusOr<std::vector<std::vector<int64_t>>> lists = ParseIntListList(value);
+  if (!lists.ok()) return Error(absl::StrCat(name, ": ", lists.status().message()));
+  if (name == "source_target_pairs") {
+    for (const std::vector<int64_t>& pair : *lists) {
+      if (pair.size() != 2) {
+        return Error(absl::StrCat("source_target_pairs: {", absl::StrJoin(pair, ","),
+                                  "} is not a pair (source, target)"));
+      }
+    }
+    rare.source_target_pairs = *std::move(lists);
+  } else if (name == "replica_groups") {
+    rare.replica_groups = *std::move(lists);
+  } else {
+    rare.slice_sizes_list = *std::move(lists);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
                                  std::vector<std::string>& callees) {
   auto int_list = [&](const std::string& v)
@@ -426,6 +479,9 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     field = *std::move(v);
     return absl::OkStatus();
   };
+  if (IsListOfListsAttribute(instr.opcode(), n, a.value)) {
+    return SetListOfLists(t.mutable_rare(), n, a.value);
+  }
   if (n == "dimensions") return set_list(t.dimensions);
   if (n == "lhs_contracting_dims") return set_list(t.mutable_dot().lhs_contracting_dims);
   if (n == "rhs_contracting_dims") return set_list(t.mutable_dot().rhs_contracting_dims);

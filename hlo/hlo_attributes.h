@@ -29,6 +29,11 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attr
 // take any name.
 absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name);
 
+// `{{0,1},{1,2}}` (spaces anywhere, `{}` for none): a list of integer lists,
+// as XLA writes source_target_pairs, replica_groups and collective-permute's
+// slice_sizes. Non-negative integers only: these are ids and sizes.
+absl::StatusOr<std::vector<std::vector<int64_t>>> ParseIntListList(absl::string_view text);
+
 // `{a, %b}` as names.
 absl::StatusOr<std::vector<std::string>> ParseNameList(absl::string_view text);
 

@@ -85,6 +85,28 @@ void AppendIntList(std::string& out, const std::vector<int64_t>& v) {
   out += '}';
 }
 
+// `{{0,1},{1,2}}`, as XLA prints lists of lists.
+void AppendIntListList(std::string& out, const std::vector<std::vector<int64_t>>& lists) {
+  out += '{';
+  for (size_t i = 0; i < lists.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendIntList(out, lists[i]);
+  }
+  out += '}';
+}
+
+// The typed list of lists attribute `name` holds, or null.
+const std::vector<std::vector<int64_t>>* TypedIntLists(
+    const HloInstruction::Attributes& a, absl::string_view name) {
+  const auto& rare = a.rare();
+  const std::optional<std::vector<std::vector<int64_t>>>* field =
+      name == "source_target_pairs" ? &rare.source_target_pairs
+      : name == "replica_groups"    ? &rare.replica_groups
+      : name == "slice_sizes"       ? &rare.slice_sizes_list
+                                    : nullptr;
+  return field != nullptr && field->has_value() ? &**field : nullptr;
+}
+
 // Called-computation attributes whose value is a list.
 bool IsListAttribute(absl::string_view name) {
   return name == "branch_computations" || name == "called_computations";
@@ -161,6 +183,8 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
                                  : absl::StrCat(p[0], "_", p[1]));
       }
       out += absl::StrJoin(parts, "x");
+    } else if (const auto* lists = TypedIntLists(a, n)) {
+      AppendIntListList(out, *lists);
     } else if (n == "direction" && a.keywords().direction) {
       out += *a.keywords().direction;
     } else if (n == "kind" && a.keywords().kind) {
@@ -179,6 +203,13 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
       out += attr.value;
     }
   }
+}
+
+bool IsInPlaceCollectivePermute(const HloInstruction& i) {
+  // XLA's combined form also takes several operands, but no slice_sizes.
+  return (i.opcode() == HloOpcode::kCollectivePermute ||
+          i.opcode() == HloOpcode::kCollectivePermuteStart) &&
+         i.operand_count() == 4 && i.attributes().rare().slice_sizes_list.has_value();
 }
 
 bool HloComputation::is_entry() const {

@@ -196,6 +196,15 @@ class HloInstruction {
       std::optional<int64_t> index_vector_dim;
       // send, recv, collectives: ops with one channel_id communicate.
       std::optional<int64_t> channel_id;
+      // Lists of lists, as XLA writes them ({{0,1},{1,2}}), printed back
+      // without spaces as XLA prints them. collective-permute: the
+      // (source, target) pairs, and the in-place form's slice_sizes (one
+      // list per slice; gather's slice_sizes above stay one list).
+      // Collectives: replica_groups in its list form (the iota form
+      // `[2,2]<=[4]` stays raw text and leaves this empty).
+      std::optional<std::vector<std::vector<int64_t>>> source_target_pairs;
+      std::optional<std::vector<std::vector<int64_t>>> slice_sizes_list;
+      std::optional<std::vector<std::vector<int64_t>>> replica_groups;
     };
     const Rare& rare() const { return rare_.get(); }
     Rare& mutable_rare() { return rare_.mutable_get(); }
@@ -243,6 +252,12 @@ class HloInstruction {
   Attributes attributes_;
   std::vector<HloAttribute> raw_;
 };
+
+// collective-permute or collective-permute-start in its in-place form: four
+// operands (input, output buffer, input and output start indices) and
+// slice_sizes. The result (the start's second element) is the output
+// buffer, with its layout.
+bool IsInPlaceCollectivePermute(const HloInstruction& i);
 
 class HloComputation {
  public:

@@ -12,6 +12,8 @@
 // Typed when parsed (HloInstruction::Attributes): dimensions, index,
 // iota_dimension, dot dims, slice, padding, direction, fusion kind,
 // dim_labels, window, group counts, slice sizes, gather/scatter dims,
+// the lists of lists (source_target_pairs, collective-permute's
+// slice_sizes, replica_groups in its list form: hlo_module.h),
 // operand_layout_constraints, output_to_operand_aliasing, the called
 // computations; the header's entry_computation_layout, input_output_alias,
 // buffer_donor. Kept as raw text and printed back verbatim: metadata,

@@ -483,6 +483,29 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& i) {
   return n == 1 ? results[0] : Shape::MakeTuple(results);
 }
 
+// collective-permute: one operand's shape; the in-place form (input, output
+// buffer, input and output start indices, with slice_sizes) gives the output
+// buffer; several operands, as XLA's combined form, a tuple of them.
+absl::StatusOr<Shape> InferCollectivePermute(const HloInstruction& i) {
+  if (i.operand_count() < 1) return Bad("collective-permute needs an operand");
+  if (IsInPlaceCollectivePermute(i)) return NoLayout(i.operand(1)->shape());
+  if (i.operand_count() == 1) return NoLayout(i.operand(0)->shape());
+  std::vector<Shape> results;
+  for (const HloInstruction* o : i.operands()) results.push_back(NoLayout(o->shape()));
+  return Shape::MakeTuple(results);
+}
+
+// collective-permute-done: the start's (input, output, context...) gives the
+// output.
+absl::StatusOr<Shape> InferCollectivePermuteDone(const HloInstruction& i) {
+  const Shape& state = i.operand_count() == 1 ? i.operand(0)->shape() : Shape();
+  if (!state.IsTuple() || state.tuple_shapes().size() < 2) {
+    return Bad("collective-permute-done needs the start's (input, output, context...) as "
+               "its one operand");
+  }
+  return NoLayout(state.tuple_shapes()[1]);
+}
+
 absl::StatusOr<Shape> InferCalled(const HloInstruction& i, absl::string_view attribute) {
   const HloComputation* c = attribute.empty()
                                 ? (i.called_computations().empty()
@@ -586,6 +609,10 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
       return InferGather(i);
     case HloOpcode::kScatter:
       return InferScatter(i);
+    case HloOpcode::kCollectivePermute:
+      return InferCollectivePermute(i);
+    case HloOpcode::kCollectivePermuteDone:
+      return InferCollectivePermuteDone(i);
     default:
       return absl::NotFoundError(absl::StrCat("the shape of ", HloOpcodeString(op),
                                               " is not inferred"));

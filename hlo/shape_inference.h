@@ -9,7 +9,8 @@
 // reduce, reduce-window, concatenate, pad, slice, dynamic-slice,
 // dynamic-update-slice, reverse, convolution, gather, scatter, sort, select,
 // clamp, add-dependency, opt-barrier, after-all, replica-id, partition-id,
-// get-dimension-size. Checked but never inferred (the shape must be
+// get-dimension-size, collective-permute (in place too: the output buffer),
+// collective-permute-done. Checked but never inferred (the shape must be
 // written): reshape (same element count), bitcast (same byte size), convert
 // and bitcast-convert (same dims), broadcast (operand dims where they map),
 // iota (iota_dimension in range). Anything else is taken as written.
