@@ -335,6 +335,51 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> ParseIntListList(absl::string_
       });
 }
 
+namespace {
+
+// Digits only: SimpleAtoi would also take signs and spaces.
+bool ParseCount(absl::string_view text, int64_t& out) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), absl::ascii_isdigit) &&
+         absl::SimpleAtoi(text, &out);
+}
+
+// `L.1@2:4`.
+absl::StatusOr<SparsityDescriptor> ParseSparsityDescriptor(absl::string_view text) {
+  SparsityDescriptor d;
+  std::vector<absl::string_view> at = absl::StrSplit(text, '@');
+  std::vector<absl::string_view> nm;
+  if (at.size() == 2) nm = absl::StrSplit(at[1], ':');
+  const bool side = absl::StartsWith(text, "L.") || absl::StartsWith(text, "R.");
+  if (!side || nm.size() != 2 || !ParseCount(at[0].substr(2), d.dimension) ||
+      !ParseCount(nm[0], d.n) || !ParseCount(nm[1], d.m)) {
+    return Error(absl::StrCat("sparsity: '", text, "' is not L.dim@n:m or R.dim@n:m"));
+  }
+  d.operand = text[0] == 'L' ? 0 : 1;
+  if (d.n < 1 || d.n > d.m) {
+    return Error(absl::StrCat("sparsity: '", text, "' keeps ", d.n, " of every ", d.m,
+                              " elements; it needs 0 < n <= m"));
+  }
+  return d;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<SparsityDescriptor>> ParseSparsity(absl::string_view text) {
+  std::vector<SparsityDescriptor> out;
+  for (absl::string_view part : absl::StrSplit(absl::StripAsciiWhitespace(text), '_')) {
+    absl::StatusOr<SparsityDescriptor> d = ParseSparsityDescriptor(part);
+    if (!d.ok()) return d.status();
+    for (const SparsityDescriptor& seen : out) {
+      if (seen.operand == d->operand) {
+        return Error(absl::StrCat("sparsity: '", text, "' describes the ",
+                                  d->operand == 0 ? "lhs" : "rhs", " twice"));
+      }
+    }
+    out.push_back(*d);
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
     absl::string_view text) {
   constexpr absl::string_view kForm = "{{output index}: (operand, {operand index}), ...}";
@@ -481,6 +526,12 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
   };
   if (IsListOfListsAttribute(instr.opcode(), n, a.value)) {
     return SetListOfLists(t.mutable_rare(), n, a.value);
+  }
+  if (n == "sparsity") {
+    absl::StatusOr<std::vector<SparsityDescriptor>> sparsity = ParseSparsity(a.value);
+    if (!sparsity.ok()) return sparsity.status();
+    t.mutable_dot().sparsity = *std::move(sparsity);
+    return absl::OkStatus();
   }
   if (n == "dimensions") return set_list(t.dimensions);
   if (n == "lhs_contracting_dims") return set_list(t.mutable_dot().lhs_contracting_dims);

@@ -34,6 +34,10 @@ absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name);
 // slice_sizes. Non-negative integers only: these are ids and sizes.
 absl::StatusOr<std::vector<std::vector<int64_t>>> ParseIntListList(absl::string_view text);
 
+// A dot's `L.1@2:4` or `L.1@2:4_R.0@2:4` (SparsityDescriptor): each operand
+// at most once, 0 < n <= m.
+absl::StatusOr<std::vector<SparsityDescriptor>> ParseSparsity(absl::string_view text);
+
 // `{a, %b}` as names.
 absl::StatusOr<std::vector<std::string>> ParseNameList(absl::string_view text);
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_attributes.h"
@@ -174,6 +175,112 @@ ENTRY e {
   ROOT g = f32[5,64] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={{1,64}}
 })"),
               HasSubstr("slice_sizes: '{1' is not an integer"));
+}
+
+// --- Sparse dots: sparsity=L.1@2:4 stores the lhs compressed along dim 1,
+// 2 of every 4 logical elements kept, so the stored dim is half the
+// logical contracting size. The metadata (operand 2 on) is u16, one element
+// per 8 stored ones along the sparse dim (2 bits of position each).
+
+TEST(SparseDotTest, DescriptorsParse) {
+  absl::StatusOr<std::vector<SparsityDescriptor>> one = ParseSparsity("L.1@2:4");
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].operand, 0);
+  EXPECT_EQ((*one)[0].dimension, 1);
+  EXPECT_EQ((*one)[0].n, 2);
+  EXPECT_EQ((*one)[0].m, 4);
+  absl::StatusOr<std::vector<SparsityDescriptor>> two = ParseSparsity("L.1@2:4_R.0@1:2");
+  ASSERT_TRUE(two.ok()) << two.status();
+  ASSERT_EQ(two->size(), 2u);
+  EXPECT_EQ((*two)[1].operand, 1);
+  EXPECT_EQ((*two)[1].dimension, 0);
+  EXPECT_EQ((*two)[1].n, 1);
+  EXPECT_EQ((*two)[1].m, 2);
+  for (absl::string_view bad : {"X.1@2:4", "L1@2:4", "L.1@2", "L.1@2:4_", "L.-1@2:4",
+                                "L.1@0:4", "L.1@4:2", "L.1@2:4_L.0@2:4"}) {
+    EXPECT_FALSE(ParseSparsity(bad).ok()) << bad;
+  }
+}
+
+TEST(SparseDotTest, SparseLhsReadsVerifiesAndPrints) {
+  std::unique_ptr<HloModule> m = Accept(R"(HloModule m
+ENTRY e {
+  lhs = f16[10,16] parameter(0)
+  rhs = f16[32,20] parameter(1)
+  meta = u16[10,2] parameter(2)
+  ROOT dot = f32[10,20] dot(lhs, rhs, meta), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4
+})");
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(Find(*m, "dot")->attributes().dot().sparsity.size(), 1u);
+  EXPECT_THAT(m->ToString(), HasSubstr("dot(f16[10,16]{1,0} %lhs, f16[32,20]{1,0} %rhs, "
+                                       "u16[10,2]{1,0} %meta), lhs_contracting_dims={1}, "
+                                       "rhs_contracting_dims={0}, sparsity=L.1@2:4"));
+}
+
+// Shapes worked by hand: the stored sparse dim times m/n is the logical
+// contracting size; the result is the dense dot's.
+TEST(SparseDotTest, ShapeLeftOutIsInferred) {
+  std::unique_ptr<HloModule> m = Accept(R"(HloModule m
+ENTRY e {
+  lhs = f32[10,16] parameter(0)
+  rhs = f32[32,20] parameter(1)
+  meta = u16[10,2] parameter(2)
+  a = dot(lhs, rhs, meta), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4
+  blhs = f32[3,10,24] parameter(3)
+  brhs = f32[3,48,5] parameter(4)
+  bmeta = u16[3,10,3] parameter(5)
+  b = dot(blhs, brhs, bmeta), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}, sparsity=L.2@2:4
+  rlhs = f32[7,64] parameter(6)
+  rrhs = f32[32,9] parameter(7)
+  rmeta = u16[4,9] parameter(8)
+  c = dot(rlhs, rrhs, rmeta), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=R.0@2:4
+  ROOT t = tuple(a, b, c)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(Find(*m, "a")->shape().ToString(), "f32[10,20]{1,0}");
+  EXPECT_EQ(Find(*m, "b")->shape().ToString(), "f32[3,10,5]{2,1,0}");
+  EXPECT_EQ(Find(*m, "c")->shape().ToString(), "f32[7,9]{1,0}");
+}
+
+TEST(SparseDotTest, BothOperandsSparse) {
+  std::unique_ptr<HloModule> m = Accept(R"(HloModule m
+ENTRY e {
+  a = f16[32,32] parameter(0)
+  b = f16[32,32] parameter(1)
+  a_meta = u16[32,4] parameter(2)
+  b_meta = u16[4,32] parameter(3)
+  ROOT dot = dot(a, b, a_meta, b_meta), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4_R.0@2:4
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(Find(*m, "dot")->shape().ToString(), "f16[32,32]{1,0}");
+  EXPECT_THAT(m->ToString(), HasSubstr("sparsity=L.1@2:4_R.0@2:4"));
+}
+
+TEST(SparseDotTest, OperandsThatDoNotFitAreRefused) {
+  constexpr absl::string_view kDot = R"(HloModule m
+ENTRY e {
+  lhs = f32[10,%d] parameter(0)
+  rhs = f32[32,20] parameter(1)
+  meta = u16[%s] parameter(2)
+  ROOT dot = f32[10,20] dot(%s), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=%s
+})";
+  auto module = [&](int stored, const char* meta, const char* operands, const char* sparsity) {
+    return absl::StrFormat(kDot, stored, meta, operands, sparsity);
+  };
+  EXPECT_THAT(Refuse(module(32, "10,4", "lhs, rhs, meta", "L.1@2:4")),
+              HasSubstr("dot contracts lhs dim 1 (32 stored, 2:4 sparse) with rhs dim 0 (32)"));
+  EXPECT_THAT(Refuse(module(16, "10,2", "lhs, rhs", "L.1@2:4")),
+              HasSubstr("a dot with 1 sparsity descriptor takes 3 operands (lhs, rhs and a "
+                        "metadata operand per descriptor), not 2"));
+  EXPECT_THAT(Refuse(module(16, "10,4", "lhs, rhs, meta", "L.1@2:4")),
+              HasSubstr("sparsity metadata (operand 2) is u16[10,4]{1,0}, but L.1@2:4 on "
+                        "f32[10,16]{1,0} needs u16[10,2]"));
+  EXPECT_THAT(Refuse(module(16, "10,2", "lhs, rhs, meta", "L.0@2:4")),
+              HasSubstr("sparsity L.0@2:4: lhs dim 0 is not a contracting dim"));
+  EXPECT_THAT(Refuse(module(16, "10,2", "lhs, rhs, meta", "X.1@2:4")),
+              HasSubstr("t.hlo:6:98: error: sparsity: 'X.1@2:4' is not L.dim@n:m or "
+                        "R.dim@n:m"));
 }
 
 }  // namespace

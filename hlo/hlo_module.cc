@@ -107,6 +107,15 @@ const std::vector<std::vector<int64_t>>* TypedIntLists(
   return field != nullptr && field->has_value() ? &**field : nullptr;
 }
 
+// `L.1@2:4_R.0@2:4`.
+void AppendSparsity(std::string& out, const std::vector<SparsityDescriptor>& sparsity) {
+  for (size_t k = 0; k < sparsity.size(); ++k) {
+    const SparsityDescriptor& d = sparsity[k];
+    absl::StrAppend(&out, k > 0 ? "_" : "", d.operand == 0 ? "L." : "R.", d.dimension, "@",
+                    d.n, ":", d.m);
+  }
+}
+
 // Called-computation attributes whose value is a list.
 bool IsListAttribute(absl::string_view name) {
   return name == "branch_computations" || name == "called_computations";
@@ -183,6 +192,8 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
                                  : absl::StrCat(p[0], "_", p[1]));
       }
       out += absl::StrJoin(parts, "x");
+    } else if (n == "sparsity" && !a.dot().sparsity.empty()) {
+      AppendSparsity(out, a.dot().sparsity);
     } else if (const auto* lists = TypedIntLists(a, n)) {
       AppendIntListList(out, *lists);
     } else if (n == "direction" && a.keywords().direction) {

@@ -64,6 +64,17 @@ struct OutputOperandAlias {
   std::vector<int64_t> operand_index;
 };
 
+// One descriptor of a dot's `sparsity=L.1@2:4`: the lhs (L, operand 0) or
+// rhs (R, operand 1) is stored compressed along `dimension`, `n` of every
+// `m` logical elements kept (structured N:M sparsity), so that dim holds
+// n/m of the logical contracting size. Several join with `_`.
+struct SparsityDescriptor {
+  int operand = 0;
+  int64_t dimension = 0;
+  int64_t n = 0;
+  int64_t m = 0;
+};
+
 // An attribute as written: `name=value`.
 struct HloAttribute {
   std::string name;
@@ -155,6 +166,9 @@ class HloInstruction {
       std::optional<std::vector<int64_t>> rhs_contracting_dims;
       std::optional<std::vector<int64_t>> lhs_batch_dims;
       std::optional<std::vector<int64_t>> rhs_batch_dims;
+      // A sparse dot's descriptors; each has a metadata operand, from
+      // operand 2 on, in this order.
+      std::vector<SparsityDescriptor> sparsity;
     };
     const Dot& dot() const { return dot_.get(); }
     Dot& mutable_dot() { return dot_.mutable_get(); }

@@ -10,7 +10,7 @@
 // XLA's uniquer does. Shapes are read with the shape parser's own cursor.
 //
 // Typed when parsed (HloInstruction::Attributes): dimensions, index,
-// iota_dimension, dot dims, slice, padding, direction, fusion kind,
+// iota_dimension, dot dims and sparsity, slice, padding, direction, fusion kind,
 // dim_labels, window, group counts, slice sizes, gather/scatter dims,
 // the lists of lists (source_target_pairs, collective-permute's
 // slice_sizes, replica_groups in its list form: hlo_module.h),
