@@ -283,5 +283,129 @@ ENTRY e {
                         "R.dim@n:m"));
 }
 
+// --- The async shorthand prints as XLA prints it: `add-start(a, b)` and
+// its -update and -done, the wrapped op's attributes on the start, without
+// the computation the parser wraps it in.
+
+constexpr absl::string_view kAddStart = R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  s = ((f32[4], f32[4]), f32[4]) add-start(a, b)
+  u = ((f32[4], f32[4]), f32[4]) add-update(s)
+  ROOT d = f32[4] add-done(u)
+})";
+
+TEST(AsyncShorthandTest, PrintsAsWrittenAndKeepsTheInstructionCount) {
+  std::unique_ptr<HloModule> m = Accept(kAddStart);
+  ASSERT_NE(m, nullptr);
+  // The parser's wrapped computation: two parameters and the add.
+  EXPECT_EQ(m->computation_count(), 2u);
+  EXPECT_EQ(m->instruction_count(), 8);
+  std::string out = m->ToString();
+  EXPECT_THAT(out, HasSubstr("  %s = ((f32[4]{0}, f32[4]{0}), f32[4]{0}) add-start(f32[4]{0} "
+                             "%a, f32[4]{0} %b)\n"));
+  EXPECT_THAT(out, HasSubstr("  %u = ((f32[4]{0}, f32[4]{0}), f32[4]{0}) add-update(((f32[4]{0}, "
+                             "f32[4]{0}), f32[4]{0}) %s)\n"));
+  EXPECT_THAT(out, HasSubstr("  ROOT %d = f32[4]{0} add-done(((f32[4]{0}, f32[4]{0}), "
+                             "f32[4]{0}) %u)\n"));
+  EXPECT_THAT(out, Not(HasSubstr("async")));
+  std::unique_ptr<HloModule> again = ParseTestModule(out);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->instruction_count(), 8);
+  EXPECT_EQ(again->ToString(), out);
+}
+
+TEST(AsyncShorthandTest, WrappedAttributesAndThreadPrintOnTheStart) {
+  std::unique_ptr<HloModule> m = Accept(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) custom-call-start(a), async_execution_thread="host", custom_call_target="foo"
+  ROOT d = f32[4] custom-call-done(s)
+})");
+  ASSERT_NE(m, nullptr);
+  std::string out = m->ToString();
+  EXPECT_THAT(out, HasSubstr("custom-call-start(f32[4]{0} %a), custom_call_target=\"foo\", "
+                             "async_execution_thread=\"host\"\n"));
+  EXPECT_THAT(out, HasSubstr("ROOT %d = f32[4]{0} custom-call-done(((f32[4]{0}), f32[4]{0}, "
+                             "s32[]) %s)\n"));
+  EXPECT_THAT(out, Not(HasSubstr("async_wrapped")));
+  // The wrapped computation runs on the start's thread, as in XLA.
+  EXPECT_EQ(m->computations()[0]->execution_thread(), "host");
+}
+
+// all-reduce-start, all-gather-start, collective-permute-start and
+// copy-start are opcodes of their own, not the shorthand: nothing wraps them.
+TEST(AsyncShorthandTest, StartOpcodesOfTheirOwnStayAsTheyAre) {
+  std::unique_ptr<HloModule> m = Accept(R"(HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  ars = f32[4] all-reduce-start(p), replica_groups={}, to_apply=add
+  ard = f32[4] all-reduce-done(ars)
+  cs = (f32[4], f32[4], u32[]) copy-start(ard)
+  ROOT cd = f32[4] copy-done(cs)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->computation_count(), 2u);
+  std::string out = m->ToString();
+  EXPECT_THAT(out, HasSubstr("%ars = f32[4]{0} all-reduce-start(f32[4]{0} %p), "
+                             "replica_groups={}, to_apply=%add\n"));
+  EXPECT_THAT(out, HasSubstr("%cs = (f32[4]{0}, f32[4]{0}, u32[]) copy-start(f32[4]{0} %ard)\n"));
+  EXPECT_THAT(out, Not(HasSubstr("async")));
+}
+
+constexpr absl::string_view kLongForm = R"(HloModule m
+wrapped {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  %s
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  s = ((f32[4], f32[4]), f32[4]) async-start(a, b), calls=wrapped
+  ROOT d = f32[4] async-done(s)
+})";
+
+// As XLA prints it: a wrapped computation that is one op on its
+// parameters prints as the shorthand.
+TEST(AsyncShorthandTest, LongFormOfOneOpPrintsAsTheShorthand) {
+  std::unique_ptr<HloModule> m =
+      Accept(absl::StrFormat(kLongForm, "ROOT m = f32[4] multiply(p0, p1)"));
+  ASSERT_NE(m, nullptr);
+  std::string out = m->ToString();
+  EXPECT_THAT(out, HasSubstr("%s = ((f32[4]{0}, f32[4]{0}), f32[4]{0}) multiply-start("));
+  EXPECT_THAT(out, HasSubstr("ROOT %d = f32[4]{0} multiply-done("));
+  EXPECT_THAT(out, Not(HasSubstr("%wrapped")));
+  std::unique_ptr<HloModule> again = ParseTestModule(out);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->instruction_count(), m->instruction_count());
+}
+
+// Anything the shorthand cannot say keeps the long form: a computation of
+// more than one op, one also called by other instructions.
+TEST(AsyncShorthandTest, OtherLongFormsStayLong) {
+  std::unique_ptr<HloModule> m = Accept(
+      absl::StrFormat(kLongForm, "m = f32[4] multiply(p0, p1)\n  ROOT n = f32[4] negate(m)"));
+  ASSERT_NE(m, nullptr);
+  std::string out = m->ToString();
+  EXPECT_THAT(out, HasSubstr("async-start(f32[4]{0} %a, f32[4]{0} %b), calls=%wrapped\n"));
+  EXPECT_THAT(out, HasSubstr("%wrapped (p0: f32[4]{0}, p1: f32[4]{0}) -> f32[4]{0} {"));
+  std::string shared(absl::StrFormat(kLongForm, "ROOT m = f32[4] multiply(p0, p1)"));
+  const std::string kDone = "  ROOT d = f32[4] async-done(s)";
+  shared.replace(shared.find(kDone), kDone.size(),
+                 "  d = f32[4] async-done(s)\n  ROOT c = f32[4] call(a, d), to_apply=wrapped");
+  m = Accept(shared);
+  ASSERT_NE(m, nullptr);
+  out = m->ToString();
+  EXPECT_THAT(out, HasSubstr("async-start(f32[4]{0} %a, f32[4]{0} %b), calls=%wrapped\n"));
+  EXPECT_THAT(out, HasSubstr("ROOT %m = f32[4]{0} multiply("));
+}
+
 }  // namespace
 }  // namespace xla_layout
