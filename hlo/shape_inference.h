@@ -6,12 +6,11 @@
 // Inferred: elementwise ops (compare and is-finite give pred; real, imag and
 // abs of complex give the component type; complex builds one), tuple,
 // get-tuple-element, while, conditional, call, map, transpose, dot (a sparse
-// one too: each `sparsity` descriptor's stored dim is n/m of the logical
-// contracting size, and its u16 metadata operand has the sparse operand's
-// dims, 2:4 packing 8 stored elements per u16 along the sparse dim), reduce, reduce-window, concatenate, pad, slice, dynamic-slice,
-// dynamic-update-slice, reverse, convolution, gather, scatter, sort, select,
-// clamp, add-dependency, opt-barrier, after-all, replica-id, partition-id,
-// get-dimension-size, collective-permute (in place too: the output buffer),
+// one too, with its metadata operands checked: sparse_dot.h), reduce,
+// reduce-window, concatenate, pad, slice, dynamic-slice, dynamic-update-slice,
+// reverse, convolution, gather, scatter, sort, select, clamp, add-dependency,
+// opt-barrier, after-all, replica-id, partition-id, get-dimension-size,
+// collective-permute (in place too: the output buffer),
 // collective-permute-done. Checked but never inferred (the shape must be
 // written): reshape (same element count), bitcast (same byte size), convert
 // and bitcast-convert (same dims), broadcast (operand dims where they map),
