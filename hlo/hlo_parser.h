@@ -4,7 +4,8 @@
 // their shapes or written inline (`add(f32[4] parameter(0), ...)`, named
 // `<opcode>.anon`), shapes left out where XLA infers them, the async
 // shorthand (`add-start`/`-update`/`-done`, wrapped in an `async_wrapped`
-// computation), `execution_thread` after a computation, constants parsed to
+// computation on the start's async_execution_thread; the printer writes the
+// shorthand back), `execution_thread` after a computation, constants parsed to
 // values (hlo_literal.h), comments. Arrays without a layout get the default
 // descending layout; a name an earlier computation used is renamed `.N`, as
 // XLA's uniquer does. Shapes are read with the shape parser's own cursor.
