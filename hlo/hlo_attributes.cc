@@ -480,7 +480,7 @@ absl::Status SetListOfLists(HloInstruction::Attributes::Rare& rare, const std::s
 
 }  // namespace
 
-absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
+absl::Status ParseTypedAttribute(HloInstruction& instr, HloOpcode opcode, const HloAttribute& a,
                                  std::vector<std::string>& callees) {
   auto int_list = [&](const std::string& v)
       -> absl::StatusOr<std::vector<int64_t>> {
@@ -524,7 +524,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     field = *std::move(v);
     return absl::OkStatus();
   };
-  if (IsListOfListsAttribute(instr.opcode(), n, a.value)) {
+  if (IsListOfListsAttribute(opcode, n, a.value)) {
     return SetListOfLists(t.mutable_rare(), n, a.value);
   }
   if (n == "sparsity") {
@@ -595,11 +595,11 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     t.mutable_keywords().direction = a.value;
     return absl::OkStatus();
   }
-  if (n == "kind" && instr.opcode() == HloOpcode::kFusion) {
+  if (n == "kind" && opcode == HloOpcode::kFusion) {
     t.mutable_keywords().kind = a.value;
     return absl::OkStatus();
   }
-  if (n == "dim_labels" && instr.opcode() == HloOpcode::kConvolution) {
+  if (n == "dim_labels" && opcode == HloOpcode::kConvolution) {
     std::vector<std::string> io = absl::StrSplit(a.value, "->");
     std::vector<std::string> in;
     if (io.size() == 2) in = absl::StrSplit(io[0], '_');
@@ -647,7 +647,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     t.mutable_rare().slice = dims;
     return absl::OkStatus();
   }
-  if (n == "padding" && instr.opcode() == HloOpcode::kPad) {
+  if (n == "padding" && opcode == HloOpcode::kPad) {
     std::vector<std::array<int64_t, 3>> dims;
     for (absl::string_view part : absl::StrSplit(a.value, 'x')) {
       std::vector<std::string> nums = absl::StrSplit(part, '_');

@@ -18,7 +18,11 @@ namespace xla_layout {
 // Parses `attribute` into `instr`'s typed attributes when its name is a
 // typed one; the names of computations it calls are appended to `callees`,
 // to be resolved once the module is read. Other names are left alone.
-absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attribute,
+// `opcode` is the op the attribute belongs to: instr's own, or for the
+// async shorthand (`convolution-start`) the wrapped op's, which some names
+// depend on (dim_labels, kind, padding, slice_sizes).
+absl::Status ParseTypedAttribute(HloInstruction& instr, HloOpcode opcode,
+                                 const HloAttribute& attribute,
                                  std::vector<std::string>& callees);
 
 // OK when instructions of `opcode` take an attribute called `name`: those of

@@ -407,5 +407,35 @@ TEST(AsyncShorthandTest, OtherLongFormsStayLong) {
   EXPECT_THAT(out, HasSubstr("ROOT %m = f32[4]{0} multiply("));
 }
 
+// The shorthand's attributes are the wrapped op's, typed as that op's are:
+// a convolution's dim_labels, a fusion's kind.
+TEST(AsyncShorthandTest, AttributesAreTypedAsTheWrappedOps) {
+  std::unique_ptr<HloModule> m = Accept(R"(HloModule m
+f {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+ENTRY e {
+  i = f32[1,4,4,1] parameter(0)
+  k = f32[1,1,1,1] parameter(1)
+  cs = ((f32[1,4,4,1], f32[1,1,1,1]), f32[1,4,4,1]) convolution-start(i, k), window={size=1x1}, dim_labels=b01f_01io->b01f
+  cd = f32[1,4,4,1] convolution-done(cs)
+  a = f32[4] parameter(2)
+  fs = ((f32[4]), f32[4]) fusion-start(a), kind=kLoop, calls=f
+  fd = f32[4] fusion-done(fs)
+  ROOT t = (f32[1,4,4,1], f32[4]) tuple(cd, fd)
+})");
+  ASSERT_NE(m, nullptr);
+  const HloComputation* conv = Find(*m, "cs")->called_computation("calls");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_TRUE(conv->root()->attributes().rare().dim_labels.has_value());
+  const HloComputation* fusion = Find(*m, "fs")->called_computation("calls");
+  ASSERT_NE(fusion, nullptr);
+  EXPECT_EQ(fusion->root()->attributes().keywords().kind, "kLoop");
+  EXPECT_THAT(m->ToString(), HasSubstr("convolution-start(f32[1,4,4,1]{3,2,1,0} %i, "
+                                       "f32[1,1,1,1]{3,2,1,0} %k), window={size=1x1}, "
+                                       "dim_labels=b01f_01io->b01f\n"));
+}
+
 }  // namespace
 }  // namespace xla_layout

@@ -269,10 +269,10 @@ absl::Status Parser::ParseHeader(HloModule& module) {
 }
 
 
-absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
+absl::Status Parser::SetTypedAttribute(HloInstruction& instr, HloOpcode opcode,
                                        const HloAttribute& a, size_t offset) {
   std::vector<std::string> callees;
-  absl::Status s = ParseTypedAttribute(instr, a, callees);
+  absl::Status s = ParseTypedAttribute(instr, opcode, a, callees);
   if (!s.ok()) return ErrorAt(offset, s.message());
   for (std::string& name : callees) {
     calls_.push_back({&instr, a.name, std::move(name), offset});
@@ -492,7 +492,7 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
                        absl::StrCat("expected ',' or the end of the line after the value of "
                                     "attribute '", *attr, "'"));
       }
-      s = SetTypedAttribute(*raw, a, at);
+      s = SetTypedAttribute(*raw, wrapped.value_or(raw->opcode()), a, at);
       if (!s.ok()) return s;
     }
     if (*attr == "control-predecessors") {

@@ -96,7 +96,9 @@ class Parser {
   // shape written with the operand, if any, against it.
   absl::Status ResolveOperand(HloInstruction* user,
                               const PendingOperand& op, HloInstruction* definition);
-  absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
+  // `opcode`: the op the attribute belongs to (the wrapped op of the async
+  // shorthand).
+  absl::Status SetTypedAttribute(HloInstruction& instr, HloOpcode opcode, const HloAttribute& a,
                                  size_t offset);
 
   void Warn(size_t offset, absl::string_view message) {
