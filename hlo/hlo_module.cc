@@ -187,10 +187,6 @@ std::optional<HloOpcode> StartShorthandOpcode(const HloInstruction& start) {
   return op;
 }
 
-}  // namespace
-
-namespace {
-
 // The async-start an async op is or continues, or null.
 const HloInstruction* AsyncStartOf(const HloInstruction& i) {
   const HloInstruction* start = &i;
