@@ -14,15 +14,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "hlo/attribute_cursor.h"
 
 namespace xla_layout {
-namespace {
 
-absl::Status Error(absl::string_view message) {
-  return absl::InvalidArgumentError(message);
-}
-
-}  // namespace
+using attribute_internal::Error;
 
 
 namespace {
@@ -243,301 +239,6 @@ bool IsCalledComputationAttribute(absl::string_view name) {
          name == "select";
 }
 
-// `{ {1}: (0, {}), ... }`: output shape index -> (operand, its shape index).
-namespace {
-
-// A cursor over a small bracketed value: `{...}`, `(...)`, integers, words.
-class Cursor {
- public:
-  explicit Cursor(absl::string_view text) : text_(text) {}
-  void Skip() {
-    while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
-  }
-  bool Consume(char c) {
-    Skip();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  bool Integer(int64_t& out) {
-    Skip();
-    size_t start = pos_;
-    while (pos_ < text_.size() && absl::ascii_isdigit(text_[pos_])) ++pos_;
-    return pos_ > start && absl::SimpleAtoi(text_.substr(start, pos_ - start), &out);
-  }
-  // `{}` or `{1,2}`.
-  bool Index(std::vector<int64_t>& out) {
-    if (!Consume('{')) return false;
-    if (Consume('}')) return true;
-    do {
-      int64_t k;
-      if (!Integer(k)) return false;
-      out.push_back(k);
-    } while (Consume(','));
-    return Consume('}');
-  }
-  absl::string_view Word() {
-    Skip();
-    size_t start = pos_;
-    while (pos_ < text_.size() && (absl::ascii_isalnum(text_[pos_]) || text_[pos_] == '-')) ++pos_;
-    return text_.substr(start, pos_ - start);
-  }
-  bool AtEnd() {
-    Skip();
-    return pos_ == text_.size();
-  }
-  // The next character after spaces, or '\0' at the end.
-  char Peek() {
-    Skip();
-    return pos_ < text_.size() ? text_[pos_] : '\0';
-  }
-  // `"..."`, with backslash escapes.
-  bool QuotedString() {
-    if (!Consume('"')) return false;
-    while (pos_ < text_.size() && text_[pos_] != '"') pos_ += text_[pos_] == '\\' ? 2 : 1;
-    if (pos_ >= text_.size()) return false;
-    ++pos_;
-    return true;
-  }
-  // The characters a number is written with: digits, signs, '.', letters
-  // (exponents, inf).
-  absl::string_view NumberText() {
-    Skip();
-    size_t start = pos_;
-    while (pos_ < text_.size() && (absl::ascii_isalnum(text_[pos_]) || text_[pos_] == '.' ||
-                                   text_[pos_] == '+' || text_[pos_] == '-')) {
-      ++pos_;
-    }
-    return text_.substr(start, pos_ - start);
-  }
-  bool ConsumeText(absl::string_view word) {
-    Skip();
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-  size_t pos() const { return pos_; }
-  absl::Status Error(absl::string_view what, absl::string_view form) const {
-    return absl::InvalidArgumentError(absl::StrCat("expected ", what, " at offset ", pos_,
-                                                   " of '", text_, "' (the form is ", form,
-                                                   ")"));
-  }
-
- private:
-  absl::string_view text_;
-  size_t pos_ = 0;
-};
-
-// `{ item, item, ... }`, each read by `item`.
-template <typename T, typename ReadItem>
-absl::StatusOr<std::vector<T>> ParseBracedList(absl::string_view text, absl::string_view form,
-                                               ReadItem item) {
-  Cursor c(text);
-  std::vector<T> out;
-  if (!c.Consume('{')) return c.Error("'{'", form);
-  if (c.Consume('}')) return out;
-  do {
-    T value;
-    absl::Status s = item(c, value);
-    if (!s.ok()) return s;
-    out.push_back(std::move(value));
-  } while (c.Consume(','));
-  if (!c.Consume('}')) return c.Error("',' or '}'", form);
-  if (!c.AtEnd()) return c.Error("the end", form);
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
-constexpr absl::string_view kOriginalValueForm =
-    "{{\"x\"}} for an array, {({\"a\"}, {\"b\" {1}})} for a tuple";
-
-// The tree of an original value for `shape` (at tuple index `index`): a
-// tuple is `(tree, ...)`, one tree per element; anything else is `{}` (no
-// original), `{"name"}` or `{"name" {shape index}}`, which a call history
-// string may follow.
-absl::Status OriginalTree(Cursor& c, absl::string_view name, const Shape& shape,
-                          std::vector<int64_t>& index) {
-  auto mismatch = [&](absl::string_view what) {
-    return Error(absl::StrCat(name, " has ", what, " where the instruction's shape has ",
-                              shape.ToString(),
-                              index.empty() ? std::string()
-                                            : absl::StrCat(" at {", absl::StrJoin(index, ","),
-                                                           "}")));
-  };
-  auto expected = [&](absl::string_view what) {
-    return Error(absl::StrCat(name, ": expected ", what, " (the form is ", kOriginalValueForm,
-                              ")"));
-  };
-  if (!shape.IsTuple()) {
-    if (!c.Consume('{')) return c.Peek() == '(' ? mismatch("a tuple") : expected("'{'");
-    if (c.Consume('}')) return absl::OkStatus();
-    if (!c.QuotedString()) return expected("an instruction name in quotes");
-    std::vector<int64_t> shape_index;
-    if (c.Peek() == '{' && !c.Index(shape_index)) return expected("a shape index like {0}");
-    if (c.Peek() == '"' && !c.QuotedString()) return expected("a quoted call history");
-    return c.Consume('}') ? absl::OkStatus() : expected("'}'");
-  }
-  if (!c.Consume('(')) return c.Peek() == '{' ? mismatch("an array") : expected("'('");
-  const size_t n = shape.tuple_shapes().size();
-  for (size_t k = 0; k < n; ++k) {
-    if (k > 0 && !c.Consume(',')) {
-      return c.Peek() == ')' ? mismatch(absl::StrCat(k, " of ", n, " elements"))
-                             : expected("','");
-    }
-    index.push_back(k);
-    absl::Status s = OriginalTree(c, name, shape.tuple_shapes()[k], index);
-    index.pop_back();
-    if (!s.ok()) return s;
-  }
-  if (c.Consume(')')) return absl::OkStatus();
-  return c.Peek() == ',' ? mismatch(absl::StrCat("more than ", n, " elements")) : expected("')'");
-}
-
-}  // namespace
-
-namespace {
-
-// `atol=1e-5,rtol=0,ulps=1` up to the closing brace: fields in any order,
-// each a number (XLA reads all three as doubles).
-absl::Status ToleranceFields(Cursor& c) {
-  if (c.Peek() == '}') return absl::OkStatus();
-  do {
-    absl::string_view field = c.Word();
-    if (field != "atol" && field != "rtol" && field != "ulps") {
-      return Error(absl::StrCat("result_accuracy tolerance has no field '", field,
-                                "'; it takes atol, rtol and ulps"));
-    }
-    double value;
-    absl::string_view number = c.Consume('=') ? c.NumberText() : absl::string_view();
-    if (!absl::SimpleAtod(number, &value) || std::isnan(value)) {
-      return Error(absl::StrCat("result_accuracy tolerance ", field, " needs a number, not '",
-                                number, "'"));
-    }
-  } while (c.Consume(','));
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-absl::Status CheckResultAccuracy(absl::string_view text) {
-  Cursor c(text);
-  const absl::Status form = Error(absl::StrCat(
-      "result_accuracy needs {mode=...} or {tolerance={atol=...,rtol=...,ulps=...}}, not '",
-      text, "'"));
-  if (!c.Consume('{')) return form;
-  const absl::string_view spec = c.Word();
-  if (!c.Consume('=')) return form;
-  if (spec == "mode") {
-    // XLA knows its modes by their lowercase names only.
-    absl::string_view mode = c.Word();
-    if (mode != "default" && mode != "highest") {
-      return Error(absl::StrCat("result_accuracy mode '", mode,
-                                "' is not one of default, highest (spelled in lowercase)"));
-    }
-  } else if (spec == "tolerance") {
-    if (!c.Consume('{')) return form;
-    absl::Status fields = ToleranceFields(c);
-    if (!fields.ok()) return fields;
-    if (!c.Consume('}')) return form;
-  } else {
-    return Error(absl::StrCat("result_accuracy takes mode or tolerance, not '", spec, "'"));
-  }
-  return c.Consume('}') && c.AtEnd() ? absl::OkStatus() : form;
-}
-
-absl::Status CheckOriginalValue(absl::string_view name, absl::string_view text,
-                                const Shape& shape, size_t* error_offset) {
-  Cursor c(text);
-  absl::Status s = [&]() -> absl::Status {
-    if (!c.Consume('{')) return Error(absl::StrCat(name, " needs braces: ", kOriginalValueForm));
-    // XLA's placeholder for a value a synthetic call made, whatever its shape.
-    if (c.Consume('[')) {
-      if (!c.ConsumeText("synthetic_call") || !c.Consume(']')) {
-        return Error(absl::StrCat(name, ": expected [synthetic_call]"));
-      }
-    } else {
-      std::vector<int64_t> index;
-      absl::Status tree = OriginalTree(c, name, shape, index);
-      if (!tree.ok()) return tree;
-    }
-    if (!c.Consume('}') || !c.AtEnd()) {
-      return Error(absl::StrCat(name, ": expected '}' to end it (the form is ",
-                                kOriginalValueForm, ")"));
-    }
-    return absl::OkStatus();
-  }();
-  if (!s.ok() && error_offset != nullptr) *error_offset = c.pos();
-  return s;
-}
-
-absl::StatusOr<std::vector<OutputOperandAlias>> ParseOutputOperandAliasing(
-    absl::string_view text) {
-  constexpr absl::string_view kForm = "{{output index}: (operand, {operand index}), ...}";
-  return ParseBracedList<OutputOperandAlias>(
-      text, kForm, [&](Cursor& c, OutputOperandAlias& alias) -> absl::Status {
-        if (!c.Index(alias.output_index)) return c.Error("an output shape index like {0}", kForm);
-        if (!c.Consume(':')) return c.Error("':'", kForm);
-        if (!c.Consume('(')) return c.Error("'('", kForm);
-        if (!c.Integer(alias.operand)) return c.Error("an operand number", kForm);
-        if (!c.Consume(',')) return c.Error("','", kForm);
-        if (!c.Index(alias.operand_index)) return c.Error("an operand shape index like {}", kForm);
-        if (!c.Consume(')')) return c.Error("')'", kForm);
-        return absl::OkStatus();
-      });
-}
-
-absl::StatusOr<std::vector<InputOutputAlias>> ParseInputOutputAlias(absl::string_view text) {
-  constexpr absl::string_view kForm =
-      "{ {output index}: (parameter, {parameter index}, may-alias|must-alias), ... }";
-  return ParseBracedList<InputOutputAlias>(
-      text, kForm, [&](Cursor& c, InputOutputAlias& alias) -> absl::Status {
-        if (!c.Index(alias.output_index)) return c.Error("an output shape index like {0}", kForm);
-        if (!c.Consume(':')) return c.Error("':'", kForm);
-        if (!c.Consume('(')) return c.Error("'('", kForm);
-        if (!c.Integer(alias.parameter)) return c.Error("a parameter number", kForm);
-        if (!c.Consume(',')) return c.Error("','", kForm);
-        if (!c.Index(alias.parameter_index)) return c.Error("a parameter shape index", kForm);
-        if (c.Consume(',')) {
-          absl::string_view kind = c.Word();
-          if (kind != "may-alias" && kind != "must-alias") {
-            return c.Error("may-alias or must-alias", kForm);
-          }
-          alias.must_alias = kind == "must-alias";
-        }
-        if (!c.Consume(')')) return c.Error("')'", kForm);
-        return absl::OkStatus();
-      });
-}
-
-absl::StatusOr<std::vector<BufferDonor>> ParseBufferDonor(absl::string_view text) {
-  constexpr absl::string_view kForm = "{ (parameter, {parameter index}), ... }";
-  return ParseBracedList<BufferDonor>(
-      text, kForm, [&](Cursor& c, BufferDonor& donor) -> absl::Status {
-        if (!c.Consume('(')) return c.Error("'('", kForm);
-        if (!c.Integer(donor.parameter)) return c.Error("a parameter number", kForm);
-        if (!c.Consume(',')) return c.Error("','", kForm);
-        if (!c.Index(donor.parameter_index)) return c.Error("a parameter shape index", kForm);
-        if (!c.Consume(')')) return c.Error("')'", kForm);
-        return absl::OkStatus();
-      });
-}
-
-const Shape* ShapeAtIndex(const Shape& shape, absl::Span<const int64_t> index) {
-  const Shape* s = &shape;
-  for (int64_t k : index) {
-    if (!s->IsTuple() || k < 0 || k >= static_cast<int64_t>(s->tuple_shapes().size())) {
-      return nullptr;
-    }
-    s = &s->tuple_shapes()[k];
-  }
-  return s;
-}
-
 namespace {
 
 // A conditional names its branches one way: true_computation and
@@ -559,9 +260,42 @@ absl::Status CheckBranchForm(const HloInstruction& instr, absl::string_view name
   return absl::OkStatus();
 }
 
+// The typed attributes XLA writes as lists of lists. slice_sizes is one only
+// on collective-permute (gather's is one list); replica_groups only in its
+// list form, not the iota form `[2,2]<=[4]`.
+bool IsListOfListsAttribute(HloOpcode opcode, absl::string_view name,
+                            absl::string_view value) {
+  if (name == "source_target_pairs") return true;
+  if (name == "replica_groups") {
+    return absl::StartsWith(absl::StripLeadingAsciiWhitespace(value), "{");
+  }
+  return name == "slice_sizes" && (opcode == HloOpcode::kCollectivePermute ||
+                                   opcode == HloOpcode::kCollectivePermuteStart);
+}
+
+absl::Status SetListOfLists(HloInstruction::Attributes::Rare& rare, const std::string& name,
+                            absl::string_view value) {
+  absl::StatusOr<std::vector<std::vector<int64_t>>> lists = ParseIntListList(value);
+  if (!lists.ok()) return Error(absl::StrCat(name, ": ", lists.status().message()));
+  if (name == "source_target_pairs") {
+    for (const std::vector<int64_t>& pair : *lists) {
+      if (pair.size() != 2) {
+        return Error(absl::StrCat("source_target_pairs: {", absl::StrJoin(pair, ","),
+                                  "} is not a pair (source, target)"));
+      }
+    }
+    rare.source_target_pairs = *std::move(lists);
+  } else if (name == "replica_groups") {
+    rare.replica_groups = *std::move(lists);
+  } else {
+    rare.slice_sizes_list = *std::move(lists);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
+absl::Status ParseTypedAttribute(HloInstruction& instr, HloOpcode opcode, const HloAttribute& a,
                                  std::vector<std::string>& callees) {
   auto int_list = [&](const std::string& v)
       -> absl::StatusOr<std::vector<int64_t>> {
@@ -605,6 +339,15 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     field = *std::move(v);
     return absl::OkStatus();
   };
+  if (IsListOfListsAttribute(opcode, n, a.value)) {
+    return SetListOfLists(t.mutable_rare(), n, a.value);
+  }
+  if (n == "sparsity") {
+    absl::StatusOr<std::vector<SparsityDescriptor>> sparsity = ParseSparsity(a.value);
+    if (!sparsity.ok()) return sparsity.status();
+    t.mutable_dot().sparsity = *std::move(sparsity);
+    return absl::OkStatus();
+  }
   if (n == "dimensions") return set_list(t.dimensions);
   if (n == "lhs_contracting_dims") return set_list(t.mutable_dot().lhs_contracting_dims);
   if (n == "rhs_contracting_dims") return set_list(t.mutable_dot().rhs_contracting_dims);
@@ -658,11 +401,11 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     t.mutable_keywords().direction = a.value;
     return absl::OkStatus();
   }
-  if (n == "kind" && instr.opcode() == HloOpcode::kFusion) {
+  if (n == "kind" && opcode == HloOpcode::kFusion) {
     t.mutable_keywords().kind = a.value;
     return absl::OkStatus();
   }
-  if (n == "dim_labels" && instr.opcode() == HloOpcode::kConvolution) {
+  if (n == "dim_labels" && opcode == HloOpcode::kConvolution) {
     std::vector<std::string> io = absl::StrSplit(a.value, "->");
     std::vector<std::string> in;
     if (io.size() == 2) in = absl::StrSplit(io[0], '_');
@@ -710,7 +453,7 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& a,
     t.mutable_rare().slice = dims;
     return absl::OkStatus();
   }
-  if (n == "padding" && instr.opcode() == HloOpcode::kPad) {
+  if (n == "padding" && opcode == HloOpcode::kPad) {
     std::vector<std::array<int64_t, 3>> dims;
     for (absl::string_view part : absl::StrSplit(a.value, 'x')) {
       std::vector<std::string> nums = absl::StrSplit(part, '_');

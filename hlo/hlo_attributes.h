@@ -21,7 +21,11 @@ namespace xla_layout {
 // that is not a ResultAccuracy (CheckResultAccuracy) and a conditional's
 // branches named both ways (true_computation/false_computation after
 // branch_computations, or the reverse). Other names are left alone.
-absl::Status ParseTypedAttribute(HloInstruction& instr, const HloAttribute& attribute,
+// `opcode` is the op the attribute belongs to: instr's own, or for the
+// async shorthand (`convolution-start`) the wrapped op's, which some names
+// depend on (dim_labels, kind, padding, slice_sizes).
+absl::Status ParseTypedAttribute(HloInstruction& instr, HloOpcode opcode,
+                                 const HloAttribute& attribute,
                                  std::vector<std::string>& callees);
 
 // OK when instructions of `opcode` take an attribute called `name`: those of
@@ -44,6 +48,15 @@ absl::Status CheckResultAccuracy(absl::string_view text);
 // On an error, where in `text` it is goes to `error_offset`.
 absl::Status CheckOriginalValue(absl::string_view name, absl::string_view text,
                                 const Shape& shape, size_t* error_offset);
+
+// `{{0,1},{1,2}}` (spaces anywhere, `{}` for none): a list of integer lists,
+// as XLA writes source_target_pairs, replica_groups and collective-permute's
+// slice_sizes. Non-negative integers only: these are ids and sizes.
+absl::StatusOr<std::vector<std::vector<int64_t>>> ParseIntListList(absl::string_view text);
+
+// A dot's `L.1@2:4` or `L.1@2:4_R.0@2:4` (SparsityDescriptor): each operand
+// at most once, 0 < n <= m.
+absl::StatusOr<std::vector<SparsityDescriptor>> ParseSparsity(absl::string_view text);
 
 // `{a, %b}` as names.
 absl::StatusOr<std::vector<std::string>> ParseNameList(absl::string_view text);

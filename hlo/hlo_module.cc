@@ -85,12 +85,141 @@ void AppendIntList(std::string& out, const std::vector<int64_t>& v) {
   out += '}';
 }
 
+// `{{0,1},{1,2}}`, as XLA prints lists of lists.
+void AppendIntListList(std::string& out, const std::vector<std::vector<int64_t>>& lists) {
+  out += '{';
+  for (size_t i = 0; i < lists.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendIntList(out, lists[i]);
+  }
+  out += '}';
+}
+
+// The typed list of lists attribute `name` holds, or null.
+const std::vector<std::vector<int64_t>>* TypedIntLists(
+    const HloInstruction::Attributes& a, absl::string_view name) {
+  const auto& rare = a.rare();
+  const std::optional<std::vector<std::vector<int64_t>>>* field =
+      name == "source_target_pairs" ? &rare.source_target_pairs
+      : name == "replica_groups"    ? &rare.replica_groups
+      : name == "slice_sizes"       ? &rare.slice_sizes_list
+                                    : nullptr;
+  return field != nullptr && field->has_value() ? &**field : nullptr;
+}
+
+// `L.1@2:4_R.0@2:4`.
+void AppendSparsity(std::string& out, const std::vector<SparsityDescriptor>& sparsity) {
+  for (size_t k = 0; k < sparsity.size(); ++k) {
+    const SparsityDescriptor& d = sparsity[k];
+    absl::StrAppend(&out, k > 0 ? "_" : "", d.operand == 0 ? "L." : "R.", d.dimension, "@",
+                    d.n, ":", d.m);
+  }
+}
+
 // Called-computation attributes whose value is a list.
 bool IsListAttribute(absl::string_view name) {
   return name == "branch_computations" || name == "called_computations";
 }
 
+bool IsAsyncOpcode(HloOpcode op) {
+  return op == HloOpcode::kAsyncStart || op == HloOpcode::kAsyncUpdate ||
+         op == HloOpcode::kAsyncDone;
+}
+
+absl::string_view AsyncSuffix(HloOpcode op) {
+  return op == HloOpcode::kAsyncStart ? "-start"
+         : op == HloOpcode::kAsyncUpdate ? "-update"
+                                          : "-done";
+}
+
+// `"host"` -> host; the parser keeps attribute values as written.
+absl::string_view Unquoted(absl::string_view v) {
+  return v.size() >= 2 && v.front() == '"' && v.back() == '"' ? v.substr(1, v.size() - 2) : v;
+}
+
+// The start's called computation is its parameters and one op that reads
+// them in order, with the start's shapes, layouts included: the shorthand
+// then says all there is.
+bool IsOneOpOnParameters(const HloInstruction& start, const HloComputation& c) {
+  const HloInstruction* root = c.root();
+  const int n = start.operand_count();
+  if (c.instruction_count() != n + 1 || root == nullptr ||
+      root->opcode() == HloOpcode::kParameter || root->operand_count() != n ||
+      !start.shape().IsTuple() || start.shape().tuple_shapes().size() < 2 ||
+      root->shape() != start.shape().tuple_shapes()[1]) {
+    return false;
+  }
+  for (int k = 0; k < n; ++k) {
+    const HloInstruction* p = root->operand(k);
+    if (p->opcode() != HloOpcode::kParameter || p->parameter_number() != k ||
+        p->shape() != start.operand(k)->shape()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether `op-start`, `op-update` or `op-done` names an opcode of its own
+// (all-reduce-start): such text never reads as the shorthand.
+bool HasOwnAsyncOpcodes(HloOpcode op) {
+  for (HloOpcode async : {HloOpcode::kAsyncStart, HloOpcode::kAsyncUpdate,
+                          HloOpcode::kAsyncDone}) {
+    if (StringToHloOpcode(absl::StrCat(HloOpcodeString(op), AsyncSuffix(async))).ok()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<HloOpcode> StartShorthandOpcode(const HloInstruction& start) {
+  const HloComputation* c = start.called_computation("calls");
+  if (c == nullptr || c->is_entry() || !IsOneOpOnParameters(start, *c)) return std::nullopt;
+  std::string thread;
+  for (const HloAttribute& a : start.raw_attributes()) {
+    if (a.name == "async_execution_thread") {
+      thread = std::string(Unquoted(a.value));
+    } else if (a.name != "calls") {
+      return std::nullopt;
+    }
+  }
+  const HloOpcode op = c->root()->opcode();
+  if (thread != c->execution_thread() || HasOwnAsyncOpcodes(op)) return std::nullopt;
+  return op;
+}
+
+// The async-start an async op is or continues, or null.
+const HloInstruction* AsyncStartOf(const HloInstruction& i) {
+  const HloInstruction* start = &i;
+  while (start->opcode() == HloOpcode::kAsyncUpdate || start->opcode() == HloOpcode::kAsyncDone) {
+    if (start->operand_count() != 1) return nullptr;
+    start = start->operand(0);
+    // A done is never an update's or done's operand: the chain ends.
+    if (start->opcode() == HloOpcode::kAsyncDone) return nullptr;
+  }
+  return start->opcode() == HloOpcode::kAsyncStart ? start : nullptr;
+}
+
+// AsyncShorthandOpcode, where the module's printer also asks that the
+// wrapped computation be among `implied` (no other instruction calls it).
+std::optional<HloOpcode> ShorthandOpcode(
+    const HloInstruction& i, const absl::flat_hash_set<const HloComputation*>* implied) {
+  const HloInstruction* start = AsyncStartOf(i);
+  if (start == nullptr) return std::nullopt;
+  const HloComputation* wrapped = start->called_computation("calls");
+  // An update or done that names a computation names the start's.
+  const HloComputation* called = i.called_computation("calls");
+  if ((called != nullptr && called != wrapped) ||
+      (implied != nullptr && !implied->contains(wrapped))) {
+    return std::nullopt;
+  }
+  return StartShorthandOpcode(*start);
+}
+
 }  // namespace
+
+std::optional<HloOpcode> AsyncShorthandOpcode(const HloInstruction& i) {
+  return ShorthandOpcode(i, nullptr);
+}
 
 std::string HloInstruction::ToString(const PrintOptions& options) const {
   std::string out;
@@ -99,14 +228,22 @@ std::string HloInstruction::ToString(const PrintOptions& options) const {
 }
 
 void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) const {
+  Print(out_ptr, options, nullptr);
+}
+
+void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options,
+                           const absl::flat_hash_set<const HloComputation*>* implied) const {
   std::string& out = *out_ptr;
   out += '%';
   out += name_;
   out += " = ";
   shape_.Print(&out, options);
   out += ' ';
-  absl::string_view opcode = HloOpcodeString(opcode_);
+  const std::optional<HloOpcode> shorthand =
+      IsAsyncOpcode(opcode_) ? ShorthandOpcode(*this, implied) : std::nullopt;
+  absl::string_view opcode = HloOpcodeString(shorthand.value_or(opcode_));
   out.append(opcode.data(), opcode.size());
+  if (shorthand) absl::StrAppend(&out, AsyncSuffix(opcode_));
   out += '(';
   if (opcode_ == HloOpcode::kParameter) {
     AppendInt(&out, parameter_number_);
@@ -123,7 +260,17 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
     }
   }
   out += ")";
+  if (shorthand && opcode_ == HloOpcode::kAsyncStart) {
+    // The wrapped op's attributes, then the start's own.
+    called_computation("calls")->root()->PrintAttributes(out, options, /*skip_calls=*/false);
+  }
+  PrintAttributes(out, options, /*skip_calls=*/shorthand.has_value());
+}
+
+void HloInstruction::PrintAttributes(std::string& out, const PrintOptions& options,
+                                     bool skip_calls) const {
   for (const HloAttribute& attr : raw_) {
+    if (skip_calls && attr.name == "calls") continue;
     out += ", ";
     out += attr.name;
     out += '=';
@@ -165,6 +312,10 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
       a.rare().literal->shape.Print(&out, options);
       out += ' ';
       out += a.rare().literal->text;
+    } else if (n == "sparsity" && !a.dot().sparsity.empty()) {
+      AppendSparsity(out, a.dot().sparsity);
+    } else if (const auto* lists = TypedIntLists(a, n)) {
+      AppendIntListList(out, *lists);
     } else if (n == "direction" && a.keywords().direction) {
       out += *a.keywords().direction;
     } else if (n == "kind" && a.keywords().kind) {
@@ -183,6 +334,13 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options) co
       out += attr.value;
     }
   }
+}
+
+bool IsInPlaceCollectivePermute(const HloInstruction& i) {
+  // XLA's combined form also takes several operands, but no slice_sizes.
+  return (i.opcode() == HloOpcode::kCollectivePermute ||
+          i.opcode() == HloOpcode::kCollectivePermuteStart) &&
+         i.operand_count() == 4 && i.attributes().rare().slice_sizes_list.has_value();
 }
 
 bool HloComputation::is_entry() const {
@@ -347,6 +505,12 @@ constexpr size_t kFlushBytes = size_t{1} << 20;
 
 void HloComputation::Print(std::string* out_ptr, const PrintOptions& options,
                            const std::function<void(std::string&)>& flush) const {
+  Print(out_ptr, options, flush, nullptr);
+}
+
+void HloComputation::Print(std::string* out_ptr, const PrintOptions& options,
+                           const std::function<void(std::string&)>& flush,
+                           const absl::flat_hash_set<const HloComputation*>* implied) const {
   std::string& out = *out_ptr;
   if (is_entry()) out += "ENTRY ";
   out += '%';
@@ -370,7 +534,7 @@ void HloComputation::Print(std::string* out_ptr, const PrintOptions& options,
   out += " {\n";
   for (const auto& i : instructions_) {
     out += i.get() == root_ ? "  ROOT " : "  ";
-    i->Print(&out, options);
+    i->Print(&out, options, implied);
     out += '\n';
     if (flush && out.size() >= kFlushBytes) flush(out);
   }
@@ -494,10 +658,29 @@ void HloModule::Print(std::string* out_ptr, const PrintOptions& options,
     absl::StrAppend(&out, ", ", a.name, "=", a.value);
   }
   out += '\n';
+  const absl::flat_hash_set<const HloComputation*> implied = ComputationsInShorthand();
   for (const auto& c : computations_) {
+    if (implied.contains(c.get())) continue;
     out += '\n';
-    c->Print(&out, options, flush);
+    c->Print(&out, options, flush, &implied);
   }
+}
+
+absl::flat_hash_set<const HloComputation*> HloModule::ComputationsInShorthand() const {
+  // A computation is left out only when every caller prints as shorthand;
+  // one a call or fusion also names must be printed for it.
+  absl::flat_hash_set<const HloComputation*> shorthand, named;
+  for (const auto& c : computations_) {
+    for (HloInstruction* i : c->instruction_range()) {
+      if (i->called_computations().empty()) continue;
+      const bool implied = IsAsyncOpcode(i->opcode()) && AsyncShorthandOpcode(*i);
+      for (const HloInstruction::CalledComputation& called : i->called_computations()) {
+        (implied ? shorthand : named).insert(called.computation);
+      }
+    }
+  }
+  for (const HloComputation* c : named) shorthand.erase(c);
+  return shorthand;
 }
 
 void HloModule::UniquifyInstructionNames() {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
@@ -71,6 +72,17 @@ struct LiteralAttribute {
   Shape shape;
   std::string text;
   std::shared_ptr<const HloLiteral> value;  // immutable, shared by clones
+};
+
+// One descriptor of a dot's `sparsity=L.1@2:4`: the lhs (L, operand 0) or
+// rhs (R, operand 1) is stored compressed along `dimension`, `n` of every
+// `m` logical elements kept (structured N:M sparsity), so that dim holds
+// n/m of the logical contracting size. Several join with `_`.
+struct SparsityDescriptor {
+  int operand = 0;
+  int64_t dimension = 0;
+  int64_t n = 0;
+  int64_t m = 0;
 };
 
 // An attribute as written: `name=value`.
@@ -164,6 +176,9 @@ class HloInstruction {
       std::optional<std::vector<int64_t>> rhs_contracting_dims;
       std::optional<std::vector<int64_t>> lhs_batch_dims;
       std::optional<std::vector<int64_t>> rhs_batch_dims;
+      // A sparse dot's descriptors; each has a metadata operand, from
+      // operand 2 on, in this order.
+      std::vector<SparsityDescriptor> sparsity;
     };
     const Dot& dot() const { return dot_.get(); }
     Dot& mutable_dot() { return dot_.mutable_get(); }
@@ -208,6 +223,15 @@ class HloInstruction {
       std::optional<int64_t> index_vector_dim;
       // send, recv, collectives: ops with one channel_id communicate.
       std::optional<int64_t> channel_id;
+      // Lists of lists, as XLA writes them ({{0,1},{1,2}}), printed back
+      // without spaces as XLA prints them. collective-permute: the
+      // (source, target) pairs, and the in-place form's slice_sizes (one
+      // list per slice; gather's slice_sizes above stay one list).
+      // Collectives: replica_groups in its list form (the iota form
+      // `[2,2]<=[4]` stays raw text and leaves this empty).
+      std::optional<std::vector<std::vector<int64_t>>> source_target_pairs;
+      std::optional<std::vector<std::vector<int64_t>>> slice_sizes_list;
+      std::optional<std::vector<std::vector<int64_t>>> replica_groups;
     };
     const Rare& rare() const { return rare_.get(); }
     Rare& mutable_rare() { return rare_.mutable_get(); }
@@ -227,7 +251,11 @@ class HloInstruction {
   const std::vector<HloAttribute>& raw_attributes() const { return raw_; }
   std::vector<HloAttribute>& mutable_raw_attributes() { return raw_; }
 
-  // The text of this instruction, without indentation or ROOT.
+  // The text of this instruction, without indentation or ROOT. An
+  // async-start whose called computation is one op on its parameters (and
+  // the async-update and async-done that continue it) prints in XLA's
+  // shorthand, `add-start(a, b)` with the op's attributes, as XLA prints
+  // it; see AsyncShorthandOpcode.
   std::string ToString(const PrintOptions& options = {}) const;
   // Appends that text to `out` (printing a module builds no string per
   // instruction).
@@ -235,6 +263,13 @@ class HloInstruction {
 
  private:
   friend class HloComputation;
+  // `, name=value` for each attribute in written order (`calls` left out
+  // when `skip_calls`); shapes inside values print by `options`.
+  void PrintAttributes(std::string& out, const PrintOptions& options, bool skip_calls) const;
+  // The module's print: an async op prints as shorthand only when its
+  // wrapped computation is among `implied` (null: whenever it can).
+  void Print(std::string* out, const PrintOptions& options,
+             const absl::flat_hash_set<const HloComputation*>* implied) const;
   std::string name_;
   HloOpcode opcode_;
   int local_id_ = -1;
@@ -255,6 +290,22 @@ class HloInstruction {
   Attributes attributes_;
   std::vector<HloAttribute> raw_;
 };
+
+// collective-permute or collective-permute-start in its in-place form: four
+// operands (input, output buffer, input and output start indices) and
+// slice_sizes. The result (the start's second element) is the output
+// buffer, with its layout.
+bool IsInPlaceCollectivePermute(const HloInstruction& i);
+
+// The op an async-start, -update or -done prints as in XLA's shorthand
+// (`add` for add-start), or nullopt when it prints in the long form. The
+// shorthand holds when the start's called computation is its parameters and
+// one op reading them in order, with the start's operand shapes and result
+// shape; the start carries no attribute but calls and async_execution_thread
+// (the computation's thread); and `<op>-start`, `-update` and `-done` are no
+// opcodes of their own (all-reduce-start is one: all-reduce is never
+// shorthand). An update or done follows the start it continues.
+std::optional<HloOpcode> AsyncShorthandOpcode(const HloInstruction& i);
 
 class HloComputation {
  public:
@@ -365,6 +416,10 @@ class HloComputation {
 
  private:
   friend class HloModule;
+  // Print, as HloInstruction's module print (`implied`).
+  void Print(std::string* out, const PrintOptions& options,
+             const std::function<void(std::string&)>& flush,
+             const absl::flat_hash_set<const HloComputation*>* implied) const;
   std::string name_;
   HloModule* parent_ = nullptr;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;
@@ -454,7 +509,8 @@ class HloModule {
   // clear of every name in the module.
   void UniquifyInstructionNames();
   std::string ToString(const PrintOptions& options = {}) const;
-  // Appends the module's text to `out`. With `flush`, calls it whenever
+  // Appends the module's text to `out`: each computation but those the
+  // async shorthand implies (AsyncShorthandOpcode). With `flush`, calls it whenever
   // `out` has grown past 1 MiB, between lines (and not at the end); it is to
   // consume `out` and clear it, so that a large module prints to a file
   // without its whole text in memory.
@@ -462,6 +518,9 @@ class HloModule {
              const std::function<void(std::string&)>& flush = {}) const;
 
  private:
+  // The computations that only async ops printed as shorthand call: the
+  // shorthand implies them, so the module's text leaves them out.
+  absl::flat_hash_set<const HloComputation*> ComputationsInShorthand() const;
   // Before or after `anchor`; at the end when `anchor` is not in the module.
   HloComputation* InsertComputation(std::unique_ptr<HloComputation> c,
                                     const HloComputation* anchor, bool after);

@@ -291,32 +291,46 @@ ENTRY e {
 }
 
 TEST(ParityTest, AsyncShorthandWrapsTheOp) {
-  std::string out = Accept(R"(HloModule m
+  constexpr absl::string_view kAdd = R"(HloModule m
 ENTRY e {
   a = f32[4] parameter(0)
   b = f32[4] parameter(1)
   s = ((f32[4], f32[4]), f32[4]) add-start(a, b)
   u = ((f32[4], f32[4]), f32[4]) add-update(s)
   ROOT d = f32[4] add-done(u)
-})");
-  EXPECT_THAT(out, HasSubstr("%async_wrapped (async_param: f32[4]{0}, async_param.1: "
-                             "f32[4]{0}) -> f32[4]{0} {"));
-  EXPECT_THAT(out, HasSubstr("ROOT %async_op = f32[4]{0} add(f32[4]{0} %async_param, "
-                             "f32[4]{0} %async_param.1)"));
-  EXPECT_THAT(out, HasSubstr("%s = ((f32[4]{0}, f32[4]{0}), f32[4]{0}) async-start(f32[4]{0} "
-                             "%a, f32[4]{0} %b), calls=%async_wrapped"));
-  EXPECT_THAT(out, HasSubstr("ROOT %d = f32[4]{0} async-done(((f32[4]{0}, f32[4]{0}), "
-                             "f32[4]{0}) %u)"));
+})";
+  // The IR has the computation XLA's parser makes; the print is the
+  // shorthand again (hlo_forms_test).
+  std::unique_ptr<HloModule> m = ParseTestModule(kAdd);
+  ASSERT_NE(m, nullptr);
+  HloComputation* wrapped = m->FindComputation("async_wrapped");
+  ASSERT_NE(wrapped, nullptr);
+  EXPECT_EQ(wrapped->ToString(),
+            "%async_wrapped (async_param: f32[4]{0}, async_param.1: f32[4]{0}) -> f32[4]{0} {\n"
+            "  %async_param = f32[4]{0} parameter(0)\n"
+            "  %async_param.1 = f32[4]{0} parameter(1)\n"
+            "  ROOT %async_op = f32[4]{0} add(f32[4]{0} %async_param, f32[4]{0} %async_param.1)\n"
+            "}\n");
+  const HloInstruction* s = m->entry()->FindInstruction("s");
+  EXPECT_EQ(s->opcode(), HloOpcode::kAsyncStart);
+  EXPECT_EQ(s->called_computation("calls"), wrapped);
+  EXPECT_EQ(m->entry()->root()->opcode(), HloOpcode::kAsyncDone);
+  EXPECT_THAT(Accept(kAdd), HasSubstr("%s = ((f32[4]{0}, f32[4]{0}), f32[4]{0}) add-start("
+                                      "f32[4]{0} %a, f32[4]{0} %b)"));
   // A custom call keeps its attributes, on the wrapped op.
-  out = Accept(R"(HloModule m
+  m = ParseTestModule(R"(HloModule m
 ENTRY e {
   a = f32[4] parameter(0)
   s = ((f32[4]), f32[4], s32[]) custom-call-start(a), custom_call_target="foo", async_execution_thread="host"
   ROOT d = f32[4] custom-call-done(s)
 })");
-  EXPECT_THAT(out, HasSubstr("ROOT %async_op = f32[4]{0} custom-call(f32[4]{0} "
-                             "%async_param), custom_call_target=\"foo\""));
-  EXPECT_THAT(out, HasSubstr("calls=%async_wrapped, async_execution_thread=\"host\""));
+  ASSERT_NE(m, nullptr);
+  wrapped = m->FindComputation("async_wrapped");
+  ASSERT_NE(wrapped, nullptr);
+  EXPECT_EQ(wrapped->root()->ToString(),
+            "%async_op = f32[4]{0} custom-call(f32[4]{0} %async_param), custom_call_target=\"foo\"");
+  ASSERT_EQ(m->entry()->FindInstruction("s")->raw_attributes().size(), 2u);
+  EXPECT_EQ(m->entry()->FindInstruction("s")->raw_attributes()[1].name, "async_execution_thread");
   // A done must continue a start of the same op, and the state has its form.
   EXPECT_THAT(Refuse(R"(HloModule m
 ENTRY e {

@@ -470,7 +470,7 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
                        absl::StrCat("expected ',' or the end of the line after the value of "
                                     "attribute '", *attr, "'"));
       }
-      s = SetTypedAttribute(*raw, a, at);
+      s = SetTypedAttribute(*raw, wrapped.value_or(raw->opcode()), a, at);
       if (!s.ok()) return s;
       if (*attr == "original_value" || *attr == "origin") {
         s = CheckOriginalValueAt(*raw, a, at, value_at, !inferred);

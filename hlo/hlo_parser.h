@@ -4,14 +4,17 @@
 // their shapes or written inline (`add(f32[4] parameter(0), ...)`, named
 // `<opcode>.anon`), shapes left out where XLA infers them, the async
 // shorthand (`add-start`/`-update`/`-done`, wrapped in an `async_wrapped`
-// computation), `execution_thread` after a computation, constants parsed to
+// computation on the start's async_execution_thread; the printer writes the
+// shorthand back), `execution_thread` after a computation, constants parsed to
 // values (hlo_literal.h), comments. Arrays without a layout get the default
 // descending layout; a name an earlier computation used is renamed `.N`, as
 // XLA's uniquer does. Shapes are read with the shape parser's own cursor.
 //
 // Typed when parsed (HloInstruction::Attributes): dimensions, index,
-// iota_dimension, dot dims, slice, padding, direction, fusion kind,
+// iota_dimension, dot dims and sparsity, slice, padding, direction, fusion kind,
 // dim_labels, window, group counts, slice sizes, gather/scatter dims,
+// the lists of lists (source_target_pairs, collective-permute's
+// slice_sizes, replica_groups in its list form: hlo_module.h),
 // operand_layout_constraints, output_to_operand_aliasing, custom-call's
 // literal (read against its own shape by the rules of constants, printed as
 // XLA prints it: `literal=s32[2]{0} {1, 2}`), the called

@@ -14,10 +14,10 @@
 
 namespace xla_layout::hlo_parser_internal {
 
-absl::Status Parser::SetTypedAttribute(HloInstruction& instr,
+absl::Status Parser::SetTypedAttribute(HloInstruction& instr, HloOpcode opcode,
                                        const HloAttribute& a, size_t offset) {
   std::vector<std::string> callees;
-  absl::Status s = ParseTypedAttribute(instr, a, callees);
+  absl::Status s = ParseTypedAttribute(instr, opcode, a, callees);
   if (!s.ok()) return ErrorAt(offset, s.message());
   for (std::string& name : callees) {
     calls_.push_back({&instr, a.name, std::move(name), offset});

@@ -15,7 +15,8 @@ namespace xla_layout::hlo_parser_internal {
 
 // As XLA's parser: an `op-start` gets a computation `async_wrapped` whose
 // parameters take its operands and whose root is the op, with the op's
-// attributes; `op-update` and `op-done` must follow a start of the same op.
+// attributes, on the start's async_execution_thread; `op-update` and
+// `op-done` must follow a start of the same op.
 absl::Status Parser::WrapAsyncOps(HloModule& module) {
   absl::flat_hash_map<const HloInstruction*, HloOpcode> wrapped_by;
   absl::flat_hash_set<std::string> names;
@@ -67,6 +68,14 @@ absl::Status Parser::WrapAsyncOps(HloModule& module) {
     i->mutable_attributes() = HloInstruction::Attributes();
     std::vector<HloAttribute> kept;
     for (HloAttribute& a : i->mutable_raw_attributes()) {
+      if (a.name == "async_execution_thread") {
+        // The wrapped computation runs on that thread, as in XLA; the
+        // printer compares the two to print the shorthand back.
+        absl::string_view thread = a.value;
+        if (thread.size() >= 2 && thread.front() == '"' && thread.back() == '"') {
+          c->set_execution_thread(std::string(thread.substr(1, thread.size() - 2)));
+        }
+      }
       (a.name == "async_execution_thread" ? kept : root->mutable_raw_attributes())
           .push_back(std::move(a));
     }

@@ -99,7 +99,9 @@ class Parser {
   // shape written with the operand, if any, against it.
   absl::Status ResolveOperand(HloInstruction* user,
                               const PendingOperand& op, HloInstruction* definition);
-  absl::Status SetTypedAttribute(HloInstruction& instr, const HloAttribute& a,
+  // `opcode`: the op the attribute belongs to (the wrapped op of the async
+  // shorthand).
+  absl::Status SetTypedAttribute(HloInstruction& instr, HloOpcode opcode, const HloAttribute& a,
                                  size_t offset);
   // True when attribute `a` (its value at `value_at`) is a form only older
   // XLA versions wrote, read under accept_old_dumps: the caller drops it.

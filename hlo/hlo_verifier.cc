@@ -667,11 +667,15 @@ absl::Status VerifyLayoutInvariants(const HloModule& module) {
       if (ForwardsLayout(op)) {
         std::vector<const Shape*> results;
         ArrayLeaves(i->shape(), results);
-        for (int k = 0; k < i->operand_count() && k < static_cast<int>(results.size()); ++k) {
-          if (!SameLayouts(*results[k], i->operand(k)->shape())) {
+        // The in-place collective-permute's result is its output buffer.
+        const int first = IsInPlaceCollectivePermute(*i) ? 1 : 0;
+        for (int k = 0; k + first < i->operand_count() && k < static_cast<int>(results.size());
+             ++k) {
+          const Shape& in = i->operand(k + first)->shape();
+          if (!SameLayouts(*results[k], in)) {
             return LayoutRule(*i, absl::StrCat(HloOpcodeString(op), " result ", k, " is ",
-                                               results[k]->ToString(), " but operand ", k,
-                                               " is ", i->operand(k)->shape().ToString()));
+                                               results[k]->ToString(), " but operand ",
+                                               k + first, " is ", in.ToString()));
           }
         }
       }

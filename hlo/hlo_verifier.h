@@ -58,7 +58,8 @@ absl::Status VerifyAliasing(const HloModule& module);
 // op aliases (custom-call output_to_operand_aliasing, the module's
 // input_output_alias) have equal layouts; ops that move data without
 // changing its layout (all-reduce, all-to-all, collective-permute, sort,
-// all-gather, reduce-scatter) give their results their operands' layouts;
+// all-gather, reduce-scatter) give their results their operands' layouts
+// (the in-place collective-permute its output buffer's, operand 1);
 // a send's data is its operand's, a recv-done's data its recv's; a tuple's
 // elements have its operands' layouts. Layout assignment runs it after
 // every run.

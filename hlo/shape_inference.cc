@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hlo/sparse_dot.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/tiled_layout.h"
 
@@ -192,8 +193,21 @@ absl::StatusOr<Shape> InferElementwise(const HloInstruction& i) {
   return Like(ref, *type);
 }
 
+// lhs, rhs, and one metadata operand per sparsity descriptor.
+absl::Status NeedDotOperands(const HloInstruction& i) {
+  const size_t sparse = i.attributes().dot().sparsity.size();
+  if (sparse == 0) return NeedOperands(i, 2);
+  if (static_cast<size_t>(i.operand_count()) != 2 + sparse) {
+    return Bad(absl::StrCat("a dot with ", sparse, " sparsity descriptor",
+                            sparse > 1 ? "s" : "", " takes ", 2 + sparse,
+                            " operands (lhs, rhs and a metadata operand per descriptor), not ",
+                            i.operand_count()));
+  }
+  return NeedArrays(i);
+}
+
 absl::StatusOr<Shape> InferDot(const HloInstruction& i) {
-  absl::Status st = NeedOperands(i, 2);
+  absl::Status st = NeedDotOperands(i);
   if (!st.ok()) return st;
   const Shape& lhs = i.operand(0)->shape();
   const Shape& rhs = i.operand(1)->shape();
@@ -209,14 +223,9 @@ absl::StatusOr<Shape> InferDot(const HloInstruction& i) {
   lhs_used.insert(lhs_used.end(), lb.begin(), lb.end());
   rhs_used.insert(rhs_used.end(), rb.begin(), rb.end());
   if (!(st = NeedDims("dot's lhs contracting and batch dims", lhs_used, lhs.rank())).ok() ||
-      !(st = NeedDims("dot's rhs contracting and batch dims", rhs_used, rhs.rank())).ok()) {
+      !(st = NeedDims("dot's rhs contracting and batch dims", rhs_used, rhs.rank())).ok() ||
+      !(st = CheckSparsity(i, lc, rc)).ok() || !(st = CheckContractedSizes(i, lc, rc)).ok()) {
     return st;
-  }
-  for (size_t k = 0; k < lc.size(); ++k) {
-    if (lhs.dimensions(lc[k]) != rhs.dimensions(rc[k])) {
-      return Bad(absl::StrCat("dot contracts lhs dim ", lc[k], " (", lhs.dimensions(lc[k]),
-                              ") with rhs dim ", rc[k], " (", rhs.dimensions(rc[k]), ")"));
-    }
   }
   std::vector<int64_t> dims;
   for (size_t k = 0; k < lb.size(); ++k) {
@@ -505,6 +514,29 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& i) {
   return n == 1 ? results[0] : Shape::MakeTuple(results);
 }
 
+// collective-permute: one operand's shape; the in-place form (input, output
+// buffer, input and output start indices, with slice_sizes) gives the output
+// buffer; several operands, as XLA's combined form, a tuple of them.
+absl::StatusOr<Shape> InferCollectivePermute(const HloInstruction& i) {
+  if (i.operand_count() < 1) return Bad("collective-permute needs an operand");
+  if (IsInPlaceCollectivePermute(i)) return NoLayout(i.operand(1)->shape());
+  if (i.operand_count() == 1) return NoLayout(i.operand(0)->shape());
+  std::vector<Shape> results;
+  for (const HloInstruction* o : i.operands()) results.push_back(NoLayout(o->shape()));
+  return Shape::MakeTuple(results);
+}
+
+// collective-permute-done: the start's (input, output, context...) gives the
+// output.
+absl::StatusOr<Shape> InferCollectivePermuteDone(const HloInstruction& i) {
+  const Shape& state = i.operand_count() == 1 ? i.operand(0)->shape() : Shape();
+  if (!state.IsTuple() || state.tuple_shapes().size() < 2) {
+    return Bad("collective-permute-done needs the start's (input, output, context...) as "
+               "its one operand");
+  }
+  return NoLayout(state.tuple_shapes()[1]);
+}
+
 absl::StatusOr<Shape> InferCalled(const HloInstruction& i, absl::string_view attribute) {
   const HloComputation* c = attribute.empty()
                                 ? (i.called_computations().empty()
@@ -611,6 +643,10 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
       return InferGather(i);
     case HloOpcode::kScatter:
       return InferScatter(i);
+    case HloOpcode::kCollectivePermute:
+      return InferCollectivePermute(i);
+    case HloOpcode::kCollectivePermuteDone:
+      return InferCollectivePermuteDone(i);
     default:
       return absl::NotFoundError(absl::StrCat("the shape of ", HloOpcodeString(op),
                                               " is not inferred"));

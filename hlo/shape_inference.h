@@ -5,15 +5,17 @@
 //
 // Inferred: elementwise ops (compare and is-finite give pred; real, imag and
 // abs of complex give the component type; complex builds one), tuple,
-// get-tuple-element, while, conditional, call, map, transpose, dot,
-// reduce, reduce-window, concatenate, pad, slice, dynamic-slice,
-// dynamic-update-slice, reverse, convolution, gather, scatter, sort, select,
-// clamp, add-dependency, opt-barrier, after-all, replica-id, partition-id,
-// get-dimension-size, select-and-scatter (its source fits the window).
-// Checked but never inferred (the shape must be written): reshape (same
-// element count), bitcast (same byte size), convert and bitcast-convert
-// (same dims), broadcast (operand dims where they map), iota
-// (iota_dimension in range). Anything else is taken as written.
+// get-tuple-element, while, conditional, call, map, transpose, dot (a sparse
+// one too, with its metadata operands checked: sparse_dot.h), reduce,
+// reduce-window, concatenate, pad, slice, dynamic-slice, dynamic-update-slice,
+// reverse, convolution, gather, scatter, sort, select, clamp, add-dependency,
+// opt-barrier, after-all, replica-id, partition-id, get-dimension-size,
+// select-and-scatter (its source fits the window), collective-permute (in
+// place too: the output buffer), collective-permute-done. Checked but never
+// inferred (the shape must be written): reshape (same element count),
+// bitcast (same byte size), convert and bitcast-convert (same dims),
+// broadcast (operand dims where they map), iota (iota_dimension in range).
+// Anything else is taken as written.
 //
 // Refused as XLA refuses them: reverse dims repeated or outside the rank,
 // clamp bounds of another element type than the operand, a compare

@@ -12,9 +12,9 @@
 // Covered: parameter, constant, iota, copy, bitcast, transpose, reshape,
 // broadcast, slice, dynamic-slice, dynamic-update-slice, concatenate, pad,
 // reverse, convert, the elementwise unary and binary ops of element.h,
-// compare, select, clamp, dot, convolution (any dim_labels, window, feature
-// groups), reduce (variadic, any scalar to_apply), tuple, get-tuple-element,
-// while, conditional, call, fusion. Anything else is refused by Create with
+// compare, select, clamp, dot (dense only: not a sparse one), convolution
+// (any dim_labels, window, feature groups), reduce (variadic, any scalar
+// to_apply), tuple, get-tuple-element, while, conditional, call, fusion. Anything else is refused by Create with
 // an error naming it; the executor never guesses.
 #ifndef RUNTIME_EXECUTOR_H_
 #define RUNTIME_EXECUTOR_H_

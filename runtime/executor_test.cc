@@ -313,6 +313,14 @@ TEST(ExecutorOpsTest, RefusesWhatItDoesNotCover) {
               HasSubstr("after-all is not supported by the executor"));
   EXPECT_THAT(Eval("  a = f32[4] constant({...})\n  ROOT r = f32[4] negate(a)\n"),
               HasSubstr("values were left out"));
+  // A sparse dot's lhs holds half its contracting dim: read as dense, it
+  // would be read past its end.
+  EXPECT_THAT(Eval("  a = f32[2,4] constant({{1, 2, 3, 4}, {5, 6, 7, 8}})\n"
+                   "  b = f32[8,2] broadcast(f32[] constant(1)), dimensions={}\n"
+                   "  m = u16[2,1] constant({{0}, {0}})\n"
+                   "  ROOT r = f32[2,2] dot(a, b, m), lhs_contracting_dims={1}, "
+                   "rhs_contracting_dims={0}, sparsity=L.1@2:4\n"),
+              HasSubstr("a sparse dot is not supported by the executor"));
   EXPECT_THAT(Eval("  a = f32[4]{0} constant({1, 2, 3, 4})\n  ROOT r = s32[4]{0} bitcast(a)\n"),
               "s32[4] {1065353216, 1073741824, 1077936128, 1082130432}");
   // The verifier refuses a bitcast between buffers of different sizes; the

@@ -581,6 +581,9 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
     }
     return absl::OkStatus();
   }
+  if (op == HloOpcode::kDot && !inst.attributes().dot().sparsity.empty()) {
+    return fail("a sparse dot is not supported by the executor");
+  }
   if (op == HloOpcode::kDot || op == HloOpcode::kConvolution) {
     for (const HloInstruction* o : inst.operands()) {
       if (o->shape().element_type() == PRED) return fail("pred operands are not supported");

@@ -164,6 +164,18 @@ void CollectLeaves(const Shape& shape, std::vector<int64_t>& index,
   }
 }
 
+// A token or opaque leaf: it holds no elements, so it has no index map to
+// report, but the array leaves around it still do.
+Report NonArrayLeaf(const std::vector<int64_t>& index, const Shape& leaf,
+                    const ShapeReportOptions& options) {
+  std::string canonical = PrintShape(leaf, options.print);
+  if (options.json) {
+    return AsJson({{"index", index}, {"canonical", canonical}, {"index_map", false}});
+  }
+  return AsText(absl::StrCat("leaf {", absl::StrJoin(index, ","), "}: ", canonical,
+                             ": no index map (not an array)\n"));
+}
+
 absl::StatusOr<Report> TupleReport(const Shape& shape, const ShapeReportOptions& options) {
   if (options.grid) return absl::InvalidArgumentError("--grid draws one array, not a tuple");
   std::vector<std::pair<std::vector<int64_t>, const Shape*>> leaves;
@@ -175,6 +187,15 @@ absl::StatusOr<Report> TupleReport(const Shape& shape, const ShapeReportOptions&
   std::vector<std::string> parts;
   OrderedJson leaf_objects = OrderedJson::array();
   for (const auto& [leaf_index, leaf] : leaves) {
+    if (!leaf->IsArray()) {
+      Report r = NonArrayLeaf(leaf_index, *leaf, options);
+      if (options.json) {
+        leaf_objects.push_back(std::move(r.json));
+      } else {
+        parts.push_back(std::move(r.text));
+      }
+      continue;
+    }
     absl::StatusOr<Report> r = AnyReport(*leaf, options);
     if (!r.ok()) {
       return absl::Status(r.status().code(),

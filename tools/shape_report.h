@@ -20,7 +20,10 @@ struct ShapeReportOptions {
   bool json = false;
 };
 
-// The report for one array shape, as text or as one JSON object.
+// The report for one shape, as text or as one JSON object. A tuple reports
+// its canonical form, then each leaf by its index: an array leaf in full, a
+// token or opaque leaf only by name, as having no index map. A shape that is
+// itself a token or opaque is an error.
 absl::StatusOr<std::string> ShapeReport(const Shape& shape,
                                         const ShapeReportOptions& options);
 

@@ -469,14 +469,18 @@ void ConstraintBuilder::AddBitcast(HloInstruction* bitcast) {
 }
 
 // Result leaf k has operand k's layout (same order where sizes differ, as
-// all-gather and reduce-scatter change one dim).
+// all-gather and reduce-scatter change one dim); the in-place
+// collective-permute's has its output buffer's.
 void ConstraintBuilder::AddLayoutPreserving(HloInstruction* i) {
   const int results = LaidOutLeafCount(i->shape());
-  for (int k = 0; k < i->operand_count() && k < results; ++k) {
-    const Shape& in = i->operand(k)->shape();
+  // The in-place collective-permute writes its slices into operand 1, the
+  // buffer it returns; its input may keep any layout.
+  const int first = IsInPlaceCollectivePermute(*i) ? 1 : 0;
+  for (int k = 0; k + first < i->operand_count() && k < results; ++k) {
+    const Shape& in = i->operand(k + first)->shape();
     if (LaidOutLeafCount(in) != 1) continue;
     const Shape& out = *c_.slots_[SlotOf(i, k)].shape;
-    AddEdges(i, k, k,
+    AddEdges(i, k + first, k,
              in.dimensions() == out.dimensions() ? Relation::kSame : Relation::kOrder,
              "layout-preserving op");
   }

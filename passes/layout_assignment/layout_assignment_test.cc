@@ -168,6 +168,26 @@ int CopyCount(const HloModule& m) {
   return n;
 }
 
+// The in-place collective-permute returns its output buffer (operand 1):
+// the result takes that buffer's layout, and the input keeps its own.
+TEST(LayoutAssignmentTest, InPlaceCollectivePermuteFollowsItsOutputBuffer) {
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[128,32]{0,1}, f32[128,128]{1,0})->f32[128,128]{1,0}}
+ENTRY e {
+  input = f32[128,32] parameter(0)
+  output = f32[128,128] parameter(1)
+  c0 = s32[] constant(0)
+  at = (s32[], s32[]) tuple(c0, c0)
+  ROOT cp = f32[128,128] collective-permute(input, output, at, at), source_target_pairs={{0,1},{1,0}}, slice_sizes={{128,32}}
+})",
+                  "default");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(CopyCount(*m), 0) << m->ToString();
+  EXPECT_EQ(LayoutOf(*m, "cp"), "{1,0}");
+  EXPECT_EQ(LayoutOf(*m, "input"), "{0,1}");
+  EXPECT_TRUE(VerifyLayoutInvariants(*m).ok()) << VerifyLayoutInvariants(*m);
+}
+
 TEST(LayoutAssignmentTest, ReshapeOperandWithSeveralUsersCopiesNothing) {
   // XLA's ReshapeOperandHasMultipleUsers: the transpose's fixed result makes
   // the broadcast {0,1} (the transpose a bitcast); tanh reads the broadcast
