@@ -20,7 +20,8 @@ class ScalarProgram {
  public:
   // Fails, naming the instruction, when `computation` holds anything but
   // scalar parameters, constants, elementwise ops, compare, select, clamp,
-  // convert, copy, tuple and get-tuple-element.
+  // convert, copy and bitcast (to the same type), tuple and
+  // get-tuple-element.
   static absl::StatusOr<ScalarProgram> Compile(const HloComputation& computation);
 
   int parameter_count() const { return static_cast<int>(parameters_.size()); }
