@@ -60,8 +60,6 @@ absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
   AddWrittenLayouts(i);
   const HloOpcode op = i->opcode();
   switch (op) {
-    case HloOpcode::kCopy:  // it changes layout
-      break;
     case HloOpcode::kGetTupleElement:
       HandleGetTupleElement(i);
       break;
@@ -85,10 +83,8 @@ absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
       HandleShapeChange(i);
       break;
     case HloOpcode::kReduce:
-      HandleReduce(i);
-      break;
     case HloOpcode::kReduceWindow:
-      TieVariadic(i, i->operand_count() / 2);
+      HandleReduce(i);
       break;
     case HloOpcode::kBitcast:
       HandleBitcast(i);
@@ -114,6 +110,7 @@ absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
       // The opcode table's classes: elementwise ops keep their operands'
       // layout; the rest move data without changing its layout: each
       // result leaf has its operand's, and a needed change is a copy outside.
+      // A copy is in none: changing the layout is what it is for.
       if (PreservesLayout(op)) HandleElementwise(i);
       if (ForwardsLayout(op)) HandleCollective(i);
       if (IsDataMovement(op)) HandleDataMovement(i);
@@ -240,12 +237,17 @@ void ConstraintBuilder::HandleShapeChange(HloInstruction* i) {
   }
 }
 
+// Reduce and reduce-window: each input of a reduce relates to its result by
+// Relation::kReduce; the inputs (the first half of the operands) share one
+// layout, and so do the outputs.
 void ConstraintBuilder::HandleReduce(HloInstruction* i) {
-  const int leaves = LaidOutLeafCount(i->shape());
-  int inputs = i->operand_count() / 2;
-  for (int k = 0; k < inputs && k < leaves; ++k) {
-    if (LaidOutLeafCount(i->operand(k)->shape()) == 1) {
-      AddEdges(i, k, k, Relation::kReduce, nullptr);
+  const int inputs = i->operand_count() / 2;
+  if (i->opcode() == HloOpcode::kReduce) {
+    const int leaves = LaidOutLeafCount(i->shape());
+    for (int k = 0; k < inputs && k < leaves; ++k) {
+      if (LaidOutLeafCount(i->operand(k)->shape()) == 1) {
+        AddEdges(i, k, k, Relation::kReduce, nullptr);
+      }
     }
   }
   TieVariadic(i, inputs);
