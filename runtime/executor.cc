@@ -112,11 +112,130 @@ absl::Status Executor::Impl::Compile(const HloComputation& c,
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::Status Unsupported(const HloInstruction& i, absl::string_view why) {
+  return absl::UnimplementedError(absl::StrCat(Where(i), ": ", why));
+}
+
+// The result's array leaves (`leaves`) into c.out; tokens and opaque values
+// are refused, in the result and in the operands.
+absl::Status CompileLeaves(const HloInstruction& i, const std::vector<const Shape*>& leaves,
+                           Compiled& c) {
+  for (const Shape* leaf : leaves) {
+    if (leaf->IsToken() || leaf->IsOpaque()) {
+      return Unsupported(
+          i, absl::StrCat(leaf->ToString(), " values are not supported by the executor"));
+    }
+    absl::StatusOr<Info> info = ArrayInfo::Create(*leaf);
+    if (!info.ok()) return Unsupported(i, info.status().message());
+    c.out.push_back(*std::move(info));
+  }
+  for (const HloInstruction* o : i.operands()) {
+    std::vector<const Shape*> operand_leaves;
+    Leaves(o->shape(), operand_leaves);
+    for (const Shape* leaf : operand_leaves) {
+      if (!leaf->IsArray()) return Unsupported(i, "token and opaque operands are not supported");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Values made by other instructions (parameters, tuples, calls) are not
+// counted: every buffer is some instruction's result.
+bool CountsBytes(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  const bool allocates = op != HloOpcode::kParameter && op != HloOpcode::kTuple &&
+                         op != HloOpcode::kGetTupleElement && op != HloOpcode::kBitcast &&
+                         op != HloOpcode::kWhile && op != HloOpcode::kConditional &&
+                         op != HloOpcode::kCall && op != HloOpcode::kFusion;
+  return allocates || (op == HloOpcode::kParameter && i.parent()->is_entry());
+}
+
+// A copy's plan per array leaf.
+absl::Status CompileCopy(const HloInstruction& i, const std::vector<const Shape*>& leaves,
+                         Compiled& c) {
+  std::vector<const Shape*> from;
+  Leaves(i.operand(0)->shape(), from);
+  if (from.size() != leaves.size()) return Unsupported(i, "operand and result differ in structure");
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(*from[k], *leaves[k]);
+    if (!plan.ok()) return Unsupported(i, plan.status().message());
+    c.plans.push_back(*std::move(plan));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBitcast(const HloInstruction& i, const Compiled& c) {
+  absl::StatusOr<Info> from = ArrayInfo::Create(i.operand(0)->shape());
+  if (!from.ok()) return Unsupported(i, from.status().message());
+  if ((*from)->byte_size() != c.out[0]->byte_size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        Where(i), ": a bitcast from ", i.operand(0)->shape().ToString(), " (",
+        (*from)->byte_size(), " bytes) to ", i.shape().ToString(), " (",
+        c.out[0]->byte_size(), " bytes) does not describe the same bytes"));
+  }
+  return absl::OkStatus();
+}
+
+// A transpose moves data unless the layouts make it a bitcast; then it
+// needs a plan from the operand's bytes read as the result's dims.
+absl::Status CompileTranspose(const HloInstruction& i, Compiled& c) {
+  const Shape& from = i.operand(0)->shape();
+  std::optional<Layout> as_result = TransposedLayout(
+      i.attributes().dimensions.value_or(std::vector<int64_t>{}), from.layout(),
+      /*toward_operand=*/false);
+  if (!as_result) return Unsupported(i, "dimensions are not a permutation");
+  Shape source = i.shape();
+  source.set_layout(*as_result);
+  c.moves_data = !SamePhysicalLayout(i.shape(), *as_result, i.shape().layout());
+  if (c.moves_data) {
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(source, i.shape());
+    if (!plan.ok()) return Unsupported(i, plan.status().message());
+    c.plans.push_back(*std::move(plan));
+  }
+  return absl::OkStatus();
+}
+
+// Work: a dot or convolution does one multiply-add per output element and
+// contracted element; a reduce one step per input element. Other ops: 0.
+double Operations(const HloInstruction& i, const Compiled& c) {
+  const HloOpcode op = i.opcode();
+  if (op != HloOpcode::kDot && op != HloOpcode::kConvolution && op != HloOpcode::kReduce) {
+    return 0;
+  }
+  double out_elements = static_cast<double>(c.out[0]->element_count());
+  double lhs = 1;
+  for (int64_t d : i.operand(0)->shape().dimensions()) lhs *= static_cast<double>(d);
+  double rhs = 1;
+  if (i.operand_count() > 1) {
+    for (int64_t d : i.operand(1)->shape().dimensions()) rhs *= static_cast<double>(d);
+  }
+  if (op == HloOpcode::kReduce) return lhs * (i.operand_count() / 2);
+  // Per output element at most the smaller operand's size: a dot's
+  // contracted elements divide both, a convolution's window lies in the
+  // kernel.
+  return out_elements * std::min(lhs, rhs);
+}
+
+// A reduce's to_apply, compiled once into a ScalarProgram.
+absl::Status CompileReduce(const HloInstruction& i, Compiled& c) {
+  const HloComputation* to_apply = i.called_computation("to_apply");
+  if (to_apply == nullptr) return Unsupported(i, "no to_apply");
+  absl::StatusOr<ScalarProgram> p = ScalarProgram::Compile(*to_apply);
+  if (!p.ok()) return Unsupported(i, p.status().message());
+  if (p->parameter_count() != i.operand_count() ||
+      p->result_count() * 2 != i.operand_count()) {
+    return Unsupported(i, "to_apply does not take and return one scalar per input");
+  }
+  c.to_apply = std::make_unique<ScalarProgram>(*std::move(p));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
   const HloOpcode op = i.opcode();
-  auto fail = [&](absl::string_view why) {
-    return absl::UnimplementedError(absl::StrCat(Where(i), ": ", why));
-  };
   if (!IsControlOp(op) && !IsArrayOp(op)) {
     return absl::UnimplementedError(
         absl::StrCat(HloOpcodeString(op), " is not supported by the executor (", i.name(), ")"));
@@ -124,96 +243,26 @@ absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
   Compiled c;
   std::vector<const Shape*> leaves;
   Leaves(i.shape(), leaves);
-  for (const Shape* leaf : leaves) {
-    if (leaf->IsToken() || leaf->IsOpaque()) {
-      return fail(absl::StrCat(leaf->ToString(), " values are not supported by the executor"));
-    }
-    absl::StatusOr<Info> info = ArrayInfo::Create(*leaf);
-    if (!info.ok()) return fail(info.status().message());
-    c.out.push_back(*std::move(info));
-  }
-  for (const HloInstruction* o : i.operands()) {
-    std::vector<const Shape*> operand_leaves;
-    Leaves(o->shape(), operand_leaves);
-    for (const Shape* leaf : operand_leaves) {
-      if (!leaf->IsArray()) return fail("token and opaque operands are not supported");
-    }
-  }
-  // Values made by other instructions (parameters, tuples, calls) are not
-  // counted: every buffer is some instruction's result.
-  const bool allocates = op != HloOpcode::kParameter && op != HloOpcode::kTuple &&
-                         op != HloOpcode::kGetTupleElement && op != HloOpcode::kBitcast &&
-                         op != HloOpcode::kWhile && op != HloOpcode::kConditional &&
-                         op != HloOpcode::kCall && op != HloOpcode::kFusion;
-  if (allocates || (op == HloOpcode::kParameter && i.parent()->is_entry())) {
+  absl::Status s = CompileLeaves(i, leaves, c);
+  if (!s.ok()) return s;
+  if (CountsBytes(i)) {
     for (const Info& info : c.out) total_bytes += info->byte_size();
   }
   if (op == HloOpcode::kCopy) {
-    std::vector<const Shape*> from;
-    Leaves(i.operand(0)->shape(), from);
-    if (from.size() != leaves.size()) return fail("operand and result differ in structure");
-    for (size_t k = 0; k < leaves.size(); ++k) {
-      absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(*from[k], *leaves[k]);
-      if (!plan.ok()) return fail(plan.status().message());
-      c.plans.push_back(*std::move(plan));
-    }
+    s = CompileCopy(i, leaves, c);
   } else if (op == HloOpcode::kBitcast) {
-    absl::StatusOr<Info> from = ArrayInfo::Create(i.operand(0)->shape());
-    if (!from.ok()) return fail(from.status().message());
-    if ((*from)->byte_size() != c.out[0]->byte_size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          Where(i), ": a bitcast from ", i.operand(0)->shape().ToString(), " (",
-          (*from)->byte_size(), " bytes) to ", i.shape().ToString(), " (",
-          c.out[0]->byte_size(), " bytes) does not describe the same bytes"));
-    }
+    s = CheckBitcast(i, c);
   } else if (op == HloOpcode::kTranspose) {
-    const Shape& from = i.operand(0)->shape();
-    std::optional<Layout> as_result = TransposedLayout(
-        i.attributes().dimensions.value_or(std::vector<int64_t>{}), from.layout(),
-        /*toward_operand=*/false);
-    if (!as_result) return fail("dimensions are not a permutation");
-    Shape source = i.shape();
-    source.set_layout(*as_result);
-    c.moves_data = !SamePhysicalLayout(i.shape(), *as_result, i.shape().layout());
-    if (c.moves_data) {
-      absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(source, i.shape());
-      if (!plan.ok()) return fail(plan.status().message());
-      c.plans.push_back(*std::move(plan));
-    }
+    s = CompileTranspose(i, c);
   }
-  // Work: a dot or convolution does one multiply-add per output element and
-  // contracted element; a reduce one step per input element.
-  if (op == HloOpcode::kDot || op == HloOpcode::kConvolution || op == HloOpcode::kReduce) {
-    double out_elements = static_cast<double>(c.out[0]->element_count());
-    double lhs = 1;
-    for (int64_t d : i.operand(0)->shape().dimensions()) lhs *= static_cast<double>(d);
-    double rhs = 1;
-    if (i.operand_count() > 1) {
-      for (int64_t d : i.operand(1)->shape().dimensions()) rhs *= static_cast<double>(d);
-    }
-    if (op == HloOpcode::kReduce) {
-      total_operations += lhs * (i.operand_count() / 2);
-    } else {
-      // Per output element at most the smaller operand's size: a dot's
-      // contracted elements divide both, a convolution's window lies in the
-      // kernel.
-      total_operations += out_elements * std::min(lhs, rhs);
-    }
-  }
+  if (!s.ok()) return s;
+  total_operations += Operations(i, c);
   if (op == HloOpcode::kReduce) {
-    const HloComputation* to_apply = i.called_computation("to_apply");
-    if (to_apply == nullptr) return fail("no to_apply");
-    absl::StatusOr<ScalarProgram> p = ScalarProgram::Compile(*to_apply);
-    if (!p.ok()) return fail(p.status().message());
-    if (p->parameter_count() != i.operand_count() ||
-        p->result_count() * 2 != i.operand_count()) {
-      return fail("to_apply does not take and return one scalar per input");
-    }
-    c.to_apply = std::make_unique<ScalarProgram>(*std::move(p));
+    s = CompileReduce(i, c);
   } else if (IsArrayOp(op)) {
-    absl::Status s = CheckArrayOp(i);
-    if (!s.ok()) return s;
+    s = CheckArrayOp(i);
   }
+  if (!s.ok()) return s;
   compiled[&i] = std::move(c);
   return absl::OkStatus();
 }

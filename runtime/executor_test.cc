@@ -11,11 +11,11 @@
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_verifier.h"
+#include "hlo/random_module.h"
 #include "passes/layout_assignment/layout_assignment.h"
 #include "passes/layout_assignment/target_config.h"
 #include "runtime/dot_kernel.h"
 #include "runtime/logical.h"
-#include "runtime/random_module.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/test_util.h"
 
@@ -376,7 +376,7 @@ TEST(ExecutorTest, BufferLimitAndLoopLimit) {
 TEST(ExecutorPropertyTest, RandomLayoutsGiveBitIdenticalResults) {
   int runs = 0, relaid = 0;
   for (uint64_t seed = 0; seed < 300; ++seed) {
-    const std::string text = RandomExecutorModule(seed);
+    const std::string text = RandomHloModule(seed);
     SCOPED_TRACE(absl::StrCat("seed ", seed, "\n", text));
     std::unique_ptr<HloModule> m = Parse(text);
     ASSERT_NE(m, nullptr);
@@ -427,7 +427,7 @@ TEST(ExecutorPropertyTest, RandomLayoutsGiveBitIdenticalResults) {
 TEST(ExecutorPropertyTest, LayoutAssignmentPreservesResultsOnEveryTarget) {
   int verified = 0, copies = 0, refused = 0;
   for (uint64_t seed = 0; seed < 500; ++seed) {
-    const std::string text = RandomExecutorModule(seed);
+    const std::string text = RandomHloModule(seed);
     std::unique_ptr<HloModule> original = Parse(text);
     ASSERT_NE(original, nullptr) << "seed " << seed;
     // The original is not laid out: values move into written layouts.

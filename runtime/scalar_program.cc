@@ -6,100 +6,32 @@
 
 namespace xla_layout::runtime {
 
+namespace {
+
+absl::Status Unsupported(const HloComputation& computation, const HloInstruction* i,
+                         absl::string_view why) {
+  return absl::UnimplementedError(absl::StrCat("in ", computation.name(), ", ", i->name(), " (",
+                                               HloOpcodeString(i->opcode()), "): ", why));
+}
+
+}  // namespace
+
 absl::StatusOr<ScalarProgram> ScalarProgram::Compile(const HloComputation& computation) {
   ScalarProgram p;
-  // Each instruction's registers: one per scalar leaf of its result.
-  absl::flat_hash_map<const HloInstruction*, std::vector<int>> regs;
-  auto fail = [&](const HloInstruction* i, absl::string_view why) {
-    return absl::UnimplementedError(absl::StrCat(
-        "in ", computation.name(), ", ", i->name(), " (", HloOpcodeString(i->opcode()),
-        "): ", why));
-  };
+  Registers regs;
   std::vector<HloInstruction*> order = computation.MakePostOrder();
   // Constants first, so that their registers are the low ones.
   for (const HloInstruction* i : order) {
     if (i->opcode() != HloOpcode::kConstant) continue;
-    const HloLiteral* lit = i->literal_value();
-    if (!i->shape().IsArray() || i->shape().rank() != 0 || lit == nullptr ||
-        lit->abbreviated()) {
-      return fail(i, "a scalar computation needs scalar constants with values");
-    }
-    absl::Status type = CheckSupportedType(i->shape().element_type());
-    if (!type.ok()) return fail(i, type.message());
-    Num n;
-    if (DomainOf(i->shape().element_type()) == Domain::kFloat) {
-      n.f = lit->floats()[0];
-    } else {
-      n.i = lit->ints()[0];
-    }
-    regs[i] = {static_cast<int>(p.constants_.size())};
-    p.constants_.push_back(Normalize(n, i->shape().element_type()));
+    absl::Status s = p.AddConstant(computation, i, regs);
+    if (!s.ok()) return s;
   }
   p.registers_ = static_cast<int>(p.constants_.size());
   std::vector<const HloInstruction*> params;
   for (const HloInstruction* i : order) {
     if (i->opcode() == HloOpcode::kConstant) continue;
-    const Shape& shape = i->shape();
-    const HloOpcode op = i->opcode();
-    if (op == HloOpcode::kTuple) {
-      std::vector<int> r;
-      for (const HloInstruction* o : i->operands()) {
-        r.insert(r.end(), regs[o].begin(), regs[o].end());
-      }
-      regs[i] = r;
-      continue;
-    }
-    if (op == HloOpcode::kGetTupleElement) {
-      const std::vector<int>& from = regs[i->operand(0)];
-      const int64_t index = i->attributes().index.value_or(0);
-      if (index < 0 || index >= static_cast<int64_t>(from.size())) {
-        return fail(i, "a tuple index out of range");
-      }
-      regs[i] = {from[index]};
-      continue;
-    }
-    if (!shape.IsArray() || shape.rank() != 0) {
-      return fail(i, absl::StrCat("a scalar computation has scalar values, not ",
-                                  shape.ToString()));
-    }
-    absl::Status type = CheckSupportedType(shape.element_type());
-    if (!type.ok()) return fail(i, type.message());
-    if (op == HloOpcode::kParameter) {
-      regs[i] = {p.registers_++};
-      if (i->parameter_number() >= static_cast<int64_t>(params.size())) {
-        params.resize(i->parameter_number() + 1, nullptr);
-      }
-      params[i->parameter_number()] = i;
-      continue;
-    }
-    if (op == HloOpcode::kCopy || op == HloOpcode::kBitcast) {
-      if (i->operand(0)->shape().element_type() != shape.element_type()) {
-        return fail(i, "a bitcast between types is not supported by the executor");
-      }
-      regs[i] = regs[i->operand(0)];
-      continue;
-    }
-    Step step;
-    step.opcode = op;
-    step.out_type = shape.element_type();
-    const int first = op == HloOpcode::kSelect ? 1 : 0;
-    step.type = i->operand_count() > first ? i->operand(first)->shape().element_type()
-                                           : shape.element_type();
-    const bool known = IsElementwise(op) || op == HloOpcode::kCompare ||
-                       op == HloOpcode::kSelect || op == HloOpcode::kClamp ||
-                       op == HloOpcode::kConvert;
-    if (!known) return fail(i, "not supported in a scalar computation by the executor");
-    absl::Status ok = CheckElementwise(op, step.type);
-    if (!ok.ok()) return fail(i, ok.message());
-    int* slots[3] = {&step.a, &step.b, &step.c};
-    for (int k = 0; k < i->operand_count() && k < 3; ++k) {
-      *slots[k] = regs[i->operand(k)][0];
-    }
-    step.direction = i->attributes().keywords().direction.value_or("EQ");
-    step.total_order = op == HloOpcode::kCompare && IsTotalOrder(*i);
-    step.out = p.registers_++;
-    regs[i] = {step.out};
-    p.steps_.push_back(std::move(step));
+    absl::Status s = p.AddInstruction(computation, i, regs, params);
+    if (!s.ok()) return s;
   }
   for (size_t k = 0; k < params.size(); ++k) {
     if (params[k] == nullptr) {
@@ -110,6 +42,104 @@ absl::StatusOr<ScalarProgram> ScalarProgram::Compile(const HloComputation& compu
   }
   p.results_ = regs[computation.root()];
   return p;
+}
+
+absl::Status ScalarProgram::AddConstant(const HloComputation& computation,
+                                        const HloInstruction* i, Registers& regs) {
+  const HloLiteral* lit = i->literal_value();
+  if (!i->shape().IsArray() || i->shape().rank() != 0 || lit == nullptr ||
+      lit->abbreviated()) {
+    return Unsupported(computation, i, "a scalar computation needs scalar constants with values");
+  }
+  absl::Status type = CheckSupportedType(i->shape().element_type());
+  if (!type.ok()) return Unsupported(computation, i, type.message());
+  Num n;
+  if (DomainOf(i->shape().element_type()) == Domain::kFloat) {
+    n.f = lit->floats()[0];
+  } else {
+    n.i = lit->ints()[0];
+  }
+  regs[i] = {static_cast<int>(constants_.size())};
+  constants_.push_back(Normalize(n, i->shape().element_type()));
+  return absl::OkStatus();
+}
+
+// Tuples and get-tuple-element only name registers; parameters take the
+// next ones; copies and bitcasts share their operand's; the rest are steps.
+absl::Status ScalarProgram::AddInstruction(const HloComputation& computation,
+                                           const HloInstruction* i, Registers& regs,
+                                           std::vector<const HloInstruction*>& params) {
+  const Shape& shape = i->shape();
+  const HloOpcode op = i->opcode();
+  if (op == HloOpcode::kTuple) {
+    std::vector<int> r;
+    for (const HloInstruction* o : i->operands()) {
+      r.insert(r.end(), regs[o].begin(), regs[o].end());
+    }
+    regs[i] = r;
+    return absl::OkStatus();
+  }
+  if (op == HloOpcode::kGetTupleElement) {
+    const std::vector<int>& from = regs[i->operand(0)];
+    const int64_t index = i->attributes().index.value_or(0);
+    if (index < 0 || index >= static_cast<int64_t>(from.size())) {
+      return Unsupported(computation, i, "a tuple index out of range");
+    }
+    regs[i] = {from[index]};
+    return absl::OkStatus();
+  }
+  if (!shape.IsArray() || shape.rank() != 0) {
+    return Unsupported(computation, i,
+                       absl::StrCat("a scalar computation has scalar values, not ",
+                                    shape.ToString()));
+  }
+  absl::Status type = CheckSupportedType(shape.element_type());
+  if (!type.ok()) return Unsupported(computation, i, type.message());
+  if (op == HloOpcode::kParameter) {
+    regs[i] = {registers_++};
+    if (i->parameter_number() >= static_cast<int64_t>(params.size())) {
+      params.resize(i->parameter_number() + 1, nullptr);
+    }
+    params[i->parameter_number()] = i;
+    return absl::OkStatus();
+  }
+  if (op == HloOpcode::kCopy || op == HloOpcode::kBitcast) {
+    if (i->operand(0)->shape().element_type() != shape.element_type()) {
+      return Unsupported(computation, i, "a bitcast between types is not supported by the executor");
+    }
+    regs[i] = regs[i->operand(0)];
+    return absl::OkStatus();
+  }
+  return AddStep(computation, i, regs);
+}
+
+absl::Status ScalarProgram::AddStep(const HloComputation& computation, const HloInstruction* i,
+                                    Registers& regs) {
+  const HloOpcode op = i->opcode();
+  Step step;
+  step.opcode = op;
+  step.out_type = i->shape().element_type();
+  const int first = op == HloOpcode::kSelect ? 1 : 0;
+  step.type = i->operand_count() > first ? i->operand(first)->shape().element_type()
+                                         : i->shape().element_type();
+  const bool known = IsElementwise(op) || op == HloOpcode::kCompare ||
+                     op == HloOpcode::kSelect || op == HloOpcode::kClamp ||
+                     op == HloOpcode::kConvert;
+  if (!known) {
+    return Unsupported(computation, i, "not supported in a scalar computation by the executor");
+  }
+  absl::Status ok = CheckElementwise(op, step.type);
+  if (!ok.ok()) return Unsupported(computation, i, ok.message());
+  int* slots[3] = {&step.a, &step.b, &step.c};
+  for (int k = 0; k < i->operand_count() && k < 3; ++k) {
+    *slots[k] = regs[i->operand(k)][0];
+  }
+  step.direction = i->attributes().keywords().direction.value_or("EQ");
+  step.total_order = op == HloOpcode::kCompare && IsTotalOrder(*i);
+  step.out = registers_++;
+  regs[i] = {step.out};
+  steps_.push_back(std::move(step));
+  return absl::OkStatus();
 }
 
 void ScalarProgram::Run(absl::Span<const Num> args, absl::Span<Num> results) const {

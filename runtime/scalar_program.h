@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hlo/hlo_module.h"
@@ -19,7 +20,8 @@ class ScalarProgram {
  public:
   // Fails, naming the instruction, when `computation` holds anything but
   // scalar parameters, constants, elementwise ops, compare, select, clamp,
-  // convert, copy, tuple and get-tuple-element.
+  // convert, copy and bitcast (to the same type), tuple and
+  // get-tuple-element.
   static absl::StatusOr<ScalarProgram> Compile(const HloComputation& computation);
 
   int parameter_count() const { return static_cast<int>(parameters_.size()); }
@@ -28,6 +30,17 @@ class ScalarProgram {
   void Run(absl::Span<const Num> args, absl::Span<Num> results) const;
 
  private:
+  // Each instruction's registers: one per scalar leaf of its result.
+  using Registers = absl::flat_hash_map<const HloInstruction*, std::vector<int>>;
+
+  // Compile's steps, in post order with the constants first.
+  absl::Status AddConstant(const HloComputation& computation, const HloInstruction* i,
+                           Registers& regs);
+  absl::Status AddInstruction(const HloComputation& computation, const HloInstruction* i,
+                              Registers& regs, std::vector<const HloInstruction*>& params);
+  absl::Status AddStep(const HloComputation& computation, const HloInstruction* i,
+                       Registers& regs);
+
   struct Step {
     HloOpcode opcode;
     PrimitiveType type;      // the operands' type (what the op works on)

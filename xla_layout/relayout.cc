@@ -81,6 +81,14 @@ struct RelayoutPlan::Impl {
   bool use_gather = false;
   CopyClass copy_class = CopyClass::kContiguous;
 
+  // Create's steps, in order: the options, the tasks (or the gather table),
+  // then each thread's share.
+  absl::Status Configure(const RelayoutOptions& options, int64_t cache_bytes);
+  absl::Status PlanTasks(const TiledLayout& s, const TiledLayout& d);
+  void ShareWork(int64_t total, bool in_cache);
+  void SplitLoneTransposes();
+  void ShareSteps(int64_t total);
+
   void RunTask(const Task& task, int64_t begin, int64_t end, const char* src,
                char* dst) const;
   void RunInterleaved(int64_t begin, int64_t end, const char* src,
@@ -383,6 +391,138 @@ int ThreadsForCost(CopyClass copy_class, int64_t bytes_moved, bool in_cache,
 
 }  // namespace internal
 
+namespace {
+
+// Streaming stores pay off only when the destination cannot stay cached.
+// Some virtual machines report no or an inflated last-level cache (402 MB
+// here for a 32 MB L3), so the threshold is capped.
+int64_t LastLevelCacheBytes() {
+  constexpr int64_t kMaxCache = 16 << 20;
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return llc > 0 ? std::min<int64_t>(llc, kMaxCache) : kMaxCache;
+}
+
+}  // namespace
+
+absl::Status RelayoutPlan::Impl::Configure(const RelayoutOptions& options,
+                                           int64_t cache_bytes) {
+  if (options.padding_value.empty()) {
+    fill.assign(es, 0);
+  } else if (options.padding_value.size() == 1) {
+    fill.assign(es, options.padding_value[0]);
+  } else if (static_cast<int64_t>(options.padding_value.size()) == es) {
+    fill = options.padding_value;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the padding value has ", options.padding_value.size(),
+        " bytes; give 1 or the element size, ", es));
+  }
+  for (uint8_t b : fill) fill_uniform &= b == fill[0];
+  if (options.allow_in_place && src_bytes != dst_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "in-place relayout needs equal buffer sizes, not ", src_bytes,
+        " and ", dst_bytes, " bytes"));
+  }
+  in_place = options.allow_in_place;
+  isa = ResolveIsa(options.isa);
+  kernels = &internal::KernelsFor(isa);
+  int hw = std::max(1u, std::thread::hardware_concurrency());
+  threads = options.threads > 0 ? options.threads : hw;
+  streaming = options.streaming == RelayoutOptions::Streaming::kAuto
+                  ? dst_bytes > cache_bytes
+                  : options.streaming == RelayoutOptions::Streaming::kOn;
+  return absl::OkStatus();
+}
+
+absl::Status RelayoutPlan::Impl::PlanTasks(const TiledLayout& s, const TiledLayout& d) {
+  bool planned = s.digits().has_value() && d.digits().has_value() &&
+                 PlanDigits(s, d, es, &tasks);
+  copy_class = planned ? ClassOfTasks(tasks, es) : CopyClass::kTranspose;
+  if (planned && streaming) internal::OrderLoopsForStreaming(&tasks, es);
+  if (planned) internal::BlockNarrowTransposes(&tasks, es, isa);
+  if (!planned) {
+    tasks.clear();
+    use_gather = true;
+    absl::Status room = CheckAllocationSize(
+        d.slot_count() * static_cast<int64_t>(sizeof(int64_t)),
+        "the relayout's gather table");
+    if (!room.ok()) return room;
+    gather.resize(d.slot_count());
+    for (int64_t slot = 0; slot < d.slot_count(); ++slot) {
+      std::optional<IndexVector> e = d.LogicalIndex(slot);
+      gather[slot] = e ? s.LinearIndex(*e) : -1;
+    }
+  } else if (d.slot_count() > d.tiled_slot_count()) {
+    // L(n) tail padding.
+    int64_t tail = d.slot_count() - d.tiled_slot_count();
+    tasks.push_back(Task{Kind::kFill, 0, d.tiled_slot_count() * es, {Loop{tail, 0, es}}});
+  }
+  return absl::OkStatus();
+}
+
+// The plan weighs its own estimated time (`total` bytes moved) against the
+// price of the threads (internal::ThreadsForCost); big tasks are then cut
+// along their outer loop so every thread gets about the same bytes.
+void RelayoutPlan::Impl::ShareWork(int64_t total, bool in_cache) {
+  threads = internal::ThreadsForCost(copy_class, 2 * total, in_cache, threads);
+  work.resize(threads);
+  if (threads > 1) SplitLoneTransposes();
+  if (!use_gather && tasks.size() > 1) {
+    interleaved = true;
+    for (const Task& t : tasks) {
+      interleaved &= t.loops.size() > KernelLoops(t) &&
+                     t.loops[0].extent == tasks[0].loops[0].extent;
+    }
+  }
+  if (interleaved) {
+    const int64_t outer = tasks[0].loops[0].extent;
+    for (int t = 0; t < threads; ++t) {
+      const int64_t begin = outer * t / threads;
+      const int64_t end = outer * (t + 1) / threads;
+      if (begin < end) work[t].push_back(WorkItem{kAllTasks, begin, end});
+    }
+  } else if (!use_gather) {
+    ShareSteps(total);
+  }
+}
+
+// A lone transpose is shared by its source rows (the loop contiguous in the
+// destination): each thread reads whole rows and writes its own column
+// band, instead of every thread striding over every source row.
+void RelayoutPlan::Impl::SplitLoneTransposes() {
+  for (Task& t : tasks) {
+    if (t.kind != Kind::kTranspose || t.loops.size() != 2) continue;
+    const Loop b = t.loops[1];
+    const int64_t chunk = b.extent / threads;
+    if (b.extent % threads != 0 || chunk % 16 != 0) continue;
+    t.loops = {Loop{threads, b.src * chunk, b.dst * chunk}, t.loops[0],
+               Loop{chunk, b.src, b.dst}};
+  }
+}
+
+// Thread k takes the steps that start in its k-th of the bytes, rounded to
+// whole steps (an outer loop of two steps gives each thread one).
+void RelayoutPlan::Impl::ShareSteps(int64_t total) {
+  int64_t filled = 0;
+  for (int i = 0; i < static_cast<int>(tasks.size()); ++i) {
+    const Task& t = tasks[i];
+    const int64_t outer = t.loops[0].extent;
+    const int64_t per_step = std::max<int64_t>(1, t.StepBytes(es));
+    int64_t begin = 0;
+    while (begin < outer) {
+      const int thread = static_cast<int>(
+          std::min<int64_t>(threads - 1, filled * threads / std::max<int64_t>(total, 1)));
+      const int64_t share_end = total * (thread + 1) / threads;
+      int64_t steps = std::max<int64_t>(1, (share_end - filled + per_step / 2) / per_step);
+      if (thread == threads - 1) steps = outer - begin;
+      const int64_t end = std::min(outer, begin + steps);
+      work[thread].push_back(WorkItem{i, begin, end});
+      filled += (end - begin) * per_step;
+      begin = end;
+    }
+  }
+}
+
 absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
                                                   const Shape& dst,
                                                   RelayoutOptions options) {
@@ -393,128 +533,19 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   if (s->element_size_in_bits() < 8 || d->element_size_in_bits() < 8) {
     return CreateSubByte(src, dst, *s, *d, std::move(options));
   }
-
   auto impl = std::make_unique<Impl>();
   impl->es = s->element_size_in_bits() / 8;
   impl->src_bytes = s->byte_size();
   impl->dst_bytes = d->byte_size();
   impl->element_bytes = s->element_count() * impl->es;
-  if (options.padding_value.empty()) {
-    impl->fill.assign(impl->es, 0);
-  } else if (options.padding_value.size() == 1) {
-    impl->fill.assign(impl->es, options.padding_value[0]);
-  } else if (static_cast<int64_t>(options.padding_value.size()) == impl->es) {
-    impl->fill = options.padding_value;
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the padding value has ", options.padding_value.size(),
-        " bytes; give 1 or the element size, ", impl->es));
-  }
-  for (uint8_t b : impl->fill) impl->fill_uniform &= b == impl->fill[0];
-  if (options.allow_in_place && impl->src_bytes != impl->dst_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "in-place relayout needs equal buffer sizes, not ", impl->src_bytes,
-        " and ", impl->dst_bytes, " bytes"));
-  }
-  impl->in_place = options.allow_in_place;
-  impl->isa = ResolveIsa(options.isa);
-  impl->kernels = &internal::KernelsFor(impl->isa);
-  int hw = std::max(1u, std::thread::hardware_concurrency());
-  impl->threads = options.threads > 0 ? options.threads : hw;
-  // Streaming stores pay off only when the destination cannot stay cached.
-  // Some virtual machines report no or an inflated last-level cache (402 MB
-  // here for a 32 MB L3), so the threshold is capped.
-  constexpr int64_t kMaxCache = 16 << 20;
-  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  const int64_t cache_bytes = llc > 0 ? std::min<int64_t>(llc, kMaxCache) : kMaxCache;
-  impl->streaming = options.streaming == RelayoutOptions::Streaming::kAuto
-                        ? impl->dst_bytes > cache_bytes
-                        : options.streaming == RelayoutOptions::Streaming::kOn;
-
-  bool planned = s->digits().has_value() && d->digits().has_value() &&
-                 PlanDigits(*s, *d, impl->es, &impl->tasks);
-  impl->copy_class = planned ? ClassOfTasks(impl->tasks, impl->es) : CopyClass::kTranspose;
-  if (planned && impl->streaming) internal::OrderLoopsForStreaming(&impl->tasks, impl->es);
-  if (planned) internal::BlockNarrowTransposes(&impl->tasks, impl->es, impl->isa);
-  if (!planned) {
-    impl->tasks.clear();
-    impl->use_gather = true;
-    absl::Status room = CheckAllocationSize(
-        d->slot_count() * static_cast<int64_t>(sizeof(int64_t)),
-        "the relayout's gather table");
-    if (!room.ok()) return room;
-    impl->gather.resize(d->slot_count());
-    for (int64_t slot = 0; slot < d->slot_count(); ++slot) {
-      std::optional<IndexVector> e = d->LogicalIndex(slot);
-      impl->gather[slot] = e ? s->LinearIndex(*e) : -1;
-    }
-  } else if (d->slot_count() > d->tiled_slot_count()) {
-    // L(n) tail padding.
-    int64_t tail = d->slot_count() - d->tiled_slot_count();
-    impl->tasks.push_back(Task{Kind::kFill, 0,
-                               d->tiled_slot_count() * impl->es,
-                               {Loop{tail, 0, impl->es}}});
-  }
-
-  // Share the work: the plan weighs its own estimated time against the
-  // price of the threads (internal::ThreadsForCost); big tasks are then cut
-  // along their outer loop so every thread gets about the same bytes.
+  const int64_t cache_bytes = LastLevelCacheBytes();
+  absl::Status configured = impl->Configure(options, cache_bytes);
+  if (!configured.ok()) return configured;
+  absl::Status planned = impl->PlanTasks(*s, *d);
+  if (!planned.ok()) return planned;
   int64_t total = impl->use_gather ? d->slot_count() * impl->es : 0;
   for (const Task& t : impl->tasks) total += t.Elements() * impl->es;
-  impl->threads = internal::ThreadsForCost(
-      impl->copy_class, 2 * total, impl->src_bytes + impl->dst_bytes <= cache_bytes,
-      impl->threads);
-  impl->work.resize(impl->threads);
-  if (impl->threads > 1) {
-    // A lone transpose is shared by its source rows (the loop contiguous in
-    // the destination): each thread reads whole rows and writes its own
-    // column band, instead of every thread striding over every source row.
-    for (Task& t : impl->tasks) {
-      if (t.kind != Kind::kTranspose || t.loops.size() != 2) continue;
-      const Loop b = t.loops[1];
-      const int64_t chunk = b.extent / impl->threads;
-      if (b.extent % impl->threads != 0 || chunk % 16 != 0) continue;
-      t.loops = {Loop{impl->threads, b.src * chunk, b.dst * chunk}, t.loops[0],
-                 Loop{chunk, b.src, b.dst}};
-    }
-  }
-  if (!impl->use_gather && impl->tasks.size() > 1) {
-    impl->interleaved = true;
-    for (const Task& t : impl->tasks) {
-      impl->interleaved &= t.loops.size() > KernelLoops(t) &&
-                           t.loops[0].extent == impl->tasks[0].loops[0].extent;
-    }
-  }
-  if (impl->interleaved) {
-    const int64_t outer = impl->tasks[0].loops[0].extent;
-    for (int t = 0; t < impl->threads; ++t) {
-      const int64_t begin = outer * t / impl->threads;
-      const int64_t end = outer * (t + 1) / impl->threads;
-      if (begin < end) impl->work[t].push_back(WorkItem{kAllTasks, begin, end});
-    }
-  } else if (!impl->use_gather) {
-    // Thread k takes the steps that start in its k-th of the bytes, rounded
-    // to whole steps (an outer loop of two steps gives each thread one).
-    const int threads = impl->threads;
-    int64_t filled = 0;
-    for (int i = 0; i < static_cast<int>(impl->tasks.size()); ++i) {
-      const Task& t = impl->tasks[i];
-      const int64_t outer = t.loops[0].extent;
-      const int64_t per_step = std::max<int64_t>(1, t.StepBytes(impl->es));
-      int64_t begin = 0;
-      while (begin < outer) {
-        const int thread = static_cast<int>(
-            std::min<int64_t>(threads - 1, filled * threads / std::max<int64_t>(total, 1)));
-        const int64_t share_end = total * (thread + 1) / threads;
-        int64_t steps = std::max<int64_t>(1, (share_end - filled + per_step / 2) / per_step);
-        if (thread == threads - 1) steps = outer - begin;
-        const int64_t end = std::min(outer, begin + steps);
-        impl->work[thread].push_back(WorkItem{i, begin, end});
-        filled += (end - begin) * per_step;
-        begin = end;
-      }
-    }
-  }
+  impl->ShareWork(total, impl->src_bytes + impl->dst_bytes <= cache_bytes);
   return RelayoutPlan(std::move(impl));
 }
 

@@ -225,34 +225,34 @@ void MergeAdjacentFills(std::vector<Task>* tasks, int64_t es) {
   }
 }
 
-}  // namespace
+// A digit of both sides at once: every divisor boundary of either side's
+// digits of logical dim `dim`, with its strides (bytes) in each.
+struct Refined {
+  int dim;
+  int64_t divisor, extent, src_stride, dst_stride;
+};
 
-bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
-                std::vector<Task>* tasks) {
+// The stride (slots) of `divisor` of `dim` among `digits`: the digit holding
+// it is the one with the largest divisor <= it.
+int64_t StrideIn(const std::vector<TiledLayout::Digit>& digits, int dim, int64_t divisor) {
+  const TiledLayout::Digit* best = nullptr;
+  for (const TiledLayout::Digit& d : digits) {
+    if (d.logical_dim == dim && d.divisor <= divisor &&
+        (best == nullptr || d.divisor > best->divisor)) {
+      best = &d;
+    }
+  }
+  return best->stride * (divisor / best->divisor);
+}
+
+// The refined digits of every logical dim, and per dim their indices into
+// `refined`, least significant first. False when the two sides' boundaries
+// of a dim do not divide each other.
+bool RefineDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
+                  std::vector<Refined>* refined, std::vector<std::vector<int>>* per_dim) {
   const auto& sd = *src.digits();
   const auto& dd = *dst.digits();
-  const int rank = src.rank();
-
-  // Refined digits: every divisor boundary of either side, per logical dim.
-  struct Refined {
-    int dim;
-    int64_t divisor, extent, src_stride, dst_stride;
-  };
-  std::vector<Refined> refined;
-  std::vector<std::vector<int>> per_dim(rank);
-  auto stride_in = [](const std::vector<TiledLayout::Digit>& digits, int dim,
-                      int64_t divisor) -> int64_t {
-    // The digit holding `divisor`: the one with the largest divisor <= it.
-    const TiledLayout::Digit* best = nullptr;
-    for (const TiledLayout::Digit& d : digits) {
-      if (d.logical_dim == dim && d.divisor <= divisor &&
-          (best == nullptr || d.divisor > best->divisor)) {
-        best = &d;
-      }
-    }
-    return best->stride * (divisor / best->divisor);
-  };
-  for (int dim = 0; dim < rank; ++dim) {
+  for (int dim = 0; dim < src.rank(); ++dim) {
     int64_t size = src.logical_dims()[dim];
     if (size <= 1) continue;
     std::vector<int64_t> bounds;
@@ -276,52 +276,57 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
       int64_t extent = i + 1 < bounds.size()
                            ? bounds[i + 1] / bounds[i]
                            : (size + bounds[i] - 1) / bounds[i];
-      per_dim[dim].push_back(static_cast<int>(refined.size()));
-      refined.push_back(Refined{dim, bounds[i], extent,
-                                stride_in(sd, dim, bounds[i]) * es,
-                                stride_in(dd, dim, bounds[i]) * es});
+      (*per_dim)[dim].push_back(static_cast<int>(refined->size()));
+      refined->push_back(Refined{dim, bounds[i], extent,
+                                 StrideIn(sd, dim, bounds[i]) * es,
+                                 StrideIn(dd, dim, bounds[i]) * es});
     }
   }
+  return true;
+}
 
-  // Copy the valid elements, one box per combination of partial tiles.
-  if (src.element_count() > 0) {
-    std::vector<std::vector<Box>> groups;
-    for (int dim = 0; dim < rank; ++dim) {
-      if (per_dim[dim].empty()) continue;
-      std::vector<int64_t> divisor, extent;
-      for (int id : per_dim[dim]) {
-        divisor.push_back(refined[id].divisor);
-        extent.push_back(refined[id].extent);
-      }
-      std::vector<Box> valid;
-      DimBoxes(per_dim[dim], divisor, extent, src.logical_dims()[dim], &valid,
-               nullptr);
-      groups.push_back(std::move(valid));
+// Copies the valid elements, one box per combination of partial tiles.
+void AddCopyTasks(const TiledLayout& src, const std::vector<Refined>& refined,
+                  const std::vector<std::vector<int>>& per_dim, int64_t es,
+                  std::vector<Task>* tasks) {
+  std::vector<std::vector<Box>> groups;
+  for (int dim = 0; dim < src.rank(); ++dim) {
+    if (per_dim[dim].empty()) continue;
+    std::vector<int64_t> divisor, extent;
+    for (int id : per_dim[dim]) {
+      divisor.push_back(refined[id].divisor);
+      extent.push_back(refined[id].extent);
     }
-    ForEachProduct(groups, [&](const Box& box) {
-      int64_t so = 0, d_o = 0;
-      std::vector<Loop> loops;
-      for (const DigitRange& r : box) {
-        const Refined& f = refined[r.digit];
-        so += r.begin * f.src_stride;
-        d_o += r.begin * f.dst_stride;
-        loops.push_back(Loop{r.end - r.begin, f.src_stride, f.dst_stride});
-      }
-      tasks->push_back(MakeCopyTask(so, d_o, std::move(loops), es));
-    });
+    std::vector<Box> valid;
+    DimBoxes(per_dim[dim], divisor, extent, src.logical_dims()[dim], &valid, nullptr);
+    groups.push_back(std::move(valid));
   }
+  ForEachProduct(groups, [&](const Box& box) {
+    int64_t so = 0, d_o = 0;
+    std::vector<Loop> loops;
+    for (const DigitRange& r : box) {
+      const Refined& f = refined[r.digit];
+      so += r.begin * f.src_stride;
+      d_o += r.begin * f.dst_stride;
+      loops.push_back(Loop{r.end - r.begin, f.src_stride, f.dst_stride});
+    }
+    tasks->push_back(MakeCopyTask(so, d_o, std::move(loops), es));
+  });
+}
 
-  // Fill the destination's padding: for each condition (a logical dim, or a
-  // dim whose only valid coordinate is 0), the boxes where it is the first
-  // to fail.
-  std::vector<std::vector<Box>> valid_of, padding_of;
+// The conditions an element of `dst` may fail: each logical dim, and each
+// dim whose only valid coordinate is 0. For each, the boxes of the
+// destination's digits where it holds (`valid_of`) and fails (`padding_of`).
+void FillConditions(const TiledLayout& dst, std::vector<std::vector<Box>>* valid_of,
+                    std::vector<std::vector<Box>>* padding_of) {
+  const auto& dd = *dst.digits();
   for (int i = 0; i < static_cast<int>(dd.size()); ++i) {
     if (dd[i].logical_dim < 0 && dd[i].extent > 1) {
-      valid_of.push_back({Box{{i, 0, 1}}});
-      padding_of.push_back({Box{{i, 1, dd[i].extent}}});
+      valid_of->push_back({Box{{i, 0, 1}}});
+      padding_of->push_back({Box{{i, 1, dd[i].extent}}});
     }
   }
-  for (int dim = 0; dim < rank; ++dim) {
+  for (int dim = 0; dim < dst.rank(); ++dim) {
     std::vector<int> ids;
     for (int i = 0; i < static_cast<int>(dd.size()); ++i) {
       if (dd[i].logical_dim == dim) ids.push_back(i);
@@ -336,9 +341,17 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
     }
     std::vector<Box> valid, padding;
     DimBoxes(ids, divisor, extent, dst.logical_dims()[dim], &valid, &padding);
-    valid_of.push_back(std::move(valid));
-    padding_of.push_back(std::move(padding));
+    valid_of->push_back(std::move(valid));
+    padding_of->push_back(std::move(padding));
   }
+}
+
+// Fills the destination's padding: for each condition, the boxes where it
+// is the first to fail.
+void AddFillTasks(const TiledLayout& dst, int64_t es, std::vector<Task>* tasks) {
+  const auto& dd = *dst.digits();
+  std::vector<std::vector<Box>> valid_of, padding_of;
+  FillConditions(dst, &valid_of, &padding_of);
   for (size_t c = 0; c < padding_of.size(); ++c) {
     std::vector<std::vector<Box>> groups(valid_of.begin(), valid_of.begin() + c);
     groups.push_back(padding_of[c]);
@@ -364,6 +377,17 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
       tasks->push_back(std::move(task));
     });
   }
+}
+
+}  // namespace
+
+bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
+                std::vector<Task>* tasks) {
+  std::vector<Refined> refined;
+  std::vector<std::vector<int>> per_dim(src.rank());
+  if (!RefineDigits(src, dst, es, &refined, &per_dim)) return false;
+  if (src.element_count() > 0) AddCopyTasks(src, refined, per_dim, es, tasks);
+  AddFillTasks(dst, es, tasks);
   MergeAdjacentFills(tasks, es);
   return true;
 }

@@ -59,13 +59,17 @@ Layout TryRandomLayout(std::mt19937_64& rng, const Shape& shape,
 
 Layout RandomLayoutFor(std::mt19937_64& rng, const Shape& shape,
                        const RandomShapeOptions& options) {
+  // With more elements than max_slots no layout fits, and the search would
+  // never end: the first untiled one is taken.
+  absl::StatusOr<int64_t> count = shape.ElementCount();
+  const bool fits = count.ok() && *count <= options.max_slots;
   for (int attempt = 0;; ++attempt) {
     Layout layout = TryRandomLayout(rng, shape, options);
-    if (attempt >= 100) layout.clear_tiles();  // Tiles pad too much here.
+    if (attempt >= 100 || !fits) layout.clear_tiles();  // Tiles pad too much here.
     Shape with_layout = shape;
     with_layout.set_layout(layout);
     absl::StatusOr<TiledLayout> tiled = TiledLayout::Create(with_layout);
-    if (tiled.ok() && tiled->slot_count() <= options.max_slots) return layout;
+    if (tiled.ok() && (tiled->slot_count() <= options.max_slots || !fits)) return layout;
   }
 }
 

@@ -22,7 +22,9 @@ struct RandomShapeOptions {
   int64_t max_tile = 5;
   bool allow_combine = true;   // '*' entries
   bool allow_attributes = true;  // E, S, L, M on top of tiles
-  int64_t max_slots = 4096;    // regenerate layouts larger than this
+  // Layouts larger than this are drawn again; a shape with more elements
+  // gets an untiled layout.
+  int64_t max_slots = 4096;
   // Element types to draw from; empty means a mix of all byte sizes.
   std::vector<PrimitiveType> types;
 };
@@ -35,7 +37,8 @@ Shape ParseTestShape(absl::string_view text);
 Shape RandomArrayShape(std::mt19937_64& rng,
                        const RandomShapeOptions& options = {});
 
-// A random valid layout (same rules) for the dims and type of `shape`.
+// A random valid layout (same rules) for the dims and type of `shape`; at
+// most max_slots slots when the shape has no more elements.
 Layout RandomLayoutFor(std::mt19937_64& rng, const Shape& shape,
                        const RandomShapeOptions& options = {});
 

@@ -58,69 +58,78 @@ absl::StatusOr<TiledLayout> TiledLayout::Create(const Shape& shape) {
     physical.dims.push_back(1);
   }
   t.levels_.push_back(std::move(physical));
-
   for (const Tile& tile : layout.tiles()) {
-    Level& level = t.levels_.back();
-    const int n = static_cast<int>(level.dims.size());
-    const int k = tile.rank();
-    level.lead = n - k;
-    Level next;
-    next.dims.assign(level.dims.begin(), level.dims.begin() + level.lead);
-    int begin = level.lead;
-    for (int i = 0; i < k; ++i) {
-      if (tile.dimension(i) == kCombineDimension) continue;
-      int end = level.lead + i + 1;
-      int64_t size = 1;
-      for (int d = begin; d < end; ++d) {
-        if (MulOverflows(size, level.dims[d], &size)) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "folding dims with '*' in ", shape.ToString(),
-              " overflows int64"));
-        }
-      }
-      level.group_begin.push_back(begin);
-      level.group_end.push_back(end);
-      level.group_size.push_back(size);
-      level.tile.push_back(tile.dimension(i));
-      begin = end;
-    }
-    for (size_t g = 0; g < level.tile.size(); ++g) {
-      next.dims.push_back(CeilOfRatio(level.group_size[g], level.tile[g]));
-    }
-    for (int64_t size : level.tile) next.dims.push_back(size);
-    t.levels_.push_back(std::move(next));
+    absl::Status tiled = t.AddLevel(tile, shape);
+    if (!tiled.ok()) return tiled;
   }
+  absl::Status sized = t.ComputeSizes(shape);
+  if (!sized.ok()) return sized;
+  t.ComputeDigits();
+  return t;
+}
 
-  const std::vector<int64_t>& final_dims = t.levels_.back().dims;
-  t.final_strides_.assign(final_dims.size(), 1);
+absl::Status TiledLayout::AddLevel(const Tile& tile, const Shape& shape) {
+  Level& level = levels_.back();
+  const int n = static_cast<int>(level.dims.size());
+  const int k = tile.rank();
+  level.lead = n - k;
+  Level next;
+  next.dims.assign(level.dims.begin(), level.dims.begin() + level.lead);
+  int begin = level.lead;
+  for (int i = 0; i < k; ++i) {
+    if (tile.dimension(i) == kCombineDimension) continue;
+    int end = level.lead + i + 1;
+    int64_t size = 1;
+    for (int d = begin; d < end; ++d) {
+      if (MulOverflows(size, level.dims[d], &size)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "folding dims with '*' in ", shape.ToString(), " overflows int64"));
+      }
+    }
+    level.group_begin.push_back(begin);
+    level.group_end.push_back(end);
+    level.group_size.push_back(size);
+    level.tile.push_back(tile.dimension(i));
+    begin = end;
+  }
+  for (size_t g = 0; g < level.tile.size(); ++g) {
+    next.dims.push_back(CeilOfRatio(level.group_size[g], level.tile[g]));
+  }
+  for (int64_t size : level.tile) next.dims.push_back(size);
+  levels_.push_back(std::move(next));
+  return absl::OkStatus();
+}
+
+absl::Status TiledLayout::ComputeSizes(const Shape& shape) {
+  const Layout& layout = shape_.layout();
+  const std::vector<int64_t>& final_dims = levels_.back().dims;
+  final_strides_.assign(final_dims.size(), 1);
   int64_t slots = 1;
   for (int i = static_cast<int>(final_dims.size()) - 1; i >= 0; --i) {
-    t.final_strides_[i] = slots;
+    final_strides_[i] = slots;
     if (MulOverflows(slots, final_dims[i], &slots)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("the tiled size of ", shape.ToString(),
-                       " overflows int64"));
+          absl::StrCat("the tiled size of ", shape.ToString(), " overflows int64"));
     }
   }
-  t.tiled_slot_count_ = slots;
+  tiled_slot_count_ = slots;
   int64_t align = layout.tail_padding_alignment_in_elements();
   if (slots > kInt64Max - align) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the padded size of ", shape.ToString(), " overflows int64"));
   }
-  t.slot_count_ = CeilOfRatio(slots, align) * align;
+  slot_count_ = CeilOfRatio(slots, align) * align;
 
-  t.element_bits_ = layout.element_size_in_bits() != 0
-                        ? layout.element_size_in_bits()
-                        : PrimitiveByteSize(shape.element_type()) * 8;
+  element_bits_ = layout.element_size_in_bits() != 0
+                      ? layout.element_size_in_bits()
+                      : PrimitiveByteSize(shape.element_type()) * 8;
   int64_t bits;
-  if (MulOverflows(t.slot_count_, t.element_bits_, &bits)) {
+  if (MulOverflows(slot_count_, element_bits_, &bits)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the byte size of ", shape.ToString(), " overflows int64"));
   }
-  t.byte_size_ = CeilOfRatio(bits, 8);
-  t.ComputeDigits();
-  return t;
+  byte_size_ = CeilOfRatio(bits, 8);
+  return absl::OkStatus();
 }
 
 IndexVector TiledLayout::PhysicalIndex(absl::Span<const int64_t> index) const {

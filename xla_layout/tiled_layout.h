@@ -95,8 +95,13 @@ class TiledLayout {
   };
 
   TiledLayout() = default;
-  IndexVector PhysicalIndex(absl::Span<const int64_t> index) const;
+  // Create's steps after the physical level: one level per tile, then the
+  // strides and sizes of the final shape, then the digits. Errors name
+  // `shape` as Create was given it.
+  absl::Status AddLevel(const Tile& tile, const Shape& shape);
+  absl::Status ComputeSizes(const Shape& shape);
   void ComputeDigits();
+  IndexVector PhysicalIndex(absl::Span<const int64_t> index) const;
 
   Shape shape_;
   std::vector<int64_t> logical_dims_;

@@ -2,8 +2,9 @@
 // LayoutConstraints): the array leaves that get a layout (slots), which of
 // them are one buffer (aliases), what each use needs of the value it reads
 // (operand edges, fixed operand layouts), and the layouts values start from
-// (buffer layouts, each with a strength). Per-opcode rules in constraints.cc
-// build it; propagation reads it; building it never changes the module.
+// (buffer layouts, each with a strength). Per-opcode rules in
+// constraint_rules.cc and module-wide ones in constraints.cc build it;
+// propagation reads it; building it never changes the module.
 //
 // Strengths: a value's layout is only ever replaced by a stronger one (or
 // re-derived at the same strength when its source changes). Producers are

@@ -8,7 +8,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "passes/flatten_call_graph.h"
@@ -17,6 +16,7 @@
 #include "hlo/hlo_test_util.h"
 #include "hlo/hlo_verifier.h"
 #include "passes/layout_assignment/cost_model.h"
+#include "hlo/random_module.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/test_util.h"
@@ -579,220 +579,31 @@ TEST(LayoutAssignmentTest, CorpusOnEveryTargetKeepsTheInvariants) {
 
 // --- Property: random modules -------------------------------------------------
 
-// A random module of elementwise ops, transposes, reshapes, broadcasts,
-// reductions, slices, dots, copies, tuples and while loops (some sharing a
-// body, which the pass clones), with random written layouts and sometimes an
-// entry layout.
-class RandomModule {
- public:
-  explicit RandomModule(uint64_t seed) : rng_(seed) {}
-
-  std::string Build() {
-    int params = 1 + rng_() % 3;
-    for (int k = 0; k < params; ++k) {
-      Value v = NewValue(RandomDims());
-      Emit(v, absl::StrCat("parameter(", k, ")"));
-      param_shapes_.push_back(ShapeText(v));
-    }
-    int ops = 3 + rng_() % 14;
-    for (int k = 0; k < ops; ++k) AddOp();
-    // The root: one value or a tuple of two.
-    std::string root;
-    std::string result;
-    if (rng_() % 3 == 0 && values_.size() > 1) {
-      const Value& a = values_[rng_() % values_.size()];
-      const Value& b = values_[rng_() % values_.size()];
-      root = absl::StrCat("  ROOT root = (", ShapeText(a), ", ", ShapeText(b), ") tuple(",
-                          a.name, ", ", b.name, ")\n");
-      result = absl::StrCat("(", LaidOut(a), ", ", LaidOut(b), ")");
-    } else {
-      const Value& a = values_.back();
-      root = absl::StrCat("  ROOT root = ", ShapeText(a), " copy(", a.name, ")\n");
-      result = LaidOut(a);
-    }
-    std::string header = "HloModule random";
-    if (rng_() % 3 == 0) {
-      std::vector<std::string> ps;
-      for (const Value& v : param_values_) ps.push_back(LaidOut(v));
-      header = absl::StrCat(header, ", entry_computation_layout={(",
-                            absl::StrJoin(ps, ", "), ")->", result, "}");
-    }
-    return absl::StrCat(header, "\n\n", extra_, "ENTRY main {\n", body_, root, "}\n");
-  }
-
- private:
-  struct Value {
-    std::string name;
-    std::vector<int64_t> dims;
-  };
-  std::vector<int64_t> RandomDims() {
-    static constexpr int64_t kSizes[] = {1, 2, 3, 8, 16, 128, 130};
-    std::vector<int64_t> dims(1 + rng_() % 3);
-    for (auto& d : dims) d = kSizes[rng_() % 7];
-    return dims;
-  }
-  Value NewValue(std::vector<int64_t> dims) {
-    return {absl::StrCat("v", counter_++), std::move(dims)};
-  }
-  static std::string ShapeText(const Value& v) {
-    return absl::StrCat("f32[", absl::StrJoin(v.dims, ","), "]");
-  }
-  std::string LaidOut(const Value& v) {
-    std::vector<int64_t> m2m(v.dims.size());
-    for (size_t k = 0; k < m2m.size(); ++k) m2m[k] = k;
-    std::shuffle(m2m.begin(), m2m.end(), rng_);
-    return absl::StrCat(ShapeText(v), "{", absl::StrJoin(m2m, ","), "}");
-  }
-  void Emit(const Value& v, const std::string& rhs) {
-    std::string shape = rng_() % 3 == 0 ? LaidOut(v) : ShapeText(v);
-    absl::StrAppend(&body_, "  ", v.name, " = ", shape, " ", rhs, "\n");
-    values_.push_back(v);
-    if (rhs.rfind("parameter", 0) == 0) param_values_.push_back(v);
-  }
-  const Value& Pick() { return values_[rng_() % values_.size()]; }
-
-  void AddOp() {
-    const Value a = Pick();
-    switch (rng_() % 11) {
-      case 0:
-      case 1: {  // elementwise with a same-dims partner
-        const Value* b = &a;
-        for (const Value& v : values_) {
-          if (v.dims == a.dims && rng_() % 2) b = &v;
-        }
-        Emit(NewValue(a.dims), absl::StrCat("add(", a.name, ", ", b->name, ")"));
-        break;
-      }
-      case 2: {
-        std::vector<int64_t> perm(a.dims.size());
-        for (size_t k = 0; k < perm.size(); ++k) perm[k] = k;
-        std::shuffle(perm.begin(), perm.end(), rng_);
-        std::vector<int64_t> dims;
-        for (int64_t p : perm) dims.push_back(a.dims[p]);
-        Emit(NewValue(dims), absl::StrCat("transpose(", a.name, "), dimensions={",
-                                          absl::StrJoin(perm, ","), "}"));
-        break;
-      }
-      case 3: {  // flatten, or split off a 1
-        int64_t n = 1;
-        for (int64_t d : a.dims) n *= d;
-        std::vector<int64_t> dims = rng_() % 2 ? std::vector<int64_t>{n}
-                                               : std::vector<int64_t>{1, n};
-        if (a.dims.size() == 2 && rng_() % 2) dims = {a.dims[0], 1, a.dims[1]};
-        Emit(NewValue(dims), absl::StrCat("reshape(", a.name, ")"));
-        break;
-      }
-      case 4: {
-        if (a.dims.size() >= 3) return;
-        std::vector<int64_t> dims = a.dims;
-        size_t at = rng_() % (dims.size() + 1);
-        dims.insert(dims.begin() + at, 8);
-        std::vector<int64_t> map;
-        for (size_t k = 0; k < a.dims.size(); ++k) map.push_back(k < at ? k : k + 1);
-        Emit(NewValue(dims), absl::StrCat("broadcast(", a.name, "), dimensions={",
-                                          absl::StrJoin(map, ","), "}"));
-        break;
-      }
-      case 5: {
-        if (a.dims.size() < 2) return;
-        if (!has_sum_) {
-          has_sum_ = true;
-          extra_ += "sum {\n  l = f32[] parameter(0)\n  r = f32[] parameter(1)\n"
-                    "  ROOT s = f32[] add(l, r)\n}\n\n";
-        }
-        size_t dim = rng_() % a.dims.size();
-        std::vector<int64_t> dims = a.dims;
-        dims.erase(dims.begin() + dim);
-        std::string zero = absl::StrCat("z", counter_++);
-        absl::StrAppend(&body_, "  ", zero, " = f32[] constant(0)\n");
-        Emit(NewValue(dims), absl::StrCat("reduce(", a.name, ", ", zero,
-                                          "), dimensions={", dim, "}, to_apply=sum"));
-        break;
-      }
-      case 6: {
-        std::vector<std::string> ranges;
-        std::vector<int64_t> dims;
-        for (int64_t d : a.dims) {
-          int64_t e = d > 1 ? d / 2 : 1;
-          ranges.push_back(absl::StrCat("[0:", e, "]"));
-          dims.push_back(e);
-        }
-        Emit(NewValue(dims), absl::StrCat("slice(", a.name, "), slice={",
-                                          absl::StrJoin(ranges, ","), "}"));
-        break;
-      }
-      case 7: {  // a dot on fresh rank-2 operands
-        static constexpr int64_t kSizes[] = {1, 8, 16, 24, 128};
-        int64_t m = kSizes[rng_() % 5], k = kSizes[rng_() % 5], n = kSizes[rng_() % 5];
-        Value l = NewValue({m, k});
-        Emit(l, absl::StrCat("parameter(", param_shapes_.size(), ")"));
-        param_shapes_.push_back(ShapeText(l));
-        Value r = NewValue({k, n});
-        Emit(r, absl::StrCat("parameter(", param_shapes_.size(), ")"));
-        param_shapes_.push_back(ShapeText(r));
-        Emit(NewValue({m, n}), absl::StrCat("dot(", l.name, ", ", r.name,
-                                            "), lhs_contracting_dims={1}, "
-                                            "rhs_contracting_dims={0}"));
-        break;
-      }
-      case 8:
-        Emit(NewValue(a.dims), absl::StrCat("copy(", a.name, ")"));
-        break;
-      case 9: {  // a while loop negating its state, sometimes sharing a body
-        std::string n = absl::StrCat(counter_++);
-        std::string s = ShapeText(a);
-        std::string state = rng_() % 2 ? LaidOut(a) : s;
-        std::string loop_id = n;
-        bool shared = false;
-        for (const auto& [dims, id] : loops_) {
-          if (dims == a.dims && rng_() % 2) {
-            loop_id = id;
-            shared = true;
-            break;
-          }
-        }
-        if (!shared) {
-          loops_.push_back({a.dims, n});
-          absl::StrAppend(
-              &extra_, "cond", n, " {\n  cp", n, " = (s32[], ", state,
-              ") parameter(0)\n  ci", n, " = s32[] get-tuple-element(cp", n,
-              "), index=0\n  ck", n, " = s32[] constant(3)\n  ROOT lt", n,
-              " = pred[] compare(ci", n, ", ck", n, "), direction=LT\n}\n\n");
-          absl::StrAppend(
-              &extra_, "body", n, " {\n  bp", n, " = (s32[], ", state,
-              ") parameter(0)\n  bi", n, " = s32[] get-tuple-element(bp", n,
-              "), index=0\n  one", n, " = s32[] constant(1)\n  bj", n,
-              " = s32[] add(bi", n, ", one", n, ")\n  bx", n, " = ", s,
-              " get-tuple-element(bp", n, "), index=1\n  by", n, " = ",
-              rng_() % 2 ? LaidOut(a) : s, " negate(bx", n, ")\n  ROOT bt", n,
-              " = (s32[], ", s, ") tuple(bj", n, ", by", n, ")\n}\n\n");
-        }
-        std::string init = absl::StrCat("i", n), tup = absl::StrCat("t", n),
-                    loop = absl::StrCat("w", n);
-        absl::StrAppend(&body_, "  ", init, " = s32[] constant(0)\n  ", tup,
-                        " = (s32[], ", s, ") tuple(", init, ", ", a.name, ")\n  ", loop,
-                        " = (s32[], ", state, ") while(", tup, "), condition=cond",
-                        loop_id, ", body=body", loop_id, "\n");
-        Emit(NewValue(a.dims),
-             absl::StrCat("get-tuple-element(", loop, "), index=1"));
-        break;
-      }
-      default:
-        Emit(NewValue(a.dims), absl::StrCat("negate(", a.name, ")"));
-        break;
-    }
-  }
-
-  std::mt19937_64 rng_;
-  int counter_ = 0;
-  std::vector<Value> values_;
-  std::vector<Value> param_values_;
-  std::vector<std::string> param_shapes_;
-  std::string body_;
-  std::string extra_;
-  bool has_sum_ = false;
-  std::vector<std::pair<std::vector<int64_t>, std::string>> loops_;
-};
+// Random f32 modules of adds, negates, copies, transposes, reshapes,
+// broadcasts, reductions, slices, dots and while loops (some sharing a
+// body, which the pass clones), on dims that fill and overfill tiles, with
+// dim orders written on a third of the values and sometimes an entry
+// layout.
+RandomModuleOptions PassModuleOptions() {
+  RandomModuleOptions o;
+  o.element_types = {"f32"};
+  o.dim_sizes = {1, 2, 3, 8, 16, 128, 130};
+  o.max_ops = 16;
+  o.ops = {RandomOp::kBinary,  RandomOp::kBinary,    RandomOp::kTranspose,
+           RandomOp::kReshape, RandomOp::kBroadcast, RandomOp::kReduce,
+           RandomOp::kSlice,   RandomOp::kDot,       RandomOp::kCopy,
+           RandomOp::kWhile,   RandomOp::kNegate};
+  o.binary_ops = {"add"};
+  o.dot_sizes = {1, 8, 16, 24, 128};
+  o.broadcast_size = 8;
+  o.reshape_inserts_unit_dim = true;
+  o.written_layout_one_in = 3;
+  o.parameters_write_layouts = true;
+  o.entry_layout_one_in = 3;
+  o.tiled_layouts = false;
+  o.loops_share_bodies = true;
+  return o;
+}
 
 bool SamePhysical(const Shape& a, const Shape& b) {
   if (a.IsTuple() != b.IsTuple()) return false;
@@ -837,9 +648,10 @@ void ExpectConsistent(const HloModule& m) {
 }
 
 TEST(LayoutAssignmentPropertyTest, RandomModulesVerifyAndAreIdempotent) {
+  const RandomModuleOptions options = PassModuleOptions();
   int modules = 0, copies = 0, cloned = 0;
   for (uint64_t seed = 0; seed < 1000; ++seed) {
-    std::string text = RandomModule(seed).Build();
+    std::string text = RandomHloModule(seed, options);
     absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseHloModule(text, "random.hlo");
     ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << text;
     if (!VerifyModule(**parsed).ok()) continue;  // e.g. a pinned tuple mismatch

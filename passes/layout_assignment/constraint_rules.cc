@@ -1,0 +1,507 @@
+// The per-opcode rules that build LayoutConstraints. Each rule adds edges,
+// operand layouts or buffer layouts for one instruction; a reader finds
+// every rule for an opcode in one place, the handler ConstraintBuilder::Visit
+// dispatches it to.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/hlo_attributes.h"
+#include "passes/layout_assignment/constraint_builder.h"
+#include "xla_layout/layout_util.h"
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/shape_text.h"
+
+namespace xla_layout::layout_assignment {
+namespace {
+
+// The minor-to-major order that `labels` (one of dim_labels' three parts,
+// e.g. "b01f" or "01io") asks for channels-last: `minor` first, then
+// `second` (if any), then the spatial dims from the last, then `major` (if
+// any). Empty when the labels do not describe a shape of `rank` dims.
+std::vector<int64_t> ChannelsLastOrder(absl::string_view labels, int rank,
+                                       char minor, char second, char major) {
+  if (static_cast<int>(labels.size()) != rank) return {};
+  std::vector<int64_t> spatial;  // dims by spatial index
+  int64_t minor_dim = -1, second_dim = -1, major_dim = -1;
+  for (int d = 0; d < rank; ++d) {
+    char c = labels[d];
+    if (c >= '0' && c <= '9') {
+      size_t index = c - '0';
+      if (spatial.size() <= index) spatial.resize(index + 1, -1);
+      if (spatial[index] >= 0) return {};
+      spatial[index] = d;
+    } else if (c == minor && minor_dim < 0) {
+      minor_dim = d;
+    } else if (c == second && second_dim < 0) {
+      second_dim = d;
+    } else if (c == major && major_dim < 0) {
+      major_dim = d;
+    } else {
+      return {};
+    }
+  }
+  std::vector<int64_t> m2m;
+  if (minor_dim >= 0) m2m.push_back(minor_dim);
+  if (second_dim >= 0) m2m.push_back(second_dim);
+  for (auto it = spatial.rbegin(); it != spatial.rend(); ++it) {
+    if (*it < 0) return {};
+    m2m.push_back(*it);
+  }
+  if (major_dim >= 0) m2m.push_back(major_dim);
+  if (static_cast<int>(m2m.size()) != rank) return {};
+  return m2m;
+}
+
+}  // namespace
+
+absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
+  ++batch_;
+  AddWrittenLayouts(i);
+  const HloOpcode op = i->opcode();
+  switch (op) {
+    case HloOpcode::kGetTupleElement:
+      HandleGetTupleElement(i);
+      break;
+    case HloOpcode::kTuple:
+      HandleTuple(i);
+      break;
+    case HloOpcode::kWhile:
+      HandleWhile(i);
+      break;
+    case HloOpcode::kConditional:
+      HandleConditional(i);
+      break;
+    case HloOpcode::kCall:
+    case HloOpcode::kFusion:
+      HandleCallOrFusion(i);
+      break;
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kReshape:
+    case HloOpcode::kBroadcast:
+      HandleShapeChange(i);
+      break;
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+      HandleReduce(i);
+      break;
+    case HloOpcode::kBitcast:
+      HandleBitcast(i);
+      break;
+    case HloOpcode::kBatchNormTraining:
+    case HloOpcode::kBatchNormInference:
+    case HloOpcode::kBatchNormGrad:
+      HandleBatchNorm(i);
+      break;
+    case HloOpcode::kSend:
+    case HloOpcode::kRecvDone:
+      HandleSendRecv(i);
+      break;
+    case HloOpcode::kDot:
+      HandleDot(i);
+      break;
+    case HloOpcode::kCustomCall:
+      return HandleCustomCall(i);
+    case HloOpcode::kConvolution:
+      HandleConvolution(i);
+      break;
+    default:
+      // The opcode table's classes: elementwise ops keep their operands'
+      // layout; the rest move data without changing its layout: each
+      // result leaf has its operand's, and a needed change is a copy outside.
+      // A copy is in none: changing the layout is what it is for.
+      if (PreservesLayout(op)) HandleElementwise(i);
+      if (ForwardsLayout(op)) HandleCollective(i);
+      if (IsDataMovement(op)) HandleDataMovement(i);
+      break;
+  }
+  return absl::OkStatus();
+}
+
+void ConstraintBuilder::HandleElementwise(HloInstruction* i) {
+  const int leaves = LaidOutLeafCount(i->shape());
+  for (int k = 0; k < i->operand_count(); ++k) {
+    const Shape& s = i->operand(k)->shape();
+    if (!s.IsArray() || s.rank() != i->shape().rank() || leaves != 1) continue;
+    // Lanes of different widths keep the order and take their own tiles.
+    bool same_width = PrimitiveBitWidth(s.element_type()) ==
+                      PrimitiveBitWidth(i->shape().element_type());
+    AddEdges(i, k, 0, same_width ? Relation::kSame : Relation::kOrder,
+             "elementwise operand");
+  }
+}
+
+void ConstraintBuilder::HandleGetTupleElement(HloInstruction* i) {
+  const auto& index = i->attributes().index;
+  if (!index || i->operand_count() != 1) return;
+  Alias(i, 0, i->operand(0), LeafOffset(i->operand(0)->shape(), *index),
+        LaidOutLeafCount(i->shape()));
+}
+
+void ConstraintBuilder::HandleTuple(HloInstruction* i) {
+  int offset = 0;
+  for (int k = 0; k < i->operand_count(); ++k) {
+    AddEdges(i, k, offset, Relation::kSame, "tuple element");
+    offset += LaidOutLeafCount(i->operand(k)->shape());
+  }
+}
+
+void ConstraintBuilder::HandleWhile(HloInstruction* i) {
+  const int leaves = LaidOutLeafCount(i->shape());
+  HloComputation* body = i->called_computation("body");
+  HloComputation* cond = i->called_computation("condition");
+  for (HloComputation* callee : {body, cond}) {
+    if (callee == nullptr) continue;
+    std::vector<HloInstruction*> params = callee->parameters();
+    if (!params.empty() && params[0] != nullptr) Alias(i, 0, params[0], 0, leaves);
+  }
+  if (i->operand_count() == 1) {
+    AddEdges(i, 0, 0, Relation::kSame, "while operand");
+  }
+  if (body != nullptr && body->root() != nullptr) {
+    for (int k = 0; k < leaves; ++k) {
+      c_.edges_.push_back({SlotOf(i, k), SlotOf(body->root(), k), Relation::kSame,
+                           "while body result", nullptr, body, 0, k});
+    }
+  }
+}
+
+void ConstraintBuilder::HandleConditional(HloInstruction* i) {
+  const int leaves = LaidOutLeafCount(i->shape());
+  const auto& called = i->called_computations();
+  for (size_t b = 0; b < called.size(); ++b) {
+    HloComputation* branch = called[b].computation;
+    std::vector<HloInstruction*> params = branch->parameters();
+    if (!params.empty() && params[0] != nullptr &&
+        static_cast<int>(b) + 1 < i->operand_count()) {
+      Alias(params[0], 0, i->operand(b + 1), 0, LaidOutLeafCount(params[0]->shape()));
+    }
+    if (branch->root() == nullptr) continue;
+    for (int k = 0; k < leaves; ++k) {
+      c_.edges_.push_back({SlotOf(i, k), SlotOf(branch->root(), k),
+                           Relation::kSame, "conditional branch result",
+                           nullptr, branch, 0, k});
+    }
+  }
+}
+
+// The callee's root is the result. A call's parameters are views of its
+// operands; a fusion's take its operands' layouts too, but when a fused op
+// needs another one the copy goes on the fusion's operand, outside the
+// body, as in XLA.
+void ConstraintBuilder::HandleCallOrFusion(HloInstruction* i) {
+  if (i->called_computations().empty()) return;
+  HloComputation* callee = i->called_computations()[0].computation;
+  std::vector<HloInstruction*> params = callee->parameters();
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (params[k] == nullptr || static_cast<int>(k) >= i->operand_count()) continue;
+    const int n = LaidOutLeafCount(params[k]->shape());
+    if (i->opcode() == HloOpcode::kCall) {
+      Alias(params[k], 0, i->operand(k), 0, n);
+      continue;
+    }
+    for (int l = 0; l < n; ++l) {
+      c_.edges_.push_back({SlotOf(params[k], l), SlotOf(i->operand(k), l),
+                           Relation::kSame, "fusion operand", i, i->parent(),
+                           static_cast<int>(k), l});
+    }
+  }
+  if (callee->root() != nullptr) {
+    Alias(i, 0, callee->root(), 0, LaidOutLeafCount(i->shape()));
+  }
+}
+
+// Ops whose result relates to one array operand by a rule of its own:
+// dynamic-update-slice (in place), transpose, reshape and broadcast.
+void ConstraintBuilder::HandleShapeChange(HloInstruction* i) {
+  if (LaidOutLeafCount(i->shape()) != 1) return;
+  switch (i->opcode()) {
+    case HloOpcode::kDynamicUpdateSlice:
+      if (i->operand_count() >= 2) {
+        AddEdges(i, 0, 0, Relation::kSame, "in-place update buffer");
+        AddEdges(i, 1, 0, Relation::kOrder, "operand dimension order");
+      }
+      break;
+    case HloOpcode::kTranspose:
+      if (i->operand_count() == 1) AddEdges(i, 0, 0, Relation::kPermute, nullptr);
+      break;
+    default:  // reshape, broadcast
+      if (i->operand_count() == 1 && LaidOutLeafCount(i->operand(0)->shape()) == 1) {
+        AddEdges(i, 0, 0,
+                 i->opcode() == HloOpcode::kReshape ? Relation::kReshape
+                                                    : Relation::kBroadcast,
+                 nullptr);
+      }
+      break;
+  }
+}
+
+// Reduce and reduce-window: each input of a reduce relates to its result by
+// Relation::kReduce; the inputs (the first half of the operands) share one
+// layout, and so do the outputs.
+void ConstraintBuilder::HandleReduce(HloInstruction* i) {
+  const int inputs = i->operand_count() / 2;
+  if (i->opcode() == HloOpcode::kReduce) {
+    const int leaves = LaidOutLeafCount(i->shape());
+    for (int k = 0; k < inputs && k < leaves; ++k) {
+      if (LaidOutLeafCount(i->operand(k)->shape()) == 1) {
+        AddEdges(i, k, k, Relation::kReduce, nullptr);
+      }
+    }
+  }
+  TieVariadic(i, inputs);
+}
+
+// Batch norm keeps the activation's layout: the normalized result (the
+// first output of training and grad) has operand 0's, and so does grad's
+// output gradient (operand 4).
+void ConstraintBuilder::HandleBatchNorm(HloInstruction* i) {
+  if (i->operand_count() < 1 || LaidOutLeafCount(i->operand(0)->shape()) != 1 ||
+      LaidOutLeafCount(i->shape()) < 1) {
+    return;
+  }
+  AddEdges(i, 0, 0, Relation::kSame, "batch-norm activation");
+  if (i->opcode() == HloOpcode::kBatchNormGrad && i->operand_count() == 5 &&
+      LaidOutLeafCount(i->operand(4)->shape()) == 1) {
+    AddEdges(i, 4, 0, Relation::kSame, "batch-norm activation");
+  }
+}
+
+// The data travels as it is: send's data leaf is its operand, and
+// recv-done delivers recv's data buffer.
+void ConstraintBuilder::HandleSendRecv(HloInstruction* i) {
+  if (!i->shape().IsTuple() || LaidOutLeafCount(i->shape()) < 1 ||
+      LaidOutLeafCount(i->shape().tuple_shapes()[0]) != 1) {
+    return;
+  }
+  if (i->opcode() == HloOpcode::kSend) {
+    if (i->operand_count() >= 1 && LaidOutLeafCount(i->operand(0)->shape()) == 1) {
+      AddEdges(i, 0, 0, Relation::kSame, "send data");
+    }
+    return;
+  }
+  if (i->operand_count() == 1 && i->operand(0)->shape().IsTuple() &&
+      LaidOutLeafCount(i->operand(0)->shape().tuple_shapes()[0]) == 1) {
+    Alias(i, 0, i->operand(0), 0, 1);
+  }
+}
+
+// Slice, dynamic-slice, pad, concatenate, reverse: each array operand of the
+// result's rank keeps the result's dimension order.
+void ConstraintBuilder::HandleDataMovement(HloInstruction* i) {
+  if (LaidOutLeafCount(i->shape()) != 1) return;
+  for (int k = 0; k < i->operand_count(); ++k) {
+    const Shape& s = i->operand(k)->shape();
+    if (s.IsArray() && s.rank() == i->shape().rank()) {
+      AddEdges(i, k, 0, Relation::kOrder, "operand dimension order");
+    }
+  }
+}
+
+// A bitcast reinterprets its operand's bytes as written: the operand's
+// layout is as fixed as the result's. Another use that wants the operand
+// in another layout gets a copy, and so does the bitcast when the value
+// must be produced otherwise (an entry parameter fixed by the header).
+void ConstraintBuilder::HandleBitcast(HloInstruction* bitcast) {
+  if (bitcast->operand_count() != 1) return;
+  HloInstruction* operand = bitcast->operand(0);
+  const int n = LaidOutLeafCount(operand->shape());
+  for (int k = 0; k < n; ++k) {
+    const int slot = SlotOf(operand, k);
+    const Layout written = c_.slots_[slot].shape->layout();
+    Produce(slot, written);
+    c_.operand_layouts_.push_back(
+        {slot, written, "bitcast operand", bitcast, bitcast->parent(), 0, k});
+  }
+}
+
+// Result leaf k has operand k's layout (same order where sizes differ, as
+// all-gather and reduce-scatter change one dim); the in-place
+// collective-permute's has its output buffer's.
+void ConstraintBuilder::HandleCollective(HloInstruction* i) {
+  const int results = LaidOutLeafCount(i->shape());
+  // The in-place collective-permute writes its slices into operand 1, the
+  // buffer it returns; its input may keep any layout.
+  const int first = IsInPlaceCollectivePermute(*i) ? 1 : 0;
+  for (int k = 0; k + first < i->operand_count() && k < results; ++k) {
+    const Shape& in = i->operand(k + first)->shape();
+    if (LaidOutLeafCount(in) != 1) continue;
+    const Shape& out = *c_.slots_[SlotOf(i, k)].shape;
+    AddEdges(i, k + first, k,
+             in.dimensions() == out.dimensions() ? Relation::kSame : Relation::kOrder,
+             "layout-preserving op");
+  }
+  // constrain_layout=true: the written layouts are the op's contract.
+  for (const HloAttribute& a : i->raw_attributes()) {
+    if (a.name != "constrain_layout" || a.value != "true") continue;
+    for (int k = 0; k < results; ++k) {
+      Produce(SlotOf(i, k), c_.slots_[SlotOf(i, k)].shape->layout());
+    }
+  }
+  // Tying the outputs ties the inputs too: each input has its output's.
+  if (i->opcode() == HloOpcode::kSort || i->opcode() == HloOpcode::kAllReduce) {
+    TieVariadic(i, i->operand_count(), /*inputs_too=*/false);
+  }
+}
+
+// The inputs of a variadic op (the first `inputs` operands) share one
+// layout, each later input copied to the first's when they differ; the
+// outputs, made by the op, share one too.
+void ConstraintBuilder::TieVariadic(HloInstruction* i, int inputs, bool inputs_too) {
+  if (inputs < 2 || LaidOutLeafCount(i->operand(0)->shape()) != 1) return;
+  const int first = SlotOf(i->operand(0), 0);
+  for (int k = 1; inputs_too && k < inputs && k < i->operand_count(); ++k) {
+    const HloInstruction* in = i->operand(k);
+    if (LaidOutLeafCount(in->shape()) != 1 ||
+        in->shape().dimensions() != i->operand(0)->shape().dimensions()) {
+      continue;
+    }
+    c_.edges_.push_back({first, SlotOf(in, 0), Relation::kSame, "variadic operands",
+                         i, i->parent(), k, 0});
+  }
+  const int outputs = LaidOutLeafCount(i->shape());
+  if (outputs < 2 || !i->shape().IsTuple()) return;
+  for (int k = 1; k < outputs; ++k) {
+    if (c_.slots_[SlotOf(i, k)].shape->dimensions() ==
+        c_.slots_[SlotOf(i, 0)].shape->dimensions()) {
+      c_.aliases_.push_back({SlotOf(i, 0), SlotOf(i, k)});
+    }
+  }
+}
+
+// IREE-style data tiling of a rank-2 dot, lhs[M,K] x rhs[K,N] with no batch
+// dims: lhs in M0xK0 tiles, rhs as N-major N0xK0 panels, the result in M0xN0
+// tiles. A tiling the padding rule refuses (M < M0 for a matrix-vector
+// product) is left out. Other dots are left free.
+void ConstraintBuilder::HandleDot(HloInstruction* dot) {
+  const auto& a = dot->attributes();
+  if (dot->operand_count() != 2 || dot->shape().rank() != 2 ||
+      dot->operand(0)->shape().rank() != 2 ||
+      dot->operand(1)->shape().rank() != 2 ||
+      a.dot().lhs_contracting_dims != std::vector<int64_t>{1} ||
+      a.dot().rhs_contracting_dims != std::vector<int64_t>{0} ||
+      (a.dot().lhs_batch_dims && !a.dot().lhs_batch_dims->empty()) ||
+      (a.dot().rhs_batch_dims && !a.dot().rhs_batch_dims->empty())) {
+    return;
+  }
+  std::optional<DotTiling> tiling =
+      cost_.target().DotTilingFor(dot->shape().element_type());
+  if (!tiling) return;
+  Layout lhs(std::vector<int64_t>{1, 0});
+  lhs.add_tile(Tile(std::vector<int64_t>{tiling->m0(), tiling->k0()}));
+  Layout rhs(std::vector<int64_t>{0, 1});
+  rhs.add_tile(Tile(std::vector<int64_t>{tiling->n0(), tiling->k0()}));
+  Layout out(std::vector<int64_t>{1, 0});
+  out.add_tile(Tile(std::vector<int64_t>{tiling->m0(), tiling->n0()}));
+  const Layout* operands[2] = {&lhs, &rhs};
+  // The dot reads the lhs once per n0-wide column block of the result and
+  // the rhs once per m0-tall row block.
+  const int64_t m = dot->operand(0)->shape().dimensions(0);
+  const int64_t n = dot->operand(1)->shape().dimensions(1);
+  const int64_t reads[2] = {(n + tiling->n0() - 1) / tiling->n0(),
+                            (m + tiling->m0() - 1) / tiling->m0()};
+  const double min_reads = cost_.target().proto().cost_model().min_dot_operand_reads();
+  for (int k = 0; k < 2; ++k) {
+    HloInstruction* op = dot->operand(k);
+    LayoutAssignmentStats::Packing decision;
+    decision.dot = dot->name();
+    decision.operand = k == 0 ? "lhs" : "rhs";
+    decision.reads = reads[k];
+    absl::StatusOr<int64_t> count = op->shape().ElementCount();
+    decision.bytes = count.ok() ? *count * PrimitiveByteSize(op->shape().element_type()) : 0;
+    if (!cost_.Acceptable(op->shape(), *operands[k])) {
+      decision.why = "the tiles would pad too much";
+    } else if (op->opcode() == HloOpcode::kConstant) {
+      // Laid out at compile time: the constant itself takes the layout.
+      Produce(SlotOf(op, 0), *operands[k]);
+      decision.packed = true;
+      decision.why = "a constant, laid out at compile time";
+    } else if (min_reads > 0 && reads[k] < min_reads) {
+      decision.why = absl::StrCat("a copy of ", SaturatingAdd(decision.bytes, decision.bytes),
+                                  " bytes would be read fewer than ", min_reads, " times");
+    } else {
+      Need(SlotOf(op, 0), *operands[k], "dot operand packing", dot, dot->parent(), k, 0);
+      decision.packed = true;
+      decision.why = absl::StrCat("read ", reads[k], " times; copy ", SaturatingAdd(decision.bytes, decision.bytes),
+                                  " bytes once");
+    }
+    c_.packing_.push_back(std::move(decision));
+  }
+  if (cost_.Acceptable(dot->shape(), out)) Produce(SlotOf(dot, 0), out);
+}
+
+// Channels-last convolutions (TargetLayoutConfig.conv_channels_last): the
+// result is written in that order, the operands prefer it, each with the
+// target's tiles where the padding rule allows. dim_labels that do not
+// describe the shapes leave the convolution free.
+void ConstraintBuilder::HandleConvolution(HloInstruction* conv) {
+  const auto& labels = conv->attributes().rare().dim_labels;
+  if (!cost_.target().proto().conv_channels_last() || conv->operand_count() != 2 ||
+      !labels) {
+    return;
+  }
+  const Shape& input = conv->operand(0)->shape();
+  const Shape& kernel = conv->operand(1)->shape();
+  if (!IsLaidOut(input) || !IsLaidOut(kernel) || !IsLaidOut(conv->shape())) return;
+  std::vector<int64_t> in = ChannelsLastOrder(labels->input, input.rank(), 'f', 0, 'b');
+  std::vector<int64_t> ker = ChannelsLastOrder(labels->kernel, kernel.rank(), 'o', 'i', 0);
+  std::vector<int64_t> out =
+      ChannelsLastOrder(labels->output, conv->shape().rank(), 'f', 0, 'b');
+  if (in.empty() || ker.empty() || out.empty()) return;
+  // The operands' layouts are preferences: a value nobody else lays out
+  // takes them; one that comes otherwise is read as it is or copied,
+  // whichever the cost model finds cheaper once layouts are known.
+  const Layout layouts[2] = {cost_.TargetTiled(input, in), cost_.TargetTiled(kernel, ker)};
+  for (int k = 0; k < 2; ++k) {
+    const int slot = SlotOf(conv->operand(k), 0);
+    c_.hints_.push_back({slot, layouts[k], kHint});
+    c_.conv_preferences_.push_back({slot, layouts[k], conv, k});
+  }
+  Produce(SlotOf(conv, 0), cost_.TargetTiled(conv->shape(), out));
+}
+
+// operand_layout_constraints: each operand is needed in exactly the written
+// layouts, as XLA's custom calls with constrained layouts.
+absl::Status ConstraintBuilder::HandleCustomCall(HloInstruction* call) {
+  // An output that aliases an operand is one buffer with it: the same
+  // layout, the operand copied when it comes in another.
+  for (const OutputOperandAlias& a :
+       call->attributes().rare().output_to_operand_aliasing.value_or(
+           std::vector<OutputOperandAlias>{})) {
+    if (a.operand < 0 || a.operand >= call->operand_count()) continue;
+    const int out = LeafAt(call->shape(), a.output_index);
+    const int in = LeafAt(call->operand(a.operand)->shape(), a.operand_index);
+    if (out < 0 || in < 0) continue;
+    c_.edges_.push_back({SlotOf(call, out), SlotOf(call->operand(a.operand), in),
+                         Relation::kSame, "custom-call output aliasing", call,
+                         call->parent(), static_cast<int>(a.operand), in});
+  }
+  const auto& written = call->attributes().rare().operand_layout_constraints;
+  if (!written) return absl::OkStatus();
+  std::vector<Shape> shapes = *written;
+  auto refuse = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "custom-call '", call->name(), "': operand_layout_constraints ", what));
+  };
+  if (static_cast<int>(shapes.size()) != call->operand_count()) {
+    return refuse(absl::StrCat("has ", shapes.size(), " shapes for ",
+                               call->operand_count(), " operands"));
+  }
+  for (int k = 0; k < call->operand_count(); ++k) {
+    if (!Shape::Equal().IgnoreLayout()(shapes[k], call->operand(k)->shape())) {
+      return refuse(absl::StrCat("gives ", PrintShape(shapes[k]), " for operand ", k,
+                                 " of shape ", PrintShape(call->operand(k)->shape())));
+    }
+  }
+  for (int k = 0; k < call->operand_count(); ++k) {
+    LeafShapes ls = LaidOutLeaves(shapes[k]);
+    for (int leaf = 0; leaf < static_cast<int>(ls.size()); ++leaf) {
+      Need(SlotOf(call->operand(k), leaf), ls[leaf]->layout(),
+           "custom-call operand constraint", call, call->parent(), k, leaf);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace xla_layout::layout_assignment
