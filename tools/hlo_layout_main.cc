@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -534,6 +535,18 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace xla_layout::cli
 
+// The one place an allocation failure is caught: the library reports sizes
+// it can check (input caps, buffer limits) as errors, and anything else that
+// runs out of memory (a module too large for the address space) ends here
+// with a message instead of an abort.
 int main(int argc, char** argv) {
-  return xla_layout::cli::FinishStdout(xla_layout::cli::Main(argc, argv));
+  int code;
+  try {
+    code = xla_layout::cli::Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    code = xla_layout::cli::InputError(
+        "out of memory (the input needs more than this process may allocate; "
+        "see ulimit -v)");
+  }
+  return xla_layout::cli::FinishStdout(code);
 }
