@@ -105,9 +105,10 @@ Commands:
                         Measure the packing core's copy throughput on this
                         machine per kernel class (contiguous, tile,
                         transpose, sub-byte; 32 MiB a side, median of N=5
-                        samples) and print the target table (default:
-                        default) with cost_model.copy_throughput filled in;
-                        the measurements go to stderr.
+                        samples, at most 1000; sampling stops after 10 s)
+                        and print the target table (default: default) with
+                        cost_model.copy_throughput filled in; the
+                        measurements go to stderr.
 
 Shapes are written as XLA prints them, f32[3,5]{1,0:T(2,2)}, or in the angle
 form F32[3,5]<1,0:T(2,2)>. Quote them for the shell.
