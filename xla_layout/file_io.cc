@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace xla_layout {
 namespace {
@@ -21,7 +22,10 @@ std::atomic<int64_t> max_input_bytes{kDefaultMaxInputBytes};
 std::string ErrnoText(int err) { return std::strerror(err); }
 
 // The temporary file being written, for the signal handler. Only
-// async-signal-safe calls touch it from the handler.
+// async-signal-safe calls touch it from the handler. There is one per
+// process, so writers take turns (pending_mutex): two at once would each
+// save the other's handler as the one to restore, and share the name.
+absl::Mutex pending_mutex(absl::kConstInit);
 char pending_tmp[4096];
 volatile sig_atomic_t pending_active = 0;
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -32,10 +36,11 @@ extern "C" void RemovePendingAndReraise(int sig) {
   raise(sig);
 }
 
-// Installs the cleanup handlers for its lifetime; restores the old ones.
+// Holds the process's one pending temporary: takes the writers' turn and
+// installs the cleanup handlers for its lifetime, then restores the old ones.
 class PendingFile {
  public:
-  PendingFile() {
+  PendingFile() : turn_(&pending_mutex) {
     struct sigaction sa = {};
     sa.sa_handler = RemovePendingAndReraise;
     sigemptyset(&sa.sa_mask);
@@ -69,6 +74,7 @@ class PendingFile {
   void Clear() { pending_active = 0; }
 
  private:
+  absl::MutexLock turn_;
   struct sigaction old_[3];
 };
 
