@@ -18,13 +18,19 @@ struct CorpusFile {
   std::string text;
 };
 
-// The corpus folder: $HLO_CORPUS_DIR, else ../shared/hlo-corpus beside the
-// workspace `bazel run` started in, when either is set; nullopt otherwise.
+// The corpus folder. Under `bazel test`, a test that lists the corpus
+// (@hlo_corpus//:files and @hlo_corpus//:state.txt, see
+// third_party/hlo_corpus.bzl) in its data reads that declared input: its
+// folder in the runfiles; nullopt when the caller declined a corpus
+// (XLA_LAYOUT_NO_CORPUS=1), so the test skips; and the missing folder's path
+// when there is none, so that reading it fails. Elsewhere (`bazel run` of a
+// benchmark): $HLO_CORPUS_DIR, else ../shared/hlo-corpus beside the
+// workspace, when either is set; nullopt otherwise.
 std::optional<std::string> HloCorpusDir();
 
 // Every `*.hlo` below `dir`, subfolders included, sorted by relative path,
-// each read with the project's bounded reader. A folder that cannot be read,
-// or holds no module, is an error.
+// each read with the project's bounded reader. A folder that cannot be read
+// (or does not exist), or holds no module, is an error.
 absl::StatusOr<std::vector<CorpusFile>> ReadHloCorpus(const std::string& dir);
 
 // How the corpus file is meant to be parsed: the framework dumps under real/

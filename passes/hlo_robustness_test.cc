@@ -135,7 +135,7 @@ TEST(ShapeRobustnessTest, MutatedShapesNeverCrash) {
       "(f32[2]{0}, s32[], token[])", "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
       "f32[10,10]{1,0:D(D,C+~)#(u8)P(s32[100]{0})}", "F32[3,5]<1,0:T(2,2)>"};
   std::mt19937_64 rng(7);
-  int ok = 0;
+  int ok = 0, indexed = 0, last_slot_holds_element = 0;
   for (int i = 0; i < 30000; ++i) {
     std::string text = Mutate(seeds[i % 6], rng);
     absl::StatusOr<Shape> shape = ParseShape(text);
@@ -143,14 +143,29 @@ TEST(ShapeRobustnessTest, MutatedShapesNeverCrash) {
     ++ok;
     ASSERT_EQ(*ParseShape(PrintShape(*shape)), *shape) << text;
     if (shape->IsArray()) {
-      // The index math must fail cleanly or work on whatever parsed.
+      // The index math must fail cleanly or work on whatever parsed: the
+      // last slot is padding or holds an element that maps back to it, and
+      // the last element lies inside the buffer.
       absl::StatusOr<TiledLayout> t = TiledLayout::Create(*shape);
-      if (t.ok() && t->slot_count() < 100000 && t->slot_count() > 0) {
-        t->LogicalIndex(t->slot_count() - 1);
+      if (t.ok() && t->slot_count() < 100000 && t->element_count() > 0) {
+        const int64_t last_slot = t->slot_count() - 1;
+        if (std::optional<IndexVector> e = t->LogicalIndex(last_slot)) {
+          ASSERT_EQ(t->LinearIndex(*e), last_slot) << text;
+          ++last_slot_holds_element;
+        }
+        IndexVector last_element;
+        for (int d = 0; d < shape->rank(); ++d) last_element.push_back(shape->dimensions(d) - 1);
+        const int64_t slot = t->LinearIndex(last_element);
+        ASSERT_GE(slot, 0) << text;
+        ASSERT_LT(slot, t->slot_count()) << text;
+        ASSERT_EQ(t->LogicalIndex(slot), last_element) << text;
+        ++indexed;
       }
     }
   }
   EXPECT_GT(ok, 500);
+  EXPECT_GT(indexed, 200);
+  EXPECT_GT(last_slot_holds_element, 20);
 }
 
 }  // namespace

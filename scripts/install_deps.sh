@@ -8,7 +8,7 @@ packages=(
   libabsl-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev libopenblas-dev
   nlohmann-json3-dev
-  clang-14 libclang-rt-14-dev llvm-14 util-linux
+  clang-14 libclang-rt-14-dev llvm-14 util-linux python3
 )
 missing=()
 for p in "${packages[@]}"; do

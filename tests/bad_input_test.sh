@@ -10,7 +10,8 @@
 #           terabytes of shadow memory and cannot start under one).
 # Every case runs under prlimit (address space and CPU time) and a wall-clock
 # timeout: bad input must give a clear error quickly, never a crash, a hang
-# or an unbounded allocation. Ends with "bad_input: N passed, M failed".
+# or an unbounded allocation. Ends with
+# "bad_input: N passed, M failed, K skipped".
 set -u
 root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/${TEST_WORKSPACE:-xla_layout}
 [ -d "$root/tests/bad_input" ] || root=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,5 +82,5 @@ for case_file in $(find -L "$CASES" -name '*.case' | sort); do
   rm -rf "$W"
 done
 [ $skipped -gt 0 ] && echo "skipped under $sanitized: $skipped"
-echo "bad_input: $passed passed, $failed failed"
+echo "bad_input: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ] && [ $passed -gt 0 ]

@@ -4,19 +4,25 @@
 # must compute the original's outputs bit for bit. Modules the executor does
 # not cover (ops, types, size) and modules the tools refuse (the error
 # goldens) are counted as skipped; a difference, or a rewritten module that
-# does not run, fails.
+# does not run, fails. The corpus is a declared input (tests/corpus.sh): the
+# test fails when it is missing, unless the caller declined it.
 set -u
 root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/${TEST_WORKSPACE:-xla_layout}
 tool=$root/tools/hlo-layout
 cd "$root" || exit 1
-corpus=${HLO_CORPUS_DIR:-}
+# shellcheck source=tests/corpus.sh
+source tests/corpus.sh
 files=$(find -L tests/golden examples -name '*.hlo' | sort)
-[ -n "$corpus" ] && files="$files $(find -L "$corpus" -name '*.hlo' | sort)"
+files="$files $corpus_files"
 # Sanitizer builds run 5-20x slower: large modules are left to the
 # optimized build.
 limit=$((1 << 30))
 [ -n "${XLA_LAYOUT_SANITIZER:-}" ] && limit=$((4 << 20))
 passed=0 failed=0 skipped=0
+case $corpus_state in
+  missing) echo "FAIL: $corpus_missing_message"; failed=$((failed + 1)) ;;
+  declined) echo "note: no corpus (XLA_LAYOUT_NO_CORPUS): its modules are not verified" ;;
+esac
 for f in $files; do
   for t in tpu cpu-avx2 cpu-avx512 arm64 default; do
     # The framework dumps of the corpus come from older XLA versions.
@@ -40,5 +46,5 @@ for f in $files; do
   done
 done
 echo "verified: $passed module-target pairs; skipped $skipped (ops, types or sizes the executor does not cover, or modules the tools refuse)"
-echo "verify_modules: $passed passed, $failed failed"
+echo "verify_modules: $passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ] && [ $passed -gt 0 ]

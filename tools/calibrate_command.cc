@@ -35,6 +35,10 @@ double Time(Fn&& fn) {
   return elapsed.count() / calls;
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -55,10 +59,10 @@ absl::StatusOr<CalibrateResult> RunCalibrate(TargetLayoutConfig base,
       {CopyClass::kSubByte, s4 + "{1,0:E(4)}", s4 + "{0,1:E(4)}"},
   };
   CalibrateResult result;
-  result.report = absl::StrFormat(
-      "copy throughput on this machine: %d MiB a side, median of %d samples, "
-      "GB/s of bytes read plus written\n  %-11s %-44s %8s %8s %6s\n",
-      rows * 4096 * 4 >> 20, options.repeat, "class", "relayout", "GB/s", "memcpy", "ratio");
+  result.samples = options.repeat;
+  std::string lines;
+  const auto start = std::chrono::steady_clock::now();
+  int case_index = 0;
   CopyThroughput* rates = base.mutable_cost_model()->mutable_copy_throughput();
   for (const Case& c : cases) {
     absl::StatusOr<Shape> src = ParseShape(c.src);
@@ -81,7 +85,11 @@ absl::StatusOr<CalibrateResult> RunCalibrate(TargetLayoutConfig base,
     std::memset(in->get(), 0x5a, plan->src_bytes());
     std::memset(out->get(), 0, plan->dst_bytes());
     std::vector<double> core, copy;
+    // This case's share of the budget ends at this point of the whole run.
+    const double share_end =
+        options.budget_seconds * ++case_index / (sizeof(cases) / sizeof(cases[0]));
     for (int k = 0; k < options.repeat; ++k) {
+      if (k > 0 && SecondsSince(start) > share_end) break;
       core.push_back(Time([&] { plan->Execute(in->get(), out->get()); }));
       copy.push_back(Time([&] {
         std::memcpy(out->get(), in->get(), std::min(plan->src_bytes(), plan->dst_bytes()));
@@ -98,12 +106,20 @@ absl::StatusOr<CalibrateResult> RunCalibrate(TargetLayoutConfig base,
       case CopyClass::kTranspose: rates->set_transpose_gbps(gbps); break;
       case CopyClass::kSubByte: rates->set_subbyte_gbps(gbps); break;
     }
-    absl::StrAppend(&result.report,
+    result.samples = std::min(result.samples, static_cast<int>(core.size()));
+    absl::StrAppend(&lines,
                     absl::StrFormat("  %-11s %-44s %8.2f %8.2f %5.2fx\n",
                                     CopyClassName(c.copy_class),
                                     absl::StrCat(c.src, " -> ", c.dst.substr(c.dst.find('{'))),
                                     gbps, memcpy_gbps, gbps / memcpy_gbps));
   }
+  result.report = absl::StrCat(
+      absl::StrFormat("copy throughput on this machine: %d MiB a side, median of %d samples%s, "
+                      "GB/s of bytes read plus written\n  %-11s %-44s %8s %8s %6s\n",
+                      rows * 4096 * 4 >> 20, result.samples,
+                      result.samples < options.repeat ? " (stopped at the time budget)" : "",
+                      "class", "relayout", "GB/s", "memcpy", "ratio"),
+      lines);
   result.table = std::move(base);
   return result;
 }

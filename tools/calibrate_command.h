@@ -18,16 +18,21 @@ struct CalibrateOptions {
   int64_t bytes = 32 << 20;  // per buffer, each side
   int repeat = 5;            // timed samples per case; the median is kept
   int threads = 0;           // as the executor runs copies: all threads
+  // Samples stop once the calibration has run this long (each case gets
+  // its share, and at least one sample).
+  double budget_seconds = 10.0;
 };
 
 struct CalibrateResult {
   TargetLayoutConfig table;  // the base table with the measured rates
   std::string report;        // one line per case, with memcpy beside it
+  int samples = 0;           // the fewest samples any case took
 };
 
 // Times one relayout per class, each sample interleaved with a memcpy of
 // the same bytes (the relayout command's method), and fills
-// `base.cost_model.copy_throughput` with the medians.
+// `base.cost_model.copy_throughput` with the medians. Takes `repeat` samples
+// per case, fewer when `budget_seconds` runs out.
 absl::StatusOr<CalibrateResult> RunCalibrate(TargetLayoutConfig base,
                                              const CalibrateOptions& options);
 

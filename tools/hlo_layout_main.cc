@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "absl/strings/numbers.h"
@@ -104,9 +105,10 @@ Commands:
                         Measure the packing core's copy throughput on this
                         machine per kernel class (contiguous, tile,
                         transpose, sub-byte; 32 MiB a side, median of N=5
-                        samples) and print the target table (default:
-                        default) with cost_model.copy_throughput filled in;
-                        the measurements go to stderr.
+                        samples, at most 1000; sampling stops after 10 s)
+                        and print the target table (default: default) with
+                        cost_model.copy_throughput filled in; the
+                        measurements go to stderr.
 
 Shapes are written as XLA prints them, f32[3,5]{1,0:T(2,2)}, or in the angle
 form F32[3,5]<1,0:T(2,2)>. Quote them for the shell.
@@ -534,6 +536,18 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace xla_layout::cli
 
+// The one place an allocation failure is caught: the library reports sizes
+// it can check (input caps, buffer limits) as errors, and anything else that
+// runs out of memory (a module too large for the address space) ends here
+// with a message instead of an abort.
 int main(int argc, char** argv) {
-  return xla_layout::cli::FinishStdout(xla_layout::cli::Main(argc, argv));
+  int code;
+  try {
+    code = xla_layout::cli::Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    code = xla_layout::cli::InputError(
+        "out of memory (the input needs more than this process may allocate; "
+        "see ulimit -v)");
+  }
+  return xla_layout::cli::FinishStdout(code);
 }

@@ -41,8 +41,8 @@ HeapPopulation PopulateHeapForParse(absl::string_view text);
 bool HeapPopulationDone();
 
 // A floor for the heap a line of HLO text grows by when parsed: an
-// instruction object alone is 488 bytes. Measured peaks per line: about
-// 800 bytes on the synthetic chain module, 1.6 KB on mobilenet.
+// instruction object alone takes nearly this much, and its operands,
+// attributes and name take more.
 inline constexpr size_t kHeapBytesPerLine = 512;
 // And at most this per byte of text: the shortest instruction line is about
 // 15 bytes (`a=f32[]add(b,c)`), so a text of short junk lines, which fails

@@ -8,8 +8,11 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace xla_layout {
 namespace {
@@ -19,7 +22,10 @@ std::atomic<int64_t> max_input_bytes{kDefaultMaxInputBytes};
 std::string ErrnoText(int err) { return std::strerror(err); }
 
 // The temporary file being written, for the signal handler. Only
-// async-signal-safe calls touch it from the handler.
+// async-signal-safe calls touch it from the handler. There is one per
+// process, so writers take turns (pending_mutex): two at once would each
+// save the other's handler as the one to restore, and share the name.
+absl::Mutex pending_mutex(absl::kConstInit);
 char pending_tmp[4096];
 volatile sig_atomic_t pending_active = 0;
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -30,10 +36,11 @@ extern "C" void RemovePendingAndReraise(int sig) {
   raise(sig);
 }
 
-// Installs the cleanup handlers for its lifetime; restores the old ones.
+// Holds the process's one pending temporary: takes the writers' turn and
+// installs the cleanup handlers for its lifetime, then restores the old ones.
 class PendingFile {
  public:
-  PendingFile() {
+  PendingFile() : turn_(&pending_mutex) {
     struct sigaction sa = {};
     sa.sa_handler = RemovePendingAndReraise;
     sigemptyset(&sa.sa_mask);
@@ -67,6 +74,7 @@ class PendingFile {
   void Clear() { pending_active = 0; }
 
  private:
+  absl::MutexLock turn_;
   struct sigaction old_[3];
 };
 
@@ -118,6 +126,53 @@ mode_t CurrentUmask() {
   return mask;
 }
 
+// Reads all of `fd` into `text`, refusing to hold more than `cap` bytes. The
+// cap is checked before the buffer grows: a string that doubles would ask
+// for twice the cap (and, with freed memory kept in the heap, hold every
+// smaller buffer too) before the check ever ran. An input of unknown size
+// is gathered in blocks and copied once into a string of its exact size.
+absl::Status ReadAll(int fd, int64_t size_hint, int64_t cap, absl::string_view what,
+                     const std::string& name, std::string& text) {
+  constexpr size_t kBlock = size_t{16} << 20;
+  const bool known = size_hint > 0 && size_hint <= cap;
+  if (known) text.reserve(static_cast<size_t>(size_hint) + 1);
+  std::vector<std::string> blocks;
+  int64_t total = 0;
+  char chunk[1 << 16];
+  while (true) {
+    ssize_t n = read(fd, chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot read ", what, " ", name, ": ", ErrnoText(errno)));
+    }
+    if (n == 0) break;
+    if (total + n > cap) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          what, " ", name, " is larger than the input limit of ", cap,
+          " bytes (raise it with --max-input-bytes)"));
+    }
+    total += n;
+    // A file that grew past its size, like a pipe, falls back to blocks.
+    std::string* into = known && total <= size_hint ? &text : nullptr;
+    if (into == nullptr) {
+      if (blocks.empty() || blocks.back().size() + n > kBlock) {
+        blocks.emplace_back();
+        blocks.back().reserve(kBlock);
+      }
+      into = &blocks.back();
+    }
+    into->append(chunk, static_cast<size_t>(n));
+  }
+  if (blocks.empty()) return absl::OkStatus();
+  std::string whole;
+  whole.reserve(static_cast<size_t>(total));
+  whole += text;
+  for (const std::string& block : blocks) whole += block;
+  text = std::move(whole);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int64_t MaxInputBytes() { return max_input_bytes.load(); }
@@ -146,30 +201,8 @@ absl::StatusOr<std::string> ReadFileBounded(const std::string& path,
     }
     size_hint = S_ISREG(st.st_mode) ? st.st_size : 0;
   }
-  const int64_t cap = MaxInputBytes();
   std::string text;
-  // A regular file's size is known: one allocation of that size, not a
-  // string that doubles (and may hold twice the file) while it is read.
-  if (size_hint > 0 && size_hint <= cap) text.reserve(static_cast<size_t>(size_hint) + 1);
-  char chunk[1 << 16];
-  absl::Status status;
-  while (true) {
-    ssize_t n = read(fd, chunk, sizeof(chunk));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      status = absl::InvalidArgumentError(
-          absl::StrCat("cannot read ", what, " ", name, ": ", ErrnoText(errno)));
-      break;
-    }
-    if (n == 0) break;
-    if (static_cast<int64_t>(text.size()) + n > cap) {
-      status = absl::ResourceExhaustedError(absl::StrCat(
-          what, " ", name, " is larger than the input limit of ", cap,
-          " bytes (raise it with --max-input-bytes)"));
-      break;
-    }
-    text.append(chunk, static_cast<size_t>(n));
-  }
+  absl::Status status = ReadAll(fd, size_hint, MaxInputBytes(), what, name, text);
   if (!is_stdin) close(fd);
   if (!status.ok()) return status;
   return text;

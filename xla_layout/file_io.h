@@ -37,6 +37,16 @@ absl::StatusOr<std::string> ReadFileBounded(const std::string& path,
 //  - a character device or FIFO is opened and written in place;
 //  - a directory, socket or empty path is refused.
 // Any write error (full disk, closed device) is an error.
+//
+// Process-wide effects, since a signal handler can only reach globals: while
+// a temporary file is pending, this library's handler replaces the
+// process's handlers for SIGINT, SIGTERM and SIGHUP (it removes the
+// temporary, restores the default action and re-raises the signal, so a
+// program's own handler for them does not run during that window); the old
+// handlers are restored after. The process has one pending temporary at a
+// time: writers to regular files in several threads take turns, each
+// waiting for the other's whole write. So `produce` (below) must not itself
+// call WriteFileSafely for a regular file: it would wait for itself.
 absl::Status WriteFileSafely(const std::string& path,
                              absl::string_view contents);
 

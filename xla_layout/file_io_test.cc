@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -175,6 +177,33 @@ TEST_F(FileIoTest, EndlessInputStopsAtTheCap) {
   absl::StatusOr<std::string> zero = ReadFileBounded("/dev/zero");
   SetMaxInputBytes(kDefaultMaxInputBytes);
   EXPECT_FALSE(zero.ok());
+}
+
+// Two threads writing at once: each file lands whole, no temporary is left,
+// and the signal dispositions are the ones from before (a writer never
+// restores the other's cleanup handler as the process's own).
+TEST_F(FileIoTest, ConcurrentWritersTakeTurns) {
+  struct sigaction before;
+  ASSERT_EQ(sigaction(SIGINT, nullptr, &before), 0);
+  auto writer = [this](const std::string& name) {
+    for (int k = 0; k < 300; ++k) {
+      ASSERT_TRUE(WriteFileSafely(Path(name), [&](const ChunkWriter& write) {
+                    std::this_thread::yield();
+                    return write(name + std::to_string(k));
+                  }).ok());
+    }
+  };
+  std::thread a(writer, "a"), b(writer, "b");
+  a.join();
+  b.join();
+  EXPECT_EQ(Read(Path("a")), "a299");
+  EXPECT_EQ(Read(Path("b")), "b299");
+  std::vector<std::string> names = Entries();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+  struct sigaction after;
+  ASSERT_EQ(sigaction(SIGINT, nullptr, &after), 0);
+  EXPECT_EQ(after.sa_handler, before.sa_handler);
 }
 
 }  // namespace

@@ -346,9 +346,10 @@ absl::Status RelayoutPlan::Validate(const Shape& src, const Shape& dst) {
 namespace internal {
 
 double OneThreadBytesPerSecond(CopyClass copy_class, bool in_cache) {
-  // Bytes read plus written per second by one thread, as relayout_bench
-  // measures the packing core on this project's machines: 1000^2 f32 cases
-  // in cache, 4096^2 ones from memory.
+  // Bytes read plus written per second by one thread of the packing core,
+  // per kernel class: rough rates of relayout_bench's 1000^2 f32 cases (in
+  // cache) and 4096^2 ones (from memory). Only their size against the
+  // thread cost below decides anything.
   switch (copy_class) {
     case CopyClass::kContiguous:
       return in_cache ? 80e9 : 20e9;
@@ -364,14 +365,14 @@ double OneThreadBytesPerSecond(CopyClass copy_class, bool in_cache) {
 
 int ThreadsForCost(CopyClass copy_class, int64_t bytes_moved, bool in_cache,
                    int max_threads) {
-  // Handing a share to a worker of the pool (WorkerPool) and waiting for it,
-  // measured on a 2-core VM: under 1 us when the worker still spins from the
-  // last call, 10-25 us when it must be woken. The dearer figure is charged,
-  // since the gain below is an upper bound.
+  // Handing a share to a worker of the pool (WorkerPool) and waiting for it:
+  // the cost of a worker that must be woken, the dearer case (one that still
+  // spins from the last call is far cheaper), since the gain below is an
+  // upper bound.
   constexpr double kThreadSeconds = 20e-6;
   // Threads share memory bandwidth: from memory, all of them together move
-  // at most about what two move on the machines measured (the streaming
-  // copy's ceiling); in cache each core brings its own.
+  // at most about what two move (the streaming copy's ceiling); in cache
+  // each core brings its own.
   constexpr double kMemoryBytesPerSecond = 30e9;
   const double bytes = static_cast<double>(bytes_moved);
   const double rate = OneThreadBytesPerSecond(copy_class, in_cache);

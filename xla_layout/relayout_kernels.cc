@@ -114,8 +114,8 @@ __attribute__((target("avx2"))) inline void Store8(float* p, __m256 v) {
 // a, for a = 0..7; rows come in groups of kGroup, dsa apart within a group
 // and dsg from one group to the next (narrow tiles: the rows of a tile,
 // then the next tile). Expanded over constant indices, not written as a
-// loop: GCC kept a loop's register arrays on the stack, so each transposed
-// row went through memory twice more (1000^2 f32 in cache: 7% slower).
+// loop: GCC keeps a loop's register arrays on the stack, so each transposed
+// row would go through memory twice more.
 template <bool kStream, int64_t kGroup, size_t... kRows>
 __attribute__((target("avx2"), always_inline)) inline void StoreRows(
     char* dst, int64_t dsa, int64_t dsg, const __m256* v, const __m256* w,
@@ -254,8 +254,8 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   // reads stay in the TLB and their lines in L2 until the next strip uses
   // them; lines two tiles down the strip are fetched ahead. In cache, a
   // strip is one tile high: its 16 source rows are read in order, and the
-  // hardware's own prefetch keeps up (1000^2 f32: strips of 32 to 256
-  // rows are 4-7% slower, and fetching the next tile ahead 6% slower).
+  // hardware's own prefetch keeps up, so taller strips or fetching ahead
+  // would only add work.
   constexpr int64_t kStripRows = kStream ? 256 : 16;
   for (int64_t b0 = 0; b0 < nb16; b0 += kStripRows) {
     const int64_t b1 = std::min(nb16, b0 + kStripRows);
@@ -470,9 +470,9 @@ __attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst,
 
 // The AVX-512 path moves contiguous runs with 512-bit streaming stores,
 // interleaves 16-bit pairs with 512-bit word permutes, and uses the AVX2
-// tile transposes: a 16x16 transpose in 512-bit registers
-// measured 2x slower than four 8x8 AVX2 ones on this machine's CPU (AMD
-// EPYC, whose 512-bit shuffles take two passes), see README.
+// tile transposes: on cores that run a 512-bit shuffle as two 256-bit
+// passes (AMD's), a 16x16 transpose in 512-bit registers does about twice
+// the shuffle work of four 8x8 AVX2 ones.
 
 __attribute__((target("avx512f"))) inline void CopyRunAvx512(
     const char* src, char* dst, int64_t bytes, bool streaming) {

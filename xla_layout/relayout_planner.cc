@@ -404,8 +404,8 @@ void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es) {
     // An interleave of two rows (a (2,1) tile: bf16 T(8,128)(2,1)) keeps
     // destination order: each tile is written front to back while its
     // eight source rows stream in together. Read in source order, two rows
-    // at a time, it ran at 0.46x the streaming copy against 0.59-0.64x (one
-    // thread, 4096^2).
+    // at a time, every tile would be written in pieces, a pair of rows each
+    // pass.
     const Loop& b = t.loops.back();
     if (t.kind == Kind::kTranspose && b.dst == es &&
         IsRowPairInterleave(b.extent, t.loops[t.loops.size() - 2].dst,
@@ -426,7 +426,7 @@ void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es) {
 namespace {
 
 // Whether `rows` source lines `stride` bytes apart overfill a set of a
-// 32 KiB, 8-way L1 with 64-byte lines (the x86 cores this project measures).
+// 32 KiB, 8-way L1 with 64-byte lines (the L1 data cache of current x86 cores).
 // More than 512 rows always do, so at most 513 are counted.
 bool RowsCollideInL1(int64_t stride, int64_t rows) {
   constexpr uint64_t kSets = 64, kWays = 8, kLine = kCacheLineBytes;
@@ -452,12 +452,9 @@ void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es, Isa isa) {
   // the tiles along the row too (Task::grouped): one call sweeps whole
   // source lines. Where a grouped kernel exists this wins whatever the
   // stride; elsewhere only rows that collide are reordered, since calls of
-  // 16 rows are slower than calls of a whole tile on rows that do not.
-  // One thread, f32 {1,0} -> {0,1:T(4,128)}, GB/s, tile by tile -> blocked
-  // -> blocked and grouped: 4096^2 10.2-10.5 -> 14.4-15.5 -> 20-24; 1000^2,
-  // in cache, 26-30 -> 24 -> 33-56; 4000^2 14-18 -> (not blocked) -> 19-25.
-  // T(2,128): 4096^2 5.1-5.3 -> 7.7-8.7 -> 19-23; 1000^2 14-20 -> 32-36.
-  // Blocks of 32 or 64 rows were slower.
+  // 16 rows cost more calls than calls of a whole tile on rows that do not
+  // collide. One destination line of rows is the block: it is what one call
+  // writes whole.
   const int64_t line_rows = kCacheLineBytes / es;
   for (Task& t : *tasks) {
     if (t.kind != Kind::kTranspose || t.loops.size() < 3) continue;

@@ -584,11 +584,15 @@ TEST(RelayoutPropertyTest, RandomRoundTripsAndIsaAgreement) {
   options.types = {S8, U8, BF16, F16, F32, S32, F64, C64, C128};
   options.max_dim = 9;
   options.allow_attributes = false;
-  int cases = 0;
-  for (; cases < 5000; ++cases) {
+  // What the cases exercise, so that a generator that stopped drawing
+  // tiles or dimension orders fails here instead of testing less.
+  int tiled = 0, reordered = 0;
+  for (int cases = 0; cases < 5000; ++cases) {
     Shape a = RandomArrayShape(rng, options);
     Shape b = a;
     b.set_layout(RandomLayoutFor(rng, a, options));
+    tiled += !a.layout().tiles().empty() || !b.layout().tiles().empty();
+    reordered += a.layout().minor_to_major() != b.layout().minor_to_major();
     SCOPED_TRACE(absl::StrCat(a.ToString(), " -> ", b.ToString()));
     absl::StatusOr<TiledLayout> ta = TiledLayout::Create(a);
     absl::StatusOr<TiledLayout> tb = TiledLayout::Create(b);
@@ -617,7 +621,8 @@ TEST(RelayoutPropertyTest, RandomRoundTripsAndIsaAgreement) {
       ASSERT_EQ(mid, first) << IsaName(isa);
     }
   }
-  EXPECT_EQ(cases, 5000);
+  EXPECT_GT(tiled, 2500);
+  EXPECT_GT(reordered, 2500);
 }
 
 }  // namespace

@@ -54,7 +54,6 @@ TEST(TiledLayoutTest, CombinedDimsMatchTheFoldedShape) {
   TiledLayout two = Make("f32[112,110]{1,0:T(2,3)}");
   EXPECT_EQ(five.slot_count(), two.slot_count());
   EXPECT_THAT(five.tiled_dims(), ElementsAre(56, 37, 2, 3));
-  int64_t checked = 0;
   for (int64_t a = 0; a < 2; ++a)
     for (int64_t b = 0; b < 7; ++b)
       for (int64_t c = 0; c < 8; ++c)
@@ -63,9 +62,7 @@ TEST(TiledLayoutTest, CombinedDimsMatchTheFoldedShape) {
             int64_t row = (a * 7 + b) * 8 + c, col = d * 10 + e;
             ASSERT_EQ(five.LinearIndex({a, b, c, d, e}),
                       two.LinearIndex({row, col}));
-            ++checked;
           }
-  EXPECT_EQ(checked, 112 * 110);
 }
 
 TEST(TiledLayoutTest, PhysicalDimsFollowMinorToMajor) {

@@ -2,10 +2,10 @@
 #define XLA_LAYOUT_XLA_LAYOUT_WORKER_POOL_H_
 
 // Worker threads that are started once and run the shares of parallel calls.
-// Starting a std::thread per call costs 30-60 us on a 2-core VM, about what a
-// second thread saves on a 4 MB copy in cache (~100 us on one); a worker of
-// this pool that is still waiting for work (it spins for kSpinMicros after
-// each share before it sleeps) starts a share in about a microsecond.
+// Starting a std::thread per call costs about what a second thread saves on
+// a copy of a few MB in cache; a worker of this pool that is still waiting
+// for work (it spins for kSpinMicros after each share before it sleeps)
+// starts a share without a thread start or a wake-up.
 
 #include <atomic>
 #include <cstdint>

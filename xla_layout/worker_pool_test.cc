@@ -4,8 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -15,6 +19,34 @@
 
 namespace xla_layout {
 namespace {
+
+// Runs `fn` on a thread of its own and says whether it returned within
+// `limit`. A test of a call that would hang when broken fails this way
+// instead of hanging until Bazel's timeout (the stuck thread is left
+// behind, detached: the test has already failed).
+bool ReturnsWithin(std::chrono::seconds limit, std::function<void()> fn) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread([done, fn = std::move(fn)] {
+    fn();
+    done->store(true);
+  }).detach();
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done->load()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// The threads of this process, from /proc.
+int ProcessThreads() {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
 
 // Every share runs exactly once, on a thread of its own, and Run returns only
 // after all of them: counted over many calls of every width, including
@@ -44,36 +76,47 @@ TEST(WorkerPoolTest, RunsEveryShareOnceOnItsOwnThread) {
   }
 }
 
-// Shares really run at once: each waits until all have started, which would
-// never end if the pool ran them one after another.
+// Shares really run at once: each waits until all have started (or a
+// deadline passes), which a pool running them one after another fails.
 TEST(WorkerPoolTest, SharesRunConcurrently) {
   WorkerPool pool(1);
   for (int n : {2, 3}) {
-    std::atomic<int> started{0};
+    std::atomic<int> started{0}, gave_up{0};
     pool.Run(n, [&](int) {
       started.fetch_add(1);
-      while (started.load() < n) std::this_thread::yield();
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started.load() < n) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          gave_up.fetch_add(1);
+          return;
+        }
+        std::this_thread::yield();
+      }
     });
     EXPECT_EQ(started.load(), n);
+    EXPECT_EQ(gave_up.load(), 0) << "shares ran one after another";
   }
 }
 
 // A call made while another holds the workers does not wait for it: it runs
-// its shares on threads of its own.
+// its shares on threads of its own (waiting would deadlock: the outer share
+// waits for the inner call).
 TEST(WorkerPoolTest, ConcurrentCallsBothFinish) {
-  WorkerPool pool(1);
-  std::atomic<bool> inner_done{false};
-  std::atomic<int> outer_shares{0};
-  pool.Run(2, [&](int i) {
-    outer_shares.fetch_add(1);
-    if (i != 0) return;
-    std::atomic<int> inner{0};
-    pool.Run(2, [&](int) { inner.fetch_add(1); });
-    EXPECT_EQ(inner.load(), 2);
-    inner_done = true;
-  });
-  EXPECT_TRUE(inner_done.load());
-  EXPECT_EQ(outer_shares.load(), 2);
+  auto pool = std::make_shared<WorkerPool>(1);
+  auto inner_done = std::make_shared<std::atomic<bool>>(false);
+  auto outer_shares = std::make_shared<std::atomic<int>>(0);
+  auto inner = std::make_shared<std::atomic<int>>(0);
+  ASSERT_TRUE(ReturnsWithin(std::chrono::seconds(20), [=] {
+    pool->Run(2, [&](int i) {
+      outer_shares->fetch_add(1);
+      if (i != 0) return;
+      pool->Run(2, [&](int) { inner->fetch_add(1); });
+      inner_done->store(true);
+    });
+  })) << "a nested call waited for the workers its caller holds";
+  EXPECT_TRUE(inner_done->load());
+  EXPECT_EQ(inner->load(), 2);
+  EXPECT_EQ(outer_shares->load(), 2);
 }
 
 // A child of fork() has no workers: the shared pool, used in the parent
@@ -105,20 +148,38 @@ TEST(WorkerPoolTest, RunsInAForkedChild) {
   FAIL() << "the forked child never finished its call";
 }
 
-TEST(WorkerPoolTest, SharedPoolHasAWorkerPerExtraHardwareThread) {
-  const int hw = static_cast<int>(std::thread::hardware_concurrency());
-  EXPECT_EQ(WorkerPool::Shared().workers(), std::max(1, hw) - 1);
+// The shared pool keeps one worker per hardware thread beside the caller's:
+// once it has run a call, the process has a thread per hardware thread, and
+// a call as wide as the machine starts no other.
+TEST(WorkerPoolTest, SharedPoolFillsTheMachineWithoutStartingMore) {
+  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::atomic<int> ran{0};
+  WorkerPool::Shared().Run(hw, [&](int) { ran.fetch_add(1); });
+  ASSERT_EQ(ran.load(), hw);
+  EXPECT_EQ(ProcessThreads(), hw);
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  int during = 0;
+  WorkerPool::Shared().Run(hw, [&](int i) {
+    std::lock_guard<std::mutex> lock(mu);
+    ids.insert(std::this_thread::get_id());
+    if (i == 0) during = ProcessThreads();
+  });
+  EXPECT_EQ(static_cast<int>(ids.size()), hw);
+  EXPECT_EQ(during, hw);
 }
 
 // The destructor joins workers that are asleep and workers that spin.
 TEST(WorkerPoolTest, DestroysWhileWorkersSleepOrSpin) {
   for (bool sleep : {false, true}) {
-    WorkerPool pool(3);
-    pool.Run(4, [](int) {});
-    if (sleep) {
-      std::this_thread::sleep_for(
-          std::chrono::microseconds(3 * WorkerPool::kSpinMicros));
-    }
+    EXPECT_TRUE(ReturnsWithin(std::chrono::seconds(20), [sleep] {
+      WorkerPool pool(3);
+      pool.Run(4, [](int) {});
+      if (sleep) {
+        std::this_thread::sleep_for(
+            std::chrono::microseconds(3 * WorkerPool::kSpinMicros));
+      }
+    })) << (sleep ? "sleeping" : "spinning") << " workers were never joined";
   }
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The out-of-tree plugin, built as the README says (one g++ line against the
+# The out-of-tree plugin, built as docs/architecture.md says (one g++ line against the
 # project's headers) and loaded into hlo-layout.
 set -u
 root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/${TEST_WORKSPACE:-xla_layout}

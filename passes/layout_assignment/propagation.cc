@@ -122,29 +122,27 @@ int32_t LayoutPropagation::Intern(const Layout& layout) {
   return it->second;
 }
 
-namespace {
-
-// Whether the operand of `edge` is a concatenate operand that another one
-// outgrows along the concatenated dim: as in XLA, only the largest operand
-// lays out a concatenate, so a layout change copies the smaller ones.
-bool SmallerConcatenateOperand(const OperandEdge& edge) {
-  const HloInstruction* user = edge.user;
-  if (user == nullptr || user->opcode() != HloOpcode::kConcatenate) return false;
-  const auto& dims = user->attributes().dimensions;
-  if (!dims || dims->size() != 1) return false;
+int64_t ConcatenateOperandSizes::Extent(const HloInstruction& concatenate,
+                                        const HloInstruction& operand) {
+  ++extents_read_;
+  const auto& dims = concatenate.attributes().dimensions;
+  if (!dims || dims->size() != 1) return 0;
   const int64_t d = (*dims)[0];
-  auto extent = [d](const HloInstruction* op) -> int64_t {
-    const Shape& s = op->shape();
-    return s.IsArray() && d >= 0 && d < s.rank() ? s.dimensions(static_cast<int>(d)) : 0;
-  };
-  const int64_t mine = extent(user->operand(edge.operand_index));
-  for (const HloInstruction* sibling : user->operands()) {
-    if (extent(sibling) > mine) return true;
-  }
-  return false;
+  const Shape& s = operand.shape();
+  return s.IsArray() && d >= 0 && d < s.rank() ? s.dimensions(static_cast<int>(d)) : 0;
 }
 
-}  // namespace
+bool ConcatenateOperandSizes::IsOutgrown(const OperandEdge& edge) {
+  const HloInstruction* user = edge.user;
+  if (user == nullptr || user->opcode() != HloOpcode::kConcatenate) return false;
+  auto [it, inserted] = largest_.try_emplace(user, 0);
+  if (inserted) {
+    for (const HloInstruction* sibling : user->operands()) {
+      it->second = std::max(it->second, Extent(*user, *sibling));
+    }
+  }
+  return Extent(*user, *user->operand(edge.operand_index)) < it->second;
+}
 
 void LayoutPropagation::Drain() {
   const int64_t budget =
@@ -163,7 +161,7 @@ void LayoutPropagation::Drain() {
       const int here = toward_operand ? edge.result : edge.operand;
       const int there = toward_operand ? edge.operand : edge.result;
       if (Find(here) != g) continue;
-      if (!toward_operand && SmallerConcatenateOperand(edge)) continue;
+      if (!toward_operand && concatenates_.IsOutgrown(edge)) continue;
       int other = Find(there);
       std::optional<Layout> d = RelatedLayout(
           edge, constraints_, cost_, toward_operand, layouts_[layout_[g]],

@@ -38,6 +38,24 @@ std::optional<Layout> RelatedLayout(const OperandEdge& edge,
                                     const Layout& from,
                                     const Layout* current = nullptr);
 
+// Which concatenate operands another operand outgrows along the
+// concatenated dim: as in XLA, only the largest operand lays out a
+// concatenate, so a layout change copies the smaller ones. Each
+// concatenate's operands are measured once, so a query costs O(1) after the
+// first for its concatenate (a concatenate of n operands has n edges).
+class ConcatenateOperandSizes {
+ public:
+  // Whether `edge` reads a concatenate operand that a sibling outgrows.
+  bool IsOutgrown(const OperandEdge& edge);
+  // Operand extents read so far (the work done, for tests).
+  int64_t extents_read() const { return extents_read_; }
+
+ private:
+  int64_t Extent(const HloInstruction& concatenate, const HloInstruction& operand);
+  absl::flat_hash_map<const HloInstruction*, int64_t> largest_;
+  int64_t extents_read_ = 0;
+};
+
 class LayoutPropagation {
  public:
   LayoutPropagation(const LayoutConstraints& constraints, const LayoutCostModel& cost);
@@ -76,6 +94,7 @@ class LayoutPropagation {
   std::vector<int> adjacent_begin_;
   std::vector<int> adjacent_;
   std::deque<int> queue_;
+  ConcatenateOperandSizes concatenates_;
   int64_t steps_ = 0;
 };
 

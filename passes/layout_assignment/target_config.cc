@@ -17,11 +17,13 @@ namespace {
 // (8,128) tiles; 16-bit ones also pair rows into 32-bit words, (2,1); 8-bit
 // ones put four rows in a word, (4,1). CPUs pack f32 matmul operands like
 // IREE's data tiling: 8x8x1 (AVX2, arm64), 16x16x1 (AVX-512). The padding
-// limit of 1.5 lets e.g. f32[100,200] tile (1.28x) but refuses the tiny-dim
-// cases users complain about (u32[12582912,1] would take 128x). The copy
-// throughputs of the x86 tables and `default` are `hlo-layout calibrate` on
-// the project's build machine (a 2-core AMD EPYC VM with AVX-512); the TPU
-// and arm64 tables have none, so their copies are priced by their bytes.
+// limit of 1.5 lets e.g. f32[100,200] tile (104x256 slots: 1.33x) but
+// refuses the tiny-dim cases users complain about (u32[12582912,1] would
+// take 128x). The copy
+// throughputs of the x86 tables and `default` come from `hlo-layout
+// calibrate` on one AVX-512 machine, as a starting point: calibrate makes a
+// table for the machine at hand. The TPU and arm64 tables have none, so
+// their copies are priced by their bytes.
 constexpr absl::string_view kBuiltins[][2] = {
     {"default", R"pb(
       name: "default"

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Replays every fuzz target over its seed corpus in an ordinary build: the
-# shape seeds, the relayout seeds, the golden HLO files and, when present,
-# the HLO corpus ($HLO_CORPUS_DIR). Ends with "fuzz_seeds: N passed, M failed"
-# (one per target).
+# shape seeds, the relayout seeds, the golden HLO files and the HLO corpus
+# (a declared input, tests/corpus.sh: missing fails, unless the caller
+# declined it). Ends with "fuzz_seeds: N passed, M failed" (one per target).
 set -u
 root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/${TEST_WORKSPACE:-xla_layout}
 bin=$root/tests/fuzz
 seeds=$root/tests/fuzz/seeds
 hlo_seeds=("$root/tests/golden")
-[ -n "${HLO_CORPUS_DIR:-}" ] && [ -d "$HLO_CORPUS_DIR" ] && hlo_seeds+=("$HLO_CORPUS_DIR")
+# shellcheck source=tests/corpus.sh
+source "$root/tests/corpus.sh"
 passed=0 failed=0
+case $corpus_state in
+  present) hlo_seeds+=("$corpus_dir") ;;
+  missing) echo "FAIL: $corpus_missing_message"; failed=$((failed + 1)) ;;
+  declined) echo "note: no corpus (XLA_LAYOUT_NO_CORPUS): the HLO targets replay the goldens only" ;;
+esac
 run() {  # target, seed paths...
   local target=$1; shift
   if "$bin/$target" "$@" > "${TEST_TMPDIR:-/tmp}/$target.log" 2>&1; then
