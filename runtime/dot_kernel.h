@@ -1,9 +1,11 @@
 // The executor's fast path for a matmul whose operands come packed: the lhs
 // with runs of 4 rows contiguous per contracting index, the rhs with runs of
 // 8 columns (as the CPU targets' {1,0:T(m0,1)} and {0,1:T(n0,1)} put them).
-// A register-blocked 4x8 kernel walks whole panels with no index math per
-// product, and gives the bits the generic dot gives: products and sums in
-// double, each sum in increasing contracting index, rounded once.
+// A register-blocked kernel (8x16 with AVX-512 when the result's rows
+// divide by 8 and its columns by 16, else 4x8 with AVX2 or plain C++) walks
+// whole panels with no index math per product, and gives the bits the
+// generic dot gives: products and sums in double, each sum in increasing
+// contracting index, rounded once.
 #ifndef RUNTIME_DOT_KERNEL_H_
 #define RUNTIME_DOT_KERNEL_H_
 
