@@ -183,7 +183,8 @@ class HloInstruction {
     const Dot& dot() const { return dot_.get(); }
     Dot& mutable_dot() { return dot_.mutable_get(); }
     // Keywords: compare's direction and a fusion's kind. Out of line too:
-    // two strings in every instruction were 80 bytes of each.
+    // only compares and fusions have them, and two strings held inline
+    // would grow every instruction.
     struct Keywords {
       std::optional<std::string> direction;  // EQ, LT, ...
       std::optional<std::string> kind;       // kLoop, ...
@@ -373,7 +374,7 @@ class HloComputation {
   void set_root(HloInstruction* root) { root_ = root; }
   // Parameters by number; entries are null where a number is missing. Of two
   // parameters with one number (which the verifier rejects), the one added
-  // last.
+  // last. A parameter numbered below 0 or above 2^20 is left out.
   std::vector<HloInstruction*> parameters() const;
   HloInstruction* FindInstruction(absl::string_view name) const;
 
@@ -529,7 +530,7 @@ class HloModule {
   std::vector<std::unique_ptr<HloComputation>> computations_;
   // Name lookup in constant time: parsing 100k computations stays linear.
   // A computation's name never changes once it is in the module. The first
-  // of two equal names wins, as the linear search did.
+  // of two equal names wins, as a search from the front would find it.
   absl::flat_hash_map<std::string, HloComputation*> by_name_;
   HloComputation* entry_ = nullptr;
   std::optional<ComputationLayout> entry_layout_;

@@ -29,7 +29,8 @@
 // attributes, duplicate names within a computation, undefined operands and
 // callees, control-predecessors that are not in the computation, operand
 // shapes other than their definition's (a layout that differs is only a
-// warning), constants and custom-call literals out of their type's range
+// warning), a parameter without a number, inline operands nested deeper
+// than 256, constants and custom-call literals out of their type's range
 // or of the wrong element count, sizes whose bits overflow int64, a
 // signature other than the body,
 // aliasing that does not fit the entry, a second ROOT or ENTRY, an empty
