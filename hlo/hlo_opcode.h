@@ -20,8 +20,11 @@ enum : unsigned {
   // Operands and result share one layout: elementwise ops, map and
   // bitcast-convert (whose lanes may differ in width).
   kPreservesLayout = 1u << 0,
-  // Kept without users: infeed, outfeed, send/recv, custom-call,
-  // collectives, rng, after-all, add-dependency, opt-barrier.
+  // Kept without users: infeed, outfeed, send/recv and their -done forms,
+  // custom-call, all-gather, all-reduce, collective-permute (and their
+  // -start forms), collective-reduce, rng, rng-get-and-update-state,
+  // after-all, add-dependency, opt-barrier. Not all-to-all or
+  // reduce-scatter.
   kSideEffect = 1u << 1,
   // Moves elements without arithmetic, result rank = operand rank: slice,
   // dynamic-slice, pad, concatenate, reverse.
