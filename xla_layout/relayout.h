@@ -4,18 +4,22 @@
 //
 // Supported: any two dense layouts of the same logical array (type and dims)
 // with any minor_to_major, any number of tiling levels, '*' combined dims,
-// L(n) tail padding, and elements of 1, 2, 4, 8 or 16 bytes (E(n) of whole
-// bytes, equal on both sides). Padding slots of the destination are always
-// written with the fill value, so the output is deterministic.
+// L(n) tail padding, and elements of any whole number of bytes (the natural
+// sizes, or E(n) of whole bytes such as E(48), equal on both sides). Padding
+// slots of the destination are always written with the fill value, so the
+// output is deterministic.
 //
 // Sub-byte elements (E(1), E(2), E(4), on either side or both; xla_layout/
 // subbyte.h says where a packed slot lives) are unpacked to one byte per slot
 // (sign-extended for s2/s4), moved by the byte plan, and packed again.
 //
-// Not supported, with an error from Create: sparse layouts (D, #, *, P),
-// split configs (SC) and dynamic-shape metadata (M), E(n) that is neither
-// 1, 2, 4 nor whole bytes, different whole-byte E(n) on the two sides, and
-// unbounded dims.
+// Not supported, with an error from Create: shapes that are not arrays or
+// not the same logical array, sparse layouts (D, #, *, P), split configs
+// (SC) and dynamic-shape metadata (M), E(n) that is neither 1, 2, 4 nor
+// whole bytes, a sub-byte E(n) narrower than the element type, different
+// whole-byte E(n) on the two sides, and unbounded dims. Options are refused
+// too: a padding_value of neither 1 byte nor the element's size, and
+// allow_in_place when the two buffers differ in size.
 //
 // How: each layout's tiled dims are digits of the logical indices
 // (TiledLayout::digits). The planner refines both sides' digits into one loop

@@ -35,9 +35,9 @@ absl::StatusOr<Layout> ParseLayout(absl::string_view text);
 // space or inside a /*...*/ or //... comment. Shared by the shape and HLO
 // parsers so that both read comments alike.
 size_t SkipSpaceAndCommentsFrom(absl::string_view text, size_t pos);
-// Most calls stand on a token already: that case is answered inline (the
-// parsers call this before every token; out of line it was a tenth of
-// parsing a module).
+// Most calls stand on a token already: that case is answered inline, since
+// the parsers call this before every token and a call per token would cost
+// more than the check.
 inline size_t SkipSpaceAndComments(absl::string_view text, size_t pos) {
   if (pos < text.size() && text[pos] != '/' && !absl::ascii_isspace(text[pos])) {
     return pos;
@@ -57,7 +57,7 @@ class ShapeParser {
   // Parses a bracketed layout ('{...}' or '<...>') starting at pos().
   absl::StatusOr<Layout> ParseLayout();
 
-  // Skips whitespace and /*...*/ comments.
+  // Skips whitespace and /*...*/ and //... comments (SkipSpaceAndComments).
   void SkipSpace();
   size_t pos() const { return pos_; }
   size_t error_offset() const { return error_offset_; }

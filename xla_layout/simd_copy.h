@@ -28,8 +28,8 @@ __attribute__((target("avx2"))) inline void Store32Avx2(void* p, __m256i v) {
 template <bool kStream>
 __attribute__((target("avx2"))) inline int64_t CopyBlocks128Avx2(
     const char* src, char* dst, int64_t bytes) {
-  // Written out, not as loops over a register array: GCC kept such an
-  // array on the stack and halved the copy's speed.
+  // Written out, not as loops over a register array: the compiler may keep
+  // such an array on the stack, and the four values must stay in registers.
   int64_t i = 0;
   for (; i + 128 <= bytes; i += 128) {
     const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
