@@ -148,8 +148,9 @@ struct PipelineOptions {
   bool collect_stats = true;
 };
 
-// Checks `text` for `option` of pass `pass`: an unknown option, or a value
-// not of the option's type, is an error that names the pass.
+// Checks `text` for `option` of pass `pass`: an unknown option, an empty
+// value, or a value not of the option's type, is an error that names the
+// pass.
 absl::StatusOr<PassOptionValues> CheckPassOptions(
     const HloPass& pass,
     const std::vector<std::pair<std::string, std::string>>& text);
@@ -162,7 +163,8 @@ struct PipelineSpec {
   };
   std::vector<Element> elements;
 
-  // Fails on an empty pass name, an unclosed '{' or an option without '='.
+  // Fails on an empty pass name, an unclosed '{', an option without '=' or
+  // with an empty key, and anything but ',' after a pass's options.
   static absl::StatusOr<PipelineSpec> Parse(absl::string_view text);
 };
 
@@ -200,8 +202,10 @@ class PassPipeline {
 // Version 3: HloPass holds whether to collect statistics (set_collect_stats).
 inline constexpr int kPassPluginApiVersion = 3;
 
-// dlopens `path`, checks the version, lets the plugin register its passes.
-// The library stays loaded for the life of the program.
+// dlopens `path` (a bare file name is taken from the working directory, not
+// searched on the library path), checks that both entry points are
+// functions and the version, lets the plugin register its passes. The
+// library stays loaded for the life of the program.
 absl::Status LoadPassPlugin(const std::string& path,
                             PassRegistrar& registrar = PassRegistry::Global());
 

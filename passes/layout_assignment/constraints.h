@@ -102,7 +102,7 @@ struct BufferLayout {
 bool IsLaidOut(const Shape& shape);
 // The laid-out array leaves of `shape`, in order. Inline for one leaf: the
 // pass asks for the leaves of every instruction, most of them arrays, and a
-// heap vector each cost a fifth of the layout census.
+// heap vector each would be an allocation per instruction.
 using LeafShapes = absl::InlinedVector<Shape*, 1>;
 LeafShapes LaidOutLeaves(Shape& shape);
 int LaidOutLeafCount(const Shape& shape);
@@ -113,7 +113,9 @@ class LayoutConstraints {
   // entry the result's come before the parameters', as in XLA, so that a
   // conflict puts the copy on the parameter. Fails when the module states a
   // constraint that cannot hold: a custom call whose
-  // operand_layout_constraints do not match its operands.
+  // operand_layout_constraints do not match its operands, or an
+  // input_output_alias whose output and parameter the header's
+  // entry_computation_layout fixes to different layouts.
   static absl::StatusOr<LayoutConstraints> Build(HloModule& module,
                                                  const LayoutCostModel& cost);
 

@@ -53,7 +53,8 @@ class LayoutCostModel {
   Default DefaultLayout(const Shape& shape) const { return ChooseFreeLayout(shape, {}); }
 
   // The layout of a free value, searched over its dimension orders (all of
-  // them up to rank 4; above, the descending order, size-1 dims major, and
+  // them up to rank 4 when the target tiles the shape or `keep_major` is
+  // given; otherwise the descending order, size-1 dims major, and
   // `keep_major` dims major). An order scores the padding ratio of the
   // target's tiles on it (untiled costs max_padding_ratio + 1 where the
   // target tiles), plus 1 for each `keep_major` dim among the two minor

@@ -6,6 +6,11 @@
 // entry layout is written in the header, and a second Run changes nothing
 // (a layout is never rewritten into a physically identical one).
 //
+// Fails (the module may be partly rewritten) on a module without an entry,
+// entry parameters not numbered 0..n-1, a constraint that cannot hold
+// (LayoutConstraints::Build), or a copy the packing core cannot run
+// (InsertCopies).
+//
 // The steps, one file each: FlattenCallGraph gives every control-flow
 // computation one caller; LayoutConstraints (constraints.h) states what
 // each op needs; LayoutPropagation (propagation.h) spreads layouts, strongest

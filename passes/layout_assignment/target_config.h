@@ -4,12 +4,13 @@
 //
 // A TargetConfig is always valid: FromProto refuses a table without a name,
 // a base tiling with an element width other than 0 or a power of two up to
-// 128, a negative min_rank, an invalid tile or a first tile of higher rank
+// 128, a negative min_rank, more than kMaxTiles tiles in a rule, a tile of
+// more than 2^31 elements, an invalid tile or a first tile of higher rank
 // than the rule's, a dot tiling without an array type or with a size below
-// 1, a max_padding_ratio in (0, 1), and any cost-model number that is not
-// finite, is negative, or lies outside the bounds below (a copy rate other
-// than 0 under kMinCopyGbps, a conv_mismatch_read_factor over
-// kMaxConvMismatchReadFactor); each error names the field. Tiles are not
+// 1 or above 65536, a max_padding_ratio in (0, 1), and any cost-model
+// number that is not finite, is negative, or lies outside the bounds below
+// (a copy rate other than 0 under kMinCopyGbps, a conv_mismatch_read_factor
+// over kMaxConvMismatchReadFactor); each error names the field. Tiles are not
 // checked against any shape's size. The table only answers questions; the
 // pass decides (cost_model.h).
 #ifndef PASSES_LAYOUT_ASSIGNMENT_TARGET_CONFIG_H_
