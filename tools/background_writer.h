@@ -2,8 +2,8 @@
 #define XLA_LAYOUT_TOOLS_BACKGROUND_WRITER_H_
 
 // Writes an output's pieces on a thread of its own, so that the printer
-// formats the next piece while the last one is written: on a module of 1M
-// instructions, 120 MB of text, the write system calls take 0.14 s.
+// formats the next piece while the last one is written: the time of the
+// write system calls overlaps the printing instead of adding to it.
 
 #include <string>
 #include <thread>

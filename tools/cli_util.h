@@ -27,6 +27,8 @@ struct Args {
   // Fails on any flag not in `known`.
   absl::Status CheckKnown(const std::vector<absl::string_view>& known) const;
   bool Has(absl::string_view name) const;
+  // The value of the last `--name=value`; nullopt when absent or when the
+  // last one is a bare `--name`.
   std::optional<std::string> Value(absl::string_view name) const;
   // A boolean flag: absent is false; `--name` and `--name=true` are true,
   // `--name=false` is false; any other value is an error.
