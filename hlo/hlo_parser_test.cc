@@ -96,7 +96,7 @@ ENTRY e {
 
 TEST(HloCorpusTest, EveryFileParsesVerifiesAndRoundTrips) {
   std::optional<std::string> dir = HloCorpusDir();
-  if (!dir) GTEST_SKIP() << "HLO_CORPUS_DIR is not set";
+  if (!dir) GTEST_SKIP() << "no HLO corpus (XLA_LAYOUT_NO_CORPUS)";
   absl::StatusOr<std::vector<CorpusFile>> corpus = ReadHloCorpus(*dir);
   ASSERT_TRUE(corpus.ok()) << corpus.status();
   int real = 0;
