@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/types/span.h"
 #include "hlo/attribute_cursor.h"
 
 namespace xla_layout {
@@ -24,108 +26,112 @@ using attribute_internal::Error;
 namespace {
 
 // The attributes each opcode takes beyond those every instruction takes, as
-// XLA's parser declares them. Opcodes missing here take any attribute.
-const absl::flat_hash_map<HloOpcode, std::vector<absl::string_view>>& AttributeTable() {
-  using O = HloOpcode;
+// XLA's parser declares them: one row per family of opcodes that take the
+// same ones (names in the order error messages list them). Opcodes in no
+// row take any attribute; none is in two rows.
+struct AttributeRow {
+  std::initializer_list<HloOpcode> opcodes;
+  std::initializer_list<absl::string_view> names;
+};
+
+using O = HloOpcode;
+const AttributeRow kAttributeRows[] = {
+    {{O::kExp, O::kExpm1, O::kLog, O::kLog1p, O::kLogistic, O::kSqrt, O::kCbrt, O::kRsqrt,
+      O::kTanh, O::kErf, O::kSin, O::kCos, O::kTan},
+     {"result_accuracy"}},
+    {{O::kAbs, O::kAllGatherDone, O::kAllReduceDone, O::kRoundNearestAfz,
+      O::kRoundNearestEven, O::kBitcast, O::kCeil, O::kClz, O::kCollectivePermuteDone,
+      O::kCopy, O::kCopyDone, O::kOptimizationBarrier, O::kImag, O::kIsFinite, O::kFloor,
+      O::kNot, O::kNegate, O::kPopulationCount, O::kReal, O::kSign, O::kAdd, O::kDivide,
+      O::kMultiply, O::kSubtract, O::kAtan2, O::kComplex, O::kMaximum, O::kMinimum,
+      O::kPower, O::kRemainder, O::kAnd, O::kOr, O::kXor, O::kShiftLeft,
+      O::kShiftRightArithmetic, O::kShiftRightLogical, O::kStochasticConvert, O::kClamp,
+      O::kSelect, O::kConvert, O::kBitcastConvert, O::kReplicaId, O::kPartitionId,
+      O::kDynamicReshape, O::kAfterAll, O::kAddDependency, O::kTuple,
+      O::kDynamicUpdateSlice, O::kParameter, O::kConstant, O::kAcos, O::kAcosh, O::kAsin,
+      O::kAsinh, O::kAtan, O::kAtanh, O::kCosh, O::kSinh, O::kMulhi},
+     {}},
+    {{O::kIota}, {"iota_dimension"}},
+    {{O::kTopK}, {"k", "largest"}},
+    // Collectives.
+    {{O::kAllGather, O::kAllGatherStart},
+     {"replica_groups", "channel_id", "dimensions", "constrain_layout",
+      "use_global_device_ids"}},
+    {{O::kAllReduce, O::kAllReduceStart, O::kReduceScatter},
+     {"to_apply", "replica_groups", "channel_id", "constrain_layout", "use_global_device_ids",
+      "dimensions"}},
+    {{O::kAllToAll}, {"replica_groups", "channel_id", "dimensions", "constrain_layout"}},
+    {{O::kRaggedAllToAll}, {"replica_groups", "channel_id", "dimensions"}},
+    {{O::kCollectiveBroadcast}, {"replica_groups", "channel_id"}},
+    {{O::kCollectivePermute, O::kCollectivePermuteStart},
+     {"source_target_pairs", "channel_id", "slice_sizes"}},
+    {{O::kRecv, O::kRecvDone, O::kSend, O::kSendDone}, {"channel_id", "is_host_transfer"}},
+    // Control flow and calls.
+    {{O::kAsyncStart, O::kAsyncUpdate, O::kAsyncDone}, {"async_execution_thread", "calls"}},
+    {{O::kWhile}, {"condition", "body"}},
+    {{O::kCall}, {"to_apply", "is_composite"}},
+    {{O::kConditional}, {"true_computation", "false_computation", "branch_computations"}},
+    {{O::kFusion}, {"calls", "kind", "output_to_operand_aliasing"}},
+    {{O::kCustomCall},
+     {"custom_call_target", "window", "dim_labels", "feature_group_count",
+      "batch_group_count", "operand_layout_constraints", "custom_call_has_side_effect",
+      "to_apply", "called_computations", "output_to_operand_aliasing", "padding_type",
+      "literal", "operand_precision", "schedule", "api_version"}},
+    // Data movement and reductions.
+    {{O::kCopyStart}, {"cross_program_prefetch_index"}},
+    {{O::kReshape}, {"inferred_dimension"}},
+    {{O::kSort}, {"dimensions", "is_stable", "to_apply"}},
+    {{O::kGetTupleElement}, {"index"}},
+    {{O::kReduceWindow}, {"window", "to_apply"}},
+    {{O::kBroadcast, O::kConcatenate, O::kReverse, O::kTranspose, O::kGetDimensionSize,
+      O::kSetDimensionSize},
+     {"dimensions"}},
+    {{O::kMap, O::kReduce}, {"to_apply", "dimensions"}},
+    {{O::kSelectAndScatter}, {"select", "scatter", "window"}},
+    {{O::kSlice}, {"slice"}},
+    {{O::kDynamicSlice}, {"dynamic_slice_sizes"}},
+    {{O::kPad}, {"padding"}},
+    {{O::kGather},
+     {"offset_dims", "collapsed_slice_dims", "start_index_map", "index_vector_dim",
+      "slice_sizes", "indices_are_sorted", "operand_batching_dims",
+      "start_indices_batching_dims"}},
+    {{O::kScatter},
+     {"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
+      "index_vector_dim", "to_apply", "indices_are_sorted", "unique_indices",
+      "input_batching_dims", "scatter_indices_batching_dims"}},
+    // Linear algebra.
+    {{O::kConvolution},
+     {"window", "dim_labels", "feature_group_count", "batch_group_count",
+      "operand_precision"}},
+    {{O::kDot},
+     {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims", "rhs_batch_dims",
+      "operand_precision", "sparsity", "algorithm"}},
+    {{O::kRaggedDot},
+     {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims", "rhs_batch_dims",
+      "lhs_ragged_dims", "rhs_group_dims", "operand_precision"}},
+    {{O::kFft}, {"fft_type", "fft_length"}},
+    {{O::kTriangularSolve}, {"left_side", "lower", "unit_diagonal", "transpose_a"}},
+    {{O::kCholesky}, {"lower"}},
+    {{O::kBatchNormTraining, O::kBatchNormInference, O::kBatchNormGrad},
+     {"epsilon", "feature_index"}},
+    // Everything else.
+    {{O::kCompare}, {"direction", "type"}},
+    {{O::kInfeed}, {"infeed_config"}},
+    {{O::kOutfeed}, {"outfeed_config", "outfeed_shape"}},
+    {{O::kRng}, {"distribution"}},
+    {{O::kRngGetAndUpdateState}, {"delta"}},
+    {{O::kRngBitGenerator}, {"algorithm"}},
+    {{O::kReducePrecision}, {"exponent_bits", "mantissa_bits"}},
+    {{O::kDomain}, {"domain"}},
+};
+
+// kAttributeRows by opcode.
+const absl::flat_hash_map<HloOpcode, absl::Span<const absl::string_view>>& AttributeTable() {
   static const auto* table = [] {
-    auto* t = new absl::flat_hash_map<HloOpcode, std::vector<absl::string_view>>();
-    const std::vector<absl::string_view> none;
-    const std::vector<absl::string_view> accuracy = {"result_accuracy"};
-    for (O op : {O::kExp, O::kExpm1, O::kLog, O::kLog1p, O::kLogistic, O::kSqrt, O::kCbrt,
-                 O::kRsqrt, O::kTanh, O::kErf, O::kSin, O::kCos, O::kTan}) {
-      (*t)[op] = accuracy;
+    auto* t = new absl::flat_hash_map<HloOpcode, absl::Span<const absl::string_view>>();
+    for (const AttributeRow& row : kAttributeRows) {
+      for (HloOpcode op : row.opcodes) t->emplace(op, row.names);
     }
-    for (O op : {O::kAbs, O::kAllGatherDone, O::kAllReduceDone, O::kRoundNearestAfz,
-                 O::kRoundNearestEven, O::kBitcast, O::kCeil, O::kClz,
-                 O::kCollectivePermuteDone, O::kCopy, O::kCopyDone, O::kOptimizationBarrier,
-                 O::kImag, O::kIsFinite, O::kFloor, O::kNot, O::kNegate, O::kPopulationCount,
-                 O::kReal, O::kSign, O::kAdd, O::kDivide, O::kMultiply, O::kSubtract,
-                 O::kAtan2, O::kComplex, O::kMaximum, O::kMinimum, O::kPower, O::kRemainder,
-                 O::kAnd, O::kOr, O::kXor, O::kShiftLeft, O::kShiftRightArithmetic,
-                 O::kShiftRightLogical, O::kStochasticConvert, O::kClamp, O::kSelect,
-                 O::kConvert, O::kBitcastConvert, O::kReplicaId, O::kPartitionId,
-                 O::kDynamicReshape, O::kAfterAll, O::kAddDependency, O::kTuple,
-                 O::kDynamicUpdateSlice, O::kParameter, O::kConstant, O::kAcos, O::kAcosh,
-                 O::kAsin, O::kAsinh, O::kAtan, O::kAtanh, O::kCosh, O::kSinh, O::kMulhi}) {
-      (*t)[op] = none;
-    }
-    (*t)[O::kIota] = {"iota_dimension"};
-    (*t)[O::kTopK] = {"k", "largest"};
-    for (O op : {O::kAllGather, O::kAllGatherStart}) {
-      (*t)[op] = {"replica_groups", "channel_id", "dimensions", "constrain_layout",
-                  "use_global_device_ids"};
-    }
-    for (O op : {O::kAllReduce, O::kAllReduceStart, O::kReduceScatter}) {
-      (*t)[op] = {"to_apply", "replica_groups", "channel_id", "constrain_layout",
-                  "use_global_device_ids", "dimensions"};
-    }
-    (*t)[O::kAllToAll] = {"replica_groups", "channel_id", "dimensions", "constrain_layout"};
-    (*t)[O::kRaggedAllToAll] = {"replica_groups", "channel_id", "dimensions"};
-    (*t)[O::kCollectiveBroadcast] = {"replica_groups", "channel_id"};
-    for (O op : {O::kCollectivePermute, O::kCollectivePermuteStart}) {
-      (*t)[op] = {"source_target_pairs", "channel_id", "slice_sizes"};
-    }
-    for (O op : {O::kAsyncStart, O::kAsyncUpdate, O::kAsyncDone}) {
-      (*t)[op] = {"async_execution_thread", "calls"};
-    }
-    (*t)[O::kCopyStart] = {"cross_program_prefetch_index"};
-    (*t)[O::kReshape] = {"inferred_dimension"};
-    (*t)[O::kSort] = {"dimensions", "is_stable", "to_apply"};
-    (*t)[O::kWhile] = {"condition", "body"};
-    for (O op : {O::kRecv, O::kRecvDone, O::kSend, O::kSendDone}) {
-      (*t)[op] = {"channel_id", "is_host_transfer"};
-    }
-    (*t)[O::kGetTupleElement] = {"index"};
-    (*t)[O::kCall] = {"to_apply", "is_composite"};
-    (*t)[O::kReduceWindow] = {"window", "to_apply"};
-    (*t)[O::kConvolution] = {"window", "dim_labels", "feature_group_count",
-                             "batch_group_count", "operand_precision"};
-    (*t)[O::kFft] = {"fft_type", "fft_length"};
-    (*t)[O::kTriangularSolve] = {"left_side", "lower", "unit_diagonal", "transpose_a"};
-    (*t)[O::kCompare] = {"direction", "type"};
-    (*t)[O::kCholesky] = {"lower"};
-    (*t)[O::kBroadcast] = {"dimensions"};
-    (*t)[O::kConcatenate] = {"dimensions"};
-    (*t)[O::kMap] = {"to_apply", "dimensions"};
-    (*t)[O::kReduce] = {"to_apply", "dimensions"};
-    (*t)[O::kReverse] = {"dimensions"};
-    (*t)[O::kSelectAndScatter] = {"select", "scatter", "window"};
-    (*t)[O::kSlice] = {"slice"};
-    (*t)[O::kDynamicSlice] = {"dynamic_slice_sizes"};
-    (*t)[O::kTranspose] = {"dimensions"};
-    for (O op : {O::kBatchNormTraining, O::kBatchNormInference, O::kBatchNormGrad}) {
-      (*t)[op] = {"epsilon", "feature_index"};
-    }
-    (*t)[O::kPad] = {"padding"};
-    (*t)[O::kFusion] = {"calls", "kind", "output_to_operand_aliasing"};
-    (*t)[O::kInfeed] = {"infeed_config"};
-    (*t)[O::kOutfeed] = {"outfeed_config", "outfeed_shape"};
-    (*t)[O::kRng] = {"distribution"};
-    (*t)[O::kRngGetAndUpdateState] = {"delta"};
-    (*t)[O::kRngBitGenerator] = {"algorithm"};
-    (*t)[O::kReducePrecision] = {"exponent_bits", "mantissa_bits"};
-    (*t)[O::kConditional] = {"true_computation", "false_computation", "branch_computations"};
-    (*t)[O::kCustomCall] = {"custom_call_target", "window", "dim_labels",
-                            "feature_group_count", "batch_group_count",
-                            "operand_layout_constraints", "custom_call_has_side_effect",
-                            "to_apply", "called_computations", "output_to_operand_aliasing",
-                            "padding_type", "literal", "operand_precision", "schedule",
-                            "api_version"};
-    (*t)[O::kDot] = {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
-                     "rhs_batch_dims", "operand_precision", "sparsity", "algorithm"};
-    (*t)[O::kRaggedDot] = {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
-                           "rhs_batch_dims", "lhs_ragged_dims", "rhs_group_dims",
-                           "operand_precision"};
-    (*t)[O::kGather] = {"offset_dims", "collapsed_slice_dims", "start_index_map",
-                        "index_vector_dim", "slice_sizes", "indices_are_sorted",
-                        "operand_batching_dims", "start_indices_batching_dims"};
-    (*t)[O::kScatter] = {"update_window_dims", "inserted_window_dims",
-                         "scatter_dims_to_operand_dims", "index_vector_dim", "to_apply",
-                         "indices_are_sorted", "unique_indices", "input_batching_dims",
-                         "scatter_indices_batching_dims"};
-    (*t)[O::kDomain] = {"domain"};
-    (*t)[O::kGetDimensionSize] = {"dimensions"};
-    (*t)[O::kSetDimensionSize] = {"dimensions"};
     return t;
   }();
   return *table;
