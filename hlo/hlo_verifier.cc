@@ -12,20 +12,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/hlo_attributes.h"
+#include "hlo/hlo_verifier_internal.h"
 #include "hlo/shape_inference.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/tiled_layout.h"
 
 namespace xla_layout {
-namespace {
+namespace hlo_verifier_internal {
 
-struct Context {
-  const HloModule& module;
-  const VerifierOptions& options;
-};
-
-// `body` at `where`: with the line and a caret when the source is at hand,
-// with file:line:col when the module came from a file, bare otherwise.
 absl::Status Positioned(const Context& ctx, SourceLocation where,
                         const std::string& body) {
   if (!where.known() || ctx.module.source_name().empty()) {
@@ -46,6 +40,15 @@ absl::Status Fail(const Context& ctx, const HloComputation& c,
                    i ? absl::StrCat(", instruction '", i->name(), "'") : std::string(),
                    ": ", message));
 }
+
+}  // namespace hlo_verifier_internal
+
+using hlo_verifier_internal::Context;
+using hlo_verifier_internal::Fail;
+using hlo_verifier_internal::Positioned;
+using hlo_verifier_internal::VerifyCallees;
+
+namespace {
 
 absl::Status CheckLayouts(const Shape& shape) {
   if (shape.IsTuple()) {
@@ -115,178 +118,6 @@ absl::Status VerifyInstruction(const Context& ctx, const HloComputation& c,
     }
   }
   return absl::OkStatus();
-}
-
-bool IsScalarOf(const Shape& s, PrimitiveType type) {
-  return s.IsArray() && s.rank() == 0 && s.element_type() == type;
-}
-
-std::string Describe(const Shape& s) { return s.ToString(); }
-
-// A called computation agrees with its caller: parameters of the shapes the
-// caller passes, a result of the shape it expects (layouts aside).
-absl::Status VerifyCallees(const Context& ctx, const HloComputation& c,
-                           const HloInstruction& i) {
-  const Shape::Equal same = Shape::Equal().IgnoreLayout();
-  const HloOpcode op = i.opcode();
-  auto fail = [&](const std::string& m) { return Fail(ctx, c, &i, m); };
-  auto params_of = [](const HloComputation* callee) { return callee->parameters(); };
-  // `callee` takes exactly `shapes`.
-  auto takes = [&](const HloComputation* callee,
-                   const std::vector<const Shape*>& shapes) -> absl::Status {
-    std::vector<HloInstruction*> params = params_of(callee);
-    if (params.size() != shapes.size()) {
-      return fail(absl::StrCat("passes ", shapes.size(), " values to '", callee->name(),
-                               "', which takes ", params.size()));
-    }
-    for (size_t k = 0; k < shapes.size(); ++k) {
-      if (params[k] != nullptr && !same(params[k]->shape(), *shapes[k])) {
-        return fail(absl::StrCat("passes ", Describe(*shapes[k]), " as parameter ", k,
-                                 " of '", callee->name(), "', which takes ",
-                                 Describe(params[k]->shape())));
-      }
-    }
-    return absl::OkStatus();
-  };
-  auto returns = [&](const HloComputation* callee, const Shape& want) -> absl::Status {
-    if (!same(callee->root()->shape(), want)) {
-      return fail(absl::StrCat("expects ", Describe(want), " from '", callee->name(),
-                               "', which returns ", Describe(callee->root()->shape())));
-    }
-    return absl::OkStatus();
-  };
-  // A scalar reduction with `n` inputs of `types`: 2n scalar parameters
-  // (accumulators, then values) and n scalar results.
-  auto reducer = [&](const HloComputation* callee,
-                     const std::vector<PrimitiveType>& types) -> absl::Status {
-    std::vector<Shape> scalars;
-    for (int round = 0; round < 2; ++round) {
-      for (PrimitiveType t : types) scalars.push_back(Shape(t, {}));
-    }
-    std::vector<const Shape*> ptrs;
-    for (const Shape& sc : scalars) ptrs.push_back(&sc);
-    absl::Status st = takes(callee, ptrs);
-    if (!st.ok()) return st;
-    if (types.size() == 1) return returns(callee, Shape(types[0], {}));
-    std::vector<Shape> results;
-    for (PrimitiveType t : types) results.push_back(Shape(t, {}));
-    return returns(callee, Shape::MakeTuple(results));
-  };
-  auto operand_shapes = [&](int from, int to) {
-    std::vector<const Shape*> shapes;
-    for (int k = from; k < to; ++k) shapes.push_back(&i.operand(k)->shape());
-    return shapes;
-  };
-  const auto& called = i.called_computations();
-  switch (op) {
-    case HloOpcode::kCall:
-    case HloOpcode::kFusion: {
-      if (called.empty()) return fail(absl::StrCat(HloOpcodeString(op), " calls nothing"));
-      absl::Status st = takes(called[0].computation, operand_shapes(0, i.operand_count()));
-      if (!st.ok()) return st;
-      return returns(called[0].computation, i.shape());
-    }
-    case HloOpcode::kAsyncStart: {
-      HloComputation* callee = i.called_computation("calls");
-      if (callee == nullptr) return fail("async-start calls nothing (calls=)");
-      const Shape& state = i.shape();
-      if (!state.IsTuple() || state.tuple_shapes().size() < 2) {
-        return fail("async-start needs the shape ((operands...), results, context...)");
-      }
-      absl::Status st = takes(callee, operand_shapes(0, i.operand_count()));
-      if (!st.ok()) return st;
-      return returns(callee, state.tuple_shapes()[1]);
-    }
-    case HloOpcode::kWhile: {
-      HloComputation* body = i.called_computation("body");
-      HloComputation* cond = i.called_computation("condition");
-      if (body == nullptr || cond == nullptr || i.operand_count() != 1) {
-        return fail("while needs one operand, a body and a condition");
-      }
-      const Shape& state = i.operand(0)->shape();
-      if (!same(state, i.shape())) {
-        return fail(absl::StrCat("while's operand is ", Describe(state),
-                                 " but its result is ", Describe(i.shape())));
-      }
-      for (const HloComputation* callee : {body, cond}) {
-        absl::Status st = takes(callee, {&state});
-        if (!st.ok()) return st;
-      }
-      absl::Status st = returns(body, state);
-      if (!st.ok()) return st;
-      return returns(cond, Shape(PRED, {}));
-    }
-    case HloOpcode::kConditional: {
-      if (i.operand_count() < 1 || static_cast<int>(called.size()) != i.operand_count() - 1) {
-        return fail("conditional needs one operand per branch after the selector");
-      }
-      const Shape& selector = i.operand(0)->shape();
-      const bool two = IsScalarOf(selector, PRED) && called.size() == 2;
-      if (!two && !IsScalarOf(selector, S32)) {
-        return fail(absl::StrCat("the selector is ", Describe(selector),
-                                 "; use pred[] with two branches or s32[]"));
-      }
-      for (size_t b = 0; b < called.size(); ++b) {
-        absl::Status st = takes(called[b].computation, {&i.operand(b + 1)->shape()});
-        if (!st.ok()) return st;
-        st = returns(called[b].computation, i.shape());
-        if (!st.ok()) return st;
-      }
-      return absl::OkStatus();
-    }
-    case HloOpcode::kMap: {
-      HloComputation* f = i.called_computation("to_apply");
-      if (f == nullptr || !i.shape().IsArray()) return absl::OkStatus();
-      std::vector<Shape> scalars;
-      for (int k = 0; k < i.operand_count(); ++k) {
-        scalars.push_back(Shape(i.operand(k)->shape().element_type(), {}));
-      }
-      std::vector<const Shape*> ptrs;
-      for (const Shape& sc : scalars) ptrs.push_back(&sc);
-      absl::Status st = takes(f, ptrs);
-      if (!st.ok()) return st;
-      return returns(f, Shape(i.shape().element_type(), {}));
-    }
-    case HloOpcode::kReduce:
-    case HloOpcode::kReduceWindow: {
-      HloComputation* f = i.called_computation("to_apply");
-      if (f == nullptr || i.operand_count() % 2 != 0) {
-        return fail(absl::StrCat(HloOpcodeString(op),
-                                 " needs inputs, as many init values, and to_apply"));
-      }
-      std::vector<PrimitiveType> types;
-      for (int k = i.operand_count() / 2; k < i.operand_count(); ++k) {
-        types.push_back(i.operand(k)->shape().element_type());
-      }
-      return reducer(f, types);
-    }
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kReduceScatter: {
-      HloComputation* f = i.called_computation("to_apply");
-      if (f == nullptr || i.operand_count() < 1 || !i.operand(0)->shape().IsArray()) {
-        return absl::OkStatus();
-      }
-      return reducer(f, {i.operand(0)->shape().element_type()});
-    }
-    case HloOpcode::kSort: {
-      HloComputation* f = i.called_computation("to_apply");
-      if (f == nullptr) return fail("sort needs a comparator (to_apply)");
-      std::vector<Shape> scalars;
-      for (int k = 0; k < i.operand_count(); ++k) {
-        for (int side = 0; side < 2; ++side) {
-          scalars.push_back(Shape(i.operand(k)->shape().element_type(), {}));
-        }
-      }
-      std::vector<const Shape*> ptrs;
-      for (const Shape& sc : scalars) ptrs.push_back(&sc);
-      absl::Status st = takes(f, ptrs);
-      if (!st.ok()) return st;
-      return returns(f, Shape(PRED, {}));
-    }
-    default:
-      return absl::OkStatus();
-  }
 }
 
 // Operands form a DAG within a computation: no instruction reads itself,
