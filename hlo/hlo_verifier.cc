@@ -224,6 +224,152 @@ std::vector<bool> RepeatedNames(const HloModule& module) {
   return repeated;
 }
 
+// What VerifyModule carries from one computation to the next.
+struct ModuleScan {
+  // Views of names the module owns, which do not change while it is read.
+  absl::flat_hash_set<absl::string_view> computation_names;
+  absl::flat_hash_set<const HloComputation*> owned;
+  std::vector<bool> repeated_name;  // RepeatedNames(module)
+  size_t order = 0;  // of the instruction in the module, as RepeatedNames walks it
+};
+
+// `i`'s operands are instructions of `c` (`position` as VerifyAcyclic takes
+// it) and its callees computations of the module.
+absl::Status VerifyReferences(const Context& ctx, const HloComputation& c,
+                              const HloInstruction& i, const std::vector<int>& position,
+                              const absl::flat_hash_set<const HloComputation*>& owned) {
+  auto mine = [&](const HloInstruction* op) {
+    return op != nullptr && op->parent() == &c && op->local_id() >= 0 &&
+           op->local_id() < c.local_id_bound() && position[op->local_id()] >= 0;
+  };
+  for (HloInstruction* op : i.operands()) {
+    if (!mine(op)) {
+      return Fail(ctx, c, &i, "an operand does not belong to this computation");
+    }
+  }
+  for (const auto& called : i.called_computations()) {
+    if (called.computation == nullptr || !owned.contains(called.computation)) {
+      return Fail(ctx, c, &i, absl::StrCat("calls a computation (", called.attribute,
+                                           ") that is not in the module"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Counts a parameter's number in `seen`, refusing one used twice.
+absl::Status CountParameter(const Context& ctx, const HloComputation& c,
+                            const HloInstruction& i, std::vector<int>& seen) {
+  if (i.opcode() != HloOpcode::kParameter) return absl::OkStatus();
+  int64_t n = i.parameter_number();
+  if (n >= static_cast<int64_t>(seen.size())) {
+    if (n > 1 << 20) return Fail(ctx, c, &i, "parameter number is too large");
+    seen.resize(n + 1, 0);
+  }
+  if (seen[n]++ > 0) {
+    return Fail(ctx, c, &i, absl::StrCat("parameter number ", n, " is used twice"));
+  }
+  return absl::OkStatus();
+}
+
+// Every check of one computation and its instructions, in order.
+absl::Status VerifyComputation(const Context& ctx, const HloComputation& c, ModuleScan& scan) {
+  if (!scan.computation_names.insert(c.name()).second) {
+    return Fail(ctx, c, nullptr, "computation name is not unique");
+  }
+  if (c.root() == nullptr || c.root()->parent() != &c) {
+    return Fail(ctx, c, nullptr, "has no root instruction of its own");
+  }
+  // The position of each of the computation's instructions, by local id
+  // (-1 for ids it no longer holds).
+  std::vector<int> position(c.local_id_bound(), -1);
+  {
+    int k = 0;
+    for (HloInstruction* i : c.instruction_range()) position[i->local_id()] = k++;
+  }
+  std::vector<int> parameter_seen;
+  for (HloInstruction* i : c.instruction_range()) {
+    if (scan.repeated_name[scan.order++]) {
+      return Fail(ctx, c, i, "instruction name is not unique in the module");
+    }
+    absl::Status s = VerifyReferences(ctx, c, *i, position, scan.owned);
+    if (!s.ok()) return s;
+    s = i->shape().Validate();
+    if (s.ok() && ctx.options.require_layouts) s = CheckLayouts(i->shape());
+    if (!s.ok()) return Fail(ctx, c, i, s.message());
+    s = CountParameter(ctx, c, *i, parameter_seen);
+    if (!s.ok()) return s;
+    s = VerifyInstruction(ctx, c, *i);
+    if (!s.ok()) return s;
+    s = VerifyCallees(ctx, c, *i);
+    if (!s.ok()) return s;
+    s = CheckShape(*i);
+    if (!s.ok()) return Fail(ctx, c, i, s.message());
+  }
+  for (size_t n = 0; n < parameter_seen.size(); ++n) {
+    if (parameter_seen[n] == 0) {
+      return Fail(ctx, c, nullptr, absl::StrCat("parameter ", n, " is missing"));
+    }
+  }
+  return VerifyAcyclic(ctx, c, position);
+}
+
+// Calls form a DAG (XLA's rule): a computation never calls itself,
+// directly or through others.
+absl::Status VerifyCallGraph(const Context& ctx, const HloModule& module) {
+  absl::flat_hash_map<const HloComputation*, int> state;  // 1 open, 2 done
+  std::vector<std::string> path;
+  std::function<absl::Status(const HloComputation*)> visit =
+      [&](const HloComputation* c) -> absl::Status {
+    int& st = state[c];
+    if (st == 2) return absl::OkStatus();
+    path.push_back(c->name());
+    if (st == 1) {
+      return Positioned(ctx, c->location(),
+                        absl::StrCat("verifier: computation '", c->name(),
+                                     "' calls itself (", absl::StrJoin(path, " -> "),
+                                     ")"));
+    }
+    st = 1;
+    for (HloInstruction* i : c->instruction_range()) {
+      for (const auto& called : i->called_computations()) {
+        absl::Status s = visit(called.computation);
+        if (!s.ok()) return s;
+      }
+    }
+    state[c] = 2;
+    path.pop_back();
+    return absl::OkStatus();
+  };
+  for (HloComputation* c : module.computations()) {
+    absl::Status s = visit(c);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// A written entry_computation_layout fits the entry's parameters and root.
+absl::Status VerifyEntryLayout(const Context& ctx, const HloModule& module) {
+  const auto& layout = module.entry_computation_layout();
+  if (!layout) return absl::OkStatus();
+  std::vector<HloInstruction*> params = module.entry()->parameters();
+  if (layout->parameters.size() != params.size()) {
+    return Fail(ctx, *module.entry(), nullptr, absl::StrCat(
+        "entry_computation_layout has ", layout->parameters.size(),
+        " parameters but the entry computation has ", params.size()));
+  }
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (!Shape::Equal().IgnoreLayout()(layout->parameters[k], params[k]->shape())) {
+      return Fail(ctx, *module.entry(), params[k], absl::StrCat(
+          "entry_computation_layout gives ", layout->parameters[k].ToString()));
+    }
+  }
+  if (!Shape::Equal().IgnoreLayout()(layout->result, module.entry()->root()->shape())) {
+    return Fail(ctx, *module.entry(), module.entry()->root(), absl::StrCat(
+        "entry_computation_layout gives the result ", layout->result.ToString()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status VerifyModule(const HloModule& module,
@@ -232,130 +378,21 @@ absl::Status VerifyModule(const HloModule& module,
     return absl::InvalidArgumentError("verifier: the module has no entry computation");
   }
   const Context ctx{module, options};
-  // Views of names the module owns, which do not change while it is read.
-  absl::flat_hash_set<absl::string_view> computation_names;
-  computation_names.reserve(module.computation_count());
-  const std::vector<bool> repeated_name = RepeatedNames(module);
-  size_t order = 0;  // of the instruction in the module, as RepeatedNames walks it
-  absl::flat_hash_set<const HloComputation*> owned;
-  for (HloComputation* c : module.computations()) owned.insert(c);
+  ModuleScan scan;
+  scan.computation_names.reserve(module.computation_count());
+  scan.repeated_name = RepeatedNames(module);
+  for (HloComputation* c : module.computations()) scan.owned.insert(c);
   for (HloComputation* c : module.computations()) {
-    if (!computation_names.insert(c->name()).second) {
-      return Fail(ctx, *c, nullptr, "computation name is not unique");
-    }
-    if (c->root() == nullptr || c->root()->parent() != c) {
-      return Fail(ctx, *c, nullptr, "has no root instruction of its own");
-    }
-    // The position of each of the computation's instructions, by local id
-    // (-1 for ids it no longer holds).
-    std::vector<int> position(c->local_id_bound(), -1);
-    {
-      int k = 0;
-      for (HloInstruction* i : c->instruction_range()) position[i->local_id()] = k++;
-    }
-    auto mine = [&](const HloInstruction* op) {
-      return op != nullptr && op->parent() == c && op->local_id() >= 0 &&
-             op->local_id() < c->local_id_bound() && position[op->local_id()] >= 0;
-    };
-    std::vector<int> parameter_seen;
-    for (HloInstruction* i : c->instruction_range()) {
-      if (repeated_name[order++]) {
-        return Fail(ctx, *c, i, "instruction name is not unique in the module");
-      }
-      for (HloInstruction* op : i->operands()) {
-        if (!mine(op)) {
-          return Fail(ctx, *c, i, "an operand does not belong to this computation");
-        }
-      }
-      for (const auto& called : i->called_computations()) {
-        if (called.computation == nullptr || !owned.contains(called.computation)) {
-          return Fail(ctx, *c, i, absl::StrCat("calls a computation (", called.attribute,
-                                          ") that is not in the module"));
-        }
-      }
-      absl::Status s = i->shape().Validate();
-      if (s.ok() && options.require_layouts) s = CheckLayouts(i->shape());
-      if (!s.ok()) return Fail(ctx, *c, i, s.message());
-      if (i->opcode() == HloOpcode::kParameter) {
-        int64_t n = i->parameter_number();
-        if (n >= static_cast<int64_t>(parameter_seen.size())) {
-          if (n > 1 << 20) return Fail(ctx, *c, i, "parameter number is too large");
-          parameter_seen.resize(n + 1, 0);
-        }
-        if (parameter_seen[n]++ > 0) {
-          return Fail(ctx, *c, i, absl::StrCat("parameter number ", n, " is used twice"));
-        }
-      }
-      s = VerifyInstruction(ctx, *c, *i);
-      if (!s.ok()) return s;
-      s = VerifyCallees(ctx, *c, *i);
-      if (!s.ok()) return s;
-      s = CheckShape(*i);
-      if (!s.ok()) return Fail(ctx, *c, i, s.message());
-    }
-    for (size_t n = 0; n < parameter_seen.size(); ++n) {
-      if (parameter_seen[n] == 0) {
-        return Fail(ctx, *c, nullptr, absl::StrCat("parameter ", n, " is missing"));
-      }
-    }
-    absl::Status acyclic = VerifyAcyclic(ctx, *c, position);
-    if (!acyclic.ok()) return acyclic;
+    absl::Status s = VerifyComputation(ctx, *c, scan);
+    if (!s.ok()) return s;
   }
-  // Calls form a DAG (XLA's rule): a computation never calls itself,
-  // directly or through others.
-  {
-    absl::flat_hash_map<const HloComputation*, int> state;  // 1 open, 2 done
-    std::vector<std::string> path;
-    std::function<absl::Status(const HloComputation*)> visit =
-        [&](const HloComputation* c) -> absl::Status {
-      int& st = state[c];
-      if (st == 2) return absl::OkStatus();
-      path.push_back(c->name());
-      if (st == 1) {
-        return Positioned(ctx, c->location(),
-                          absl::StrCat("verifier: computation '", c->name(),
-                                       "' calls itself (", absl::StrJoin(path, " -> "),
-                                       ")"));
-      }
-      st = 1;
-      for (HloInstruction* i : c->instruction_range()) {
-        for (const auto& called : i->called_computations()) {
-          absl::Status s = visit(called.computation);
-          if (!s.ok()) return s;
-        }
-      }
-      state[c] = 2;
-      path.pop_back();
-      return absl::OkStatus();
-    };
-    for (HloComputation* c : module.computations()) {
-      absl::Status s = visit(c);
-      if (!s.ok()) return s;
-    }
-  }
+  absl::Status s = VerifyCallGraph(ctx, module);
+  if (!s.ok()) return s;
   absl::Status aliasing = VerifyAliasing(module);
   if (!aliasing.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("verifier: ", aliasing.message()));
   }
-  if (const auto& layout = module.entry_computation_layout()) {
-    std::vector<HloInstruction*> params = module.entry()->parameters();
-    if (layout->parameters.size() != params.size()) {
-      return Fail(ctx, *module.entry(), nullptr, absl::StrCat(
-          "entry_computation_layout has ", layout->parameters.size(),
-          " parameters but the entry computation has ", params.size()));
-    }
-    for (size_t k = 0; k < params.size(); ++k) {
-      if (!Shape::Equal().IgnoreLayout()(layout->parameters[k], params[k]->shape())) {
-        return Fail(ctx, *module.entry(), params[k], absl::StrCat(
-            "entry_computation_layout gives ", layout->parameters[k].ToString()));
-      }
-    }
-    if (!Shape::Equal().IgnoreLayout()(layout->result, module.entry()->root()->shape())) {
-      return Fail(ctx, *module.entry(), module.entry()->root(), absl::StrCat(
-          "entry_computation_layout gives the result ", layout->result.ToString()));
-    }
-  }
-  return absl::OkStatus();
+  return VerifyEntryLayout(ctx, module);
 }
 
 namespace {
