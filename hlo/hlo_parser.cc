@@ -459,53 +459,33 @@ absl::Status Parser::ResolveOperand(HloInstruction* user,
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseComputation(HloModule& module) {
-  size_t start = (SkipSpace(), pos_);
-  bool entry = ConsumeKeyword("ENTRY");
-  size_t name_at = (SkipSpace(), pos_);
-  absl::StatusOr<std::string> name = ParseName("a computation name or ENTRY");
-  if (!name.ok()) return name.status();
-  if (module.FindComputation(*name) != nullptr) {
-    return ErrorAt(name_at, absl::StrCat("computation '", *name, "' is defined twice"));
-  }
-  auto computation = std::make_unique<HloComputation>(*name);
-  computation->set_location(source_.LocationOf(name_at, &line_hint_));
+absl::Status Parser::ParseSignature(HloComputation& computation) {
+  if (!Consume("(")) return absl::OkStatus();
   std::vector<std::pair<std::string, Shape>> signature;
-  if (Consume("(")) {
-    if (!Consume(")")) {
-      while (true) {
-        absl::StatusOr<std::string> p = ParseName("a parameter name");
-        if (!p.ok()) return p.status();
-        absl::Status s = Expect(":", "after the parameter name");
-        if (!s.ok()) return s;
-        absl::StatusOr<Shape> shape = ParseShapeHere();
-        if (!shape.ok()) return shape.status();
-        signature.push_back({*p, *shape});
-        if (Consume(")")) break;
-        s = Expect(",", "or ')' between parameters");
-        if (!s.ok()) return s;
-      }
+  if (!Consume(")")) {
+    while (true) {
+      absl::StatusOr<std::string> p = ParseName("a parameter name");
+      if (!p.ok()) return p.status();
+      absl::Status s = Expect(":", "after the parameter name");
+      if (!s.ok()) return s;
+      absl::StatusOr<Shape> shape = ParseShapeHere();
+      if (!shape.ok()) return shape.status();
+      signature.push_back({*p, *shape});
+      if (Consume(")")) break;
+      s = Expect(",", "or ')' between parameters");
+      if (!s.ok()) return s;
     }
-    absl::Status s = Expect("->", "after the parameters");
-    if (!s.ok()) return s;
-    absl::StatusOr<Shape> result = ParseShapeHere();
-    if (!result.ok()) return result.status();
-    computation->set_signature(
-        HloComputation::Signature{std::move(signature), *std::move(result)});
   }
-  absl::Status s = Expect(
-      "{", absl::StrCat("to open computation '", *name, "'",
-                        module.computation_count() == 0 && !header_
-                            ? " (a module starts with 'HloModule' or a computation)"
-                            : ""));
+  absl::Status s = Expect("->", "after the parameters");
   if (!s.ok()) return s;
-  HloComputation* c = module.AddComputation(std::move(computation));
-  if (entry) {
-    if (module.entry() != nullptr) {
-      return ErrorAt(start, "a second ENTRY computation");
-    }
-    module.set_entry(c);
-  }
+  absl::StatusOr<Shape> result = ParseShapeHere();
+  if (!result.ok()) return result.status();
+  computation.set_signature(
+      HloComputation::Signature{std::move(signature), *std::move(result)});
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseInstructions(HloComputation& computation) {
   bool saw_root = false;
   names_.clear();
   // Sized for the computation's lines up front: growing a table of a
@@ -518,36 +498,38 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   while (!Consume("}")) {
     if (AtEnd()) {
       return ErrorAt(pos_, absl::StrCat("expected '}' to close computation '",
-                                        *name, "', found end of file"));
+                                        computation.name(), "', found end of file"));
     }
-    s = ParseInstruction(*c, saw_root);
+    absl::Status s = ParseInstruction(computation, saw_root);
     if (!s.ok()) return s;
   }
-  // XLA writes a computation's thread after its closing brace.
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseExecutionThread(HloComputation& computation) {
   size_t after = pos_;
-  if (Consume(",")) {
-    size_t at = (SkipSpace(), pos_);
-    if (!ConsumeKeyword("execution_thread")) {
-      return ErrorAt(at, absl::StrCat("expected execution_thread=\"...\" after "
-                                      "computation '", *name, "'"));
-    }
-    s = Expect("=", "after execution_thread");
-    if (!s.ok()) return s;
-    SkipSpace();
-    size_t value_at = pos_;
-    std::string value = ScanValue();
-    if (value.size() < 2 || value.front() != '"' || value.back() != '"') {
-      return ErrorAt(value_at, "execution_thread needs a quoted name");
-    }
-    c->set_execution_thread(value.substr(1, value.size() - 2));
-  } else {
+  if (!Consume(",")) {
     pos_ = after;
+    return absl::OkStatus();
   }
-  HloComputation::InstructionRange instrs = c->instruction_range();
-  if (instrs.empty()) return ErrorAt(start, absl::StrCat("computation '", *name, "' is empty"));
-  if (c->root() == nullptr) c->set_root(instrs.back());  // XLA's rule
-  // Inline operands are named `<opcode>.anon` as XLA names them, clear of
-  // every name the computation writes (the module-wide uniquer runs later).
+  size_t at = (SkipSpace(), pos_);
+  if (!ConsumeKeyword("execution_thread")) {
+    return ErrorAt(at, absl::StrCat("expected execution_thread=\"...\" after "
+                                    "computation '", computation.name(), "'"));
+  }
+  absl::Status s = Expect("=", "after execution_thread");
+  if (!s.ok()) return s;
+  SkipSpace();
+  size_t value_at = pos_;
+  std::string value = ScanValue();
+  if (value.size() < 2 || value.front() != '"' || value.back() != '"') {
+    return ErrorAt(value_at, "execution_thread needs a quoted name");
+  }
+  computation.set_execution_thread(value.substr(1, value.size() - 2));
+  return absl::OkStatus();
+}
+
+void Parser::NameInlineOperands() {
   for (HloInstruction* i : nested_) {
     std::string base = absl::StrCat(HloOpcodeString(i->opcode()), ".anon");
     std::string name = base;
@@ -556,6 +538,9 @@ absl::Status Parser::ParseComputation(HloModule& module) {
     names_.emplace(i->name(), i);
   }
   nested_.clear();
+}
+
+absl::Status Parser::ResolveForwardOperands(const HloComputation& computation) {
   const absl::flat_hash_map<absl::string_view, HloInstruction*>& by_name = names_;
   for (const PendingInstruction& user : forward_) {
     for (const PendingOperand& op : user.operands) {
@@ -566,32 +551,76 @@ absl::Status Parser::ParseComputation(HloModule& module) {
       auto it = by_name.find(op.name);
       if (it == by_name.end()) {
         return ErrorAt(op.offset, absl::StrCat("use of undefined instruction '",
-                                               op.name, "' in '", *name, "'"));
+                                               op.name, "' in '", computation.name(), "'"));
       }
-      s = ResolveOperand(user.instruction, op, it->second);
+      absl::Status s = ResolveOperand(user.instruction, op, it->second);
       if (!s.ok()) return s;
     }
   }
   forward_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::CheckControlPredecessors(const HloComputation& computation) {
+  const absl::flat_hash_map<absl::string_view, HloInstruction*>& by_name = names_;
   for (const PendingPredecessor& p : predecessors_) {
     auto it = by_name.find(p.name);
     if (it == by_name.end()) {
       return ErrorAt(p.offset, absl::StrCat("control-predecessors of '",
                                             p.instruction->name(), "' names '", p.name,
-                                            "', which is not in '", *name, "'"));
+                                            "', which is not in '", computation.name(), "'"));
     }
     if (it->second == p.instruction) {
       return ErrorAt(p.offset, absl::StrCat("'", p.name, "' is its own control predecessor"));
     }
   }
   predecessors_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseComputation(HloModule& module) {
+  size_t start = (SkipSpace(), pos_);
+  bool entry = ConsumeKeyword("ENTRY");
+  size_t name_at = (SkipSpace(), pos_);
+  absl::StatusOr<std::string> name = ParseName("a computation name or ENTRY");
+  if (!name.ok()) return name.status();
+  if (module.FindComputation(*name) != nullptr) {
+    return ErrorAt(name_at, absl::StrCat("computation '", *name, "' is defined twice"));
+  }
+  auto computation = std::make_unique<HloComputation>(*name);
+  computation->set_location(source_.LocationOf(name_at, &line_hint_));
+  absl::Status s = ParseSignature(*computation);
+  if (!s.ok()) return s;
+  s = Expect("{", absl::StrCat("to open computation '", *name, "'",
+                               module.computation_count() == 0 && !header_
+                                   ? " (a module starts with 'HloModule' or a computation)"
+                                   : ""));
+  if (!s.ok()) return s;
+  HloComputation* c = module.AddComputation(std::move(computation));
+  if (entry) {
+    if (module.entry() != nullptr) {
+      return ErrorAt(start, "a second ENTRY computation");
+    }
+    module.set_entry(c);
+  }
+  s = ParseInstructions(*c);
+  if (!s.ok()) return s;
+  s = ParseExecutionThread(*c);
+  if (!s.ok()) return s;
+  HloComputation::InstructionRange instrs = c->instruction_range();
+  if (instrs.empty()) return ErrorAt(start, absl::StrCat("computation '", *name, "' is empty"));
+  if (c->root() == nullptr) c->set_root(instrs.back());  // XLA's rule
+  NameInlineOperands();
+  s = ResolveForwardOperands(*c);
+  if (!s.ok()) return s;
+  s = CheckControlPredecessors(*c);
+  if (!s.ok()) return s;
   signatures_.push_back({c, name_at});
   // The name map of a large computation is released now, not when the next
   // computation is read: the module is at its largest at the end of parsing.
   absl::flat_hash_map<absl::string_view, HloInstruction*>().swap(names_);
   return absl::OkStatus();
 }
-
 
 absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
   // Without an `HloModule` line the text is a list of computations, and the

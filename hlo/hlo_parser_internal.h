@@ -83,6 +83,21 @@ class Parser {
 
   absl::Status ParseHeader(HloModule& module);
   absl::Status ParseComputation(HloModule& module);
+  // `(name: shape, ...) -> shape` after a computation's name, if written.
+  absl::Status ParseSignature(HloComputation& computation);
+  // The instructions of a computation, up to its closing brace.
+  absl::Status ParseInstructions(HloComputation& computation);
+  // `, execution_thread="..."` after a computation's closing brace (XLA
+  // writes its thread there), if written.
+  absl::Status ParseExecutionThread(HloComputation& computation);
+  // Inline operands are named `<opcode>.anon` as XLA names them, clear of
+  // every name the computation writes (the module-wide uniquer runs later).
+  void NameInlineOperands();
+  // Gives the instructions in forward_ their operands, now that every name
+  // of the computation is defined.
+  absl::Status ResolveForwardOperands(const HloComputation& computation);
+  // Each control predecessor names another instruction of the computation.
+  absl::Status CheckControlPredecessors(const HloComputation& computation);
   // The parenthesized part after an opcode: a literal, a parameter number,
   // or operands (by name, or written inline).
   absl::Status ParseArguments(HloComputation& computation, HloInstruction& instr,
