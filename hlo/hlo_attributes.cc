@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/types/span.h"
 #include "hlo/attribute_cursor.h"
 
 namespace xla_layout {
@@ -24,108 +26,112 @@ using attribute_internal::Error;
 namespace {
 
 // The attributes each opcode takes beyond those every instruction takes, as
-// XLA's parser declares them. Opcodes missing here take any attribute.
-const absl::flat_hash_map<HloOpcode, std::vector<absl::string_view>>& AttributeTable() {
-  using O = HloOpcode;
+// XLA's parser declares them: one row per family of opcodes that take the
+// same ones (names in the order error messages list them). Opcodes in no
+// row take any attribute; none is in two rows.
+struct AttributeRow {
+  std::initializer_list<HloOpcode> opcodes;
+  std::initializer_list<absl::string_view> names;
+};
+
+using O = HloOpcode;
+const AttributeRow kAttributeRows[] = {
+    {{O::kExp, O::kExpm1, O::kLog, O::kLog1p, O::kLogistic, O::kSqrt, O::kCbrt, O::kRsqrt,
+      O::kTanh, O::kErf, O::kSin, O::kCos, O::kTan},
+     {"result_accuracy"}},
+    {{O::kAbs, O::kAllGatherDone, O::kAllReduceDone, O::kRoundNearestAfz,
+      O::kRoundNearestEven, O::kBitcast, O::kCeil, O::kClz, O::kCollectivePermuteDone,
+      O::kCopy, O::kCopyDone, O::kOptimizationBarrier, O::kImag, O::kIsFinite, O::kFloor,
+      O::kNot, O::kNegate, O::kPopulationCount, O::kReal, O::kSign, O::kAdd, O::kDivide,
+      O::kMultiply, O::kSubtract, O::kAtan2, O::kComplex, O::kMaximum, O::kMinimum,
+      O::kPower, O::kRemainder, O::kAnd, O::kOr, O::kXor, O::kShiftLeft,
+      O::kShiftRightArithmetic, O::kShiftRightLogical, O::kStochasticConvert, O::kClamp,
+      O::kSelect, O::kConvert, O::kBitcastConvert, O::kReplicaId, O::kPartitionId,
+      O::kDynamicReshape, O::kAfterAll, O::kAddDependency, O::kTuple,
+      O::kDynamicUpdateSlice, O::kParameter, O::kConstant, O::kAcos, O::kAcosh, O::kAsin,
+      O::kAsinh, O::kAtan, O::kAtanh, O::kCosh, O::kSinh, O::kMulhi},
+     {}},
+    {{O::kIota}, {"iota_dimension"}},
+    {{O::kTopK}, {"k", "largest"}},
+    // Collectives.
+    {{O::kAllGather, O::kAllGatherStart},
+     {"replica_groups", "channel_id", "dimensions", "constrain_layout",
+      "use_global_device_ids"}},
+    {{O::kAllReduce, O::kAllReduceStart, O::kReduceScatter},
+     {"to_apply", "replica_groups", "channel_id", "constrain_layout", "use_global_device_ids",
+      "dimensions"}},
+    {{O::kAllToAll}, {"replica_groups", "channel_id", "dimensions", "constrain_layout"}},
+    {{O::kRaggedAllToAll}, {"replica_groups", "channel_id", "dimensions"}},
+    {{O::kCollectiveBroadcast}, {"replica_groups", "channel_id"}},
+    {{O::kCollectivePermute, O::kCollectivePermuteStart},
+     {"source_target_pairs", "channel_id", "slice_sizes"}},
+    {{O::kRecv, O::kRecvDone, O::kSend, O::kSendDone}, {"channel_id", "is_host_transfer"}},
+    // Control flow and calls.
+    {{O::kAsyncStart, O::kAsyncUpdate, O::kAsyncDone}, {"async_execution_thread", "calls"}},
+    {{O::kWhile}, {"condition", "body"}},
+    {{O::kCall}, {"to_apply", "is_composite"}},
+    {{O::kConditional}, {"true_computation", "false_computation", "branch_computations"}},
+    {{O::kFusion}, {"calls", "kind", "output_to_operand_aliasing"}},
+    {{O::kCustomCall},
+     {"custom_call_target", "window", "dim_labels", "feature_group_count",
+      "batch_group_count", "operand_layout_constraints", "custom_call_has_side_effect",
+      "to_apply", "called_computations", "output_to_operand_aliasing", "padding_type",
+      "literal", "operand_precision", "schedule", "api_version"}},
+    // Data movement and reductions.
+    {{O::kCopyStart}, {"cross_program_prefetch_index"}},
+    {{O::kReshape}, {"inferred_dimension"}},
+    {{O::kSort}, {"dimensions", "is_stable", "to_apply"}},
+    {{O::kGetTupleElement}, {"index"}},
+    {{O::kReduceWindow}, {"window", "to_apply"}},
+    {{O::kBroadcast, O::kConcatenate, O::kReverse, O::kTranspose, O::kGetDimensionSize,
+      O::kSetDimensionSize},
+     {"dimensions"}},
+    {{O::kMap, O::kReduce}, {"to_apply", "dimensions"}},
+    {{O::kSelectAndScatter}, {"select", "scatter", "window"}},
+    {{O::kSlice}, {"slice"}},
+    {{O::kDynamicSlice}, {"dynamic_slice_sizes"}},
+    {{O::kPad}, {"padding"}},
+    {{O::kGather},
+     {"offset_dims", "collapsed_slice_dims", "start_index_map", "index_vector_dim",
+      "slice_sizes", "indices_are_sorted", "operand_batching_dims",
+      "start_indices_batching_dims"}},
+    {{O::kScatter},
+     {"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
+      "index_vector_dim", "to_apply", "indices_are_sorted", "unique_indices",
+      "input_batching_dims", "scatter_indices_batching_dims"}},
+    // Linear algebra.
+    {{O::kConvolution},
+     {"window", "dim_labels", "feature_group_count", "batch_group_count",
+      "operand_precision"}},
+    {{O::kDot},
+     {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims", "rhs_batch_dims",
+      "operand_precision", "sparsity", "algorithm"}},
+    {{O::kRaggedDot},
+     {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims", "rhs_batch_dims",
+      "lhs_ragged_dims", "rhs_group_dims", "operand_precision"}},
+    {{O::kFft}, {"fft_type", "fft_length"}},
+    {{O::kTriangularSolve}, {"left_side", "lower", "unit_diagonal", "transpose_a"}},
+    {{O::kCholesky}, {"lower"}},
+    {{O::kBatchNormTraining, O::kBatchNormInference, O::kBatchNormGrad},
+     {"epsilon", "feature_index"}},
+    // Everything else.
+    {{O::kCompare}, {"direction", "type"}},
+    {{O::kInfeed}, {"infeed_config"}},
+    {{O::kOutfeed}, {"outfeed_config", "outfeed_shape"}},
+    {{O::kRng}, {"distribution"}},
+    {{O::kRngGetAndUpdateState}, {"delta"}},
+    {{O::kRngBitGenerator}, {"algorithm"}},
+    {{O::kReducePrecision}, {"exponent_bits", "mantissa_bits"}},
+    {{O::kDomain}, {"domain"}},
+};
+
+// kAttributeRows by opcode.
+const absl::flat_hash_map<HloOpcode, absl::Span<const absl::string_view>>& AttributeTable() {
   static const auto* table = [] {
-    auto* t = new absl::flat_hash_map<HloOpcode, std::vector<absl::string_view>>();
-    const std::vector<absl::string_view> none;
-    const std::vector<absl::string_view> accuracy = {"result_accuracy"};
-    for (O op : {O::kExp, O::kExpm1, O::kLog, O::kLog1p, O::kLogistic, O::kSqrt, O::kCbrt,
-                 O::kRsqrt, O::kTanh, O::kErf, O::kSin, O::kCos, O::kTan}) {
-      (*t)[op] = accuracy;
+    auto* t = new absl::flat_hash_map<HloOpcode, absl::Span<const absl::string_view>>();
+    for (const AttributeRow& row : kAttributeRows) {
+      for (HloOpcode op : row.opcodes) t->emplace(op, row.names);
     }
-    for (O op : {O::kAbs, O::kAllGatherDone, O::kAllReduceDone, O::kRoundNearestAfz,
-                 O::kRoundNearestEven, O::kBitcast, O::kCeil, O::kClz,
-                 O::kCollectivePermuteDone, O::kCopy, O::kCopyDone, O::kOptimizationBarrier,
-                 O::kImag, O::kIsFinite, O::kFloor, O::kNot, O::kNegate, O::kPopulationCount,
-                 O::kReal, O::kSign, O::kAdd, O::kDivide, O::kMultiply, O::kSubtract,
-                 O::kAtan2, O::kComplex, O::kMaximum, O::kMinimum, O::kPower, O::kRemainder,
-                 O::kAnd, O::kOr, O::kXor, O::kShiftLeft, O::kShiftRightArithmetic,
-                 O::kShiftRightLogical, O::kStochasticConvert, O::kClamp, O::kSelect,
-                 O::kConvert, O::kBitcastConvert, O::kReplicaId, O::kPartitionId,
-                 O::kDynamicReshape, O::kAfterAll, O::kAddDependency, O::kTuple,
-                 O::kDynamicUpdateSlice, O::kParameter, O::kConstant, O::kAcos, O::kAcosh,
-                 O::kAsin, O::kAsinh, O::kAtan, O::kAtanh, O::kCosh, O::kSinh, O::kMulhi}) {
-      (*t)[op] = none;
-    }
-    (*t)[O::kIota] = {"iota_dimension"};
-    (*t)[O::kTopK] = {"k", "largest"};
-    for (O op : {O::kAllGather, O::kAllGatherStart}) {
-      (*t)[op] = {"replica_groups", "channel_id", "dimensions", "constrain_layout",
-                  "use_global_device_ids"};
-    }
-    for (O op : {O::kAllReduce, O::kAllReduceStart, O::kReduceScatter}) {
-      (*t)[op] = {"to_apply", "replica_groups", "channel_id", "constrain_layout",
-                  "use_global_device_ids", "dimensions"};
-    }
-    (*t)[O::kAllToAll] = {"replica_groups", "channel_id", "dimensions", "constrain_layout"};
-    (*t)[O::kRaggedAllToAll] = {"replica_groups", "channel_id", "dimensions"};
-    (*t)[O::kCollectiveBroadcast] = {"replica_groups", "channel_id"};
-    for (O op : {O::kCollectivePermute, O::kCollectivePermuteStart}) {
-      (*t)[op] = {"source_target_pairs", "channel_id", "slice_sizes"};
-    }
-    for (O op : {O::kAsyncStart, O::kAsyncUpdate, O::kAsyncDone}) {
-      (*t)[op] = {"async_execution_thread", "calls"};
-    }
-    (*t)[O::kCopyStart] = {"cross_program_prefetch_index"};
-    (*t)[O::kReshape] = {"inferred_dimension"};
-    (*t)[O::kSort] = {"dimensions", "is_stable", "to_apply"};
-    (*t)[O::kWhile] = {"condition", "body"};
-    for (O op : {O::kRecv, O::kRecvDone, O::kSend, O::kSendDone}) {
-      (*t)[op] = {"channel_id", "is_host_transfer"};
-    }
-    (*t)[O::kGetTupleElement] = {"index"};
-    (*t)[O::kCall] = {"to_apply", "is_composite"};
-    (*t)[O::kReduceWindow] = {"window", "to_apply"};
-    (*t)[O::kConvolution] = {"window", "dim_labels", "feature_group_count",
-                             "batch_group_count", "operand_precision"};
-    (*t)[O::kFft] = {"fft_type", "fft_length"};
-    (*t)[O::kTriangularSolve] = {"left_side", "lower", "unit_diagonal", "transpose_a"};
-    (*t)[O::kCompare] = {"direction", "type"};
-    (*t)[O::kCholesky] = {"lower"};
-    (*t)[O::kBroadcast] = {"dimensions"};
-    (*t)[O::kConcatenate] = {"dimensions"};
-    (*t)[O::kMap] = {"to_apply", "dimensions"};
-    (*t)[O::kReduce] = {"to_apply", "dimensions"};
-    (*t)[O::kReverse] = {"dimensions"};
-    (*t)[O::kSelectAndScatter] = {"select", "scatter", "window"};
-    (*t)[O::kSlice] = {"slice"};
-    (*t)[O::kDynamicSlice] = {"dynamic_slice_sizes"};
-    (*t)[O::kTranspose] = {"dimensions"};
-    for (O op : {O::kBatchNormTraining, O::kBatchNormInference, O::kBatchNormGrad}) {
-      (*t)[op] = {"epsilon", "feature_index"};
-    }
-    (*t)[O::kPad] = {"padding"};
-    (*t)[O::kFusion] = {"calls", "kind", "output_to_operand_aliasing"};
-    (*t)[O::kInfeed] = {"infeed_config"};
-    (*t)[O::kOutfeed] = {"outfeed_config", "outfeed_shape"};
-    (*t)[O::kRng] = {"distribution"};
-    (*t)[O::kRngGetAndUpdateState] = {"delta"};
-    (*t)[O::kRngBitGenerator] = {"algorithm"};
-    (*t)[O::kReducePrecision] = {"exponent_bits", "mantissa_bits"};
-    (*t)[O::kConditional] = {"true_computation", "false_computation", "branch_computations"};
-    (*t)[O::kCustomCall] = {"custom_call_target", "window", "dim_labels",
-                            "feature_group_count", "batch_group_count",
-                            "operand_layout_constraints", "custom_call_has_side_effect",
-                            "to_apply", "called_computations", "output_to_operand_aliasing",
-                            "padding_type", "literal", "operand_precision", "schedule",
-                            "api_version"};
-    (*t)[O::kDot] = {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
-                     "rhs_batch_dims", "operand_precision", "sparsity", "algorithm"};
-    (*t)[O::kRaggedDot] = {"lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims",
-                           "rhs_batch_dims", "lhs_ragged_dims", "rhs_group_dims",
-                           "operand_precision"};
-    (*t)[O::kGather] = {"offset_dims", "collapsed_slice_dims", "start_index_map",
-                        "index_vector_dim", "slice_sizes", "indices_are_sorted",
-                        "operand_batching_dims", "start_indices_batching_dims"};
-    (*t)[O::kScatter] = {"update_window_dims", "inserted_window_dims",
-                         "scatter_dims_to_operand_dims", "index_vector_dim", "to_apply",
-                         "indices_are_sorted", "unique_indices", "input_batching_dims",
-                         "scatter_indices_batching_dims"};
-    (*t)[O::kDomain] = {"domain"};
-    (*t)[O::kGetDimensionSize] = {"dimensions"};
-    (*t)[O::kSetDimensionSize] = {"dimensions"};
     return t;
   }();
   return *table;
@@ -293,110 +299,233 @@ absl::Status SetListOfLists(HloInstruction::Attributes::Rare& rare, const std::s
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status ParseTypedAttribute(HloInstruction& instr, HloOpcode opcode, const HloAttribute& a,
-                                 std::vector<std::string>& callees) {
-  auto int_list = [&](const std::string& v)
-      -> absl::StatusOr<std::vector<int64_t>> {
-    absl::string_view body = absl::StripAsciiWhitespace(v);
-    if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
-      return Error(absl::StrCat(a.name, " needs a list like {0,1}"));
-    }
-    std::vector<int64_t> out;
-    if (absl::StripAsciiWhitespace(body).empty()) return out;
-    // Sized once: growing it by push_back was 4% of the instructions spent
-    // parsing the 100k chain module, whose lists hold one or two numbers.
-    out.reserve(std::count(body.begin(), body.end(), ',') + 1);
-    // Comma to comma by hand; SimpleAtoi allows the spaces around a number.
-    for (size_t from = 0;;) {
-      const size_t comma = body.find(',', from);
-      absl::string_view part =
-          body.substr(from, comma == absl::string_view::npos ? comma : comma - from);
-      int64_t x;
-      if (!absl::SimpleAtoi(part, &x)) {
-        return Error(absl::StrCat(a.name, ": '", part, "' is not an integer"));
-      }
-      out.push_back(x);
-      if (comma == absl::string_view::npos) break;
-      from = comma + 1;
-    }
-    return out;
-  };
-  auto one_int = [&](const std::string& v) -> absl::StatusOr<int64_t> {
+// `{0,1}` (or `{}`) as the value of attribute `name`.
+absl::StatusOr<std::vector<int64_t>> ParseIntegerList(absl::string_view name,
+                                                      absl::string_view value) {
+  absl::string_view body = absl::StripAsciiWhitespace(value);
+  if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
+    return Error(absl::StrCat(name, " needs a list like {0,1}"));
+  }
+  std::vector<int64_t> out;
+  if (absl::StripAsciiWhitespace(body).empty()) return out;
+  // Sized once: growing it by push_back was 4% of the instructions spent
+  // parsing the 100k chain module, whose lists hold one or two numbers.
+  out.reserve(std::count(body.begin(), body.end(), ',') + 1);
+  // Comma to comma by hand; SimpleAtoi allows the spaces around a number.
+  for (size_t from = 0;;) {
+    const size_t comma = body.find(',', from);
+    absl::string_view part =
+        body.substr(from, comma == absl::string_view::npos ? comma : comma - from);
     int64_t x;
-    if (!absl::SimpleAtoi(v, &x)) {
-      return Error(absl::StrCat(a.name, " needs an integer, not '", v, "'"));
+    if (!absl::SimpleAtoi(part, &x)) {
+      return Error(absl::StrCat(name, ": '", part, "' is not an integer"));
     }
-    return x;
-  };
-  HloInstruction::Attributes& t = instr.mutable_attributes();
-  const std::string& n = a.name;
-  absl::Status status;
-  auto set_list = [&](std::optional<std::vector<int64_t>>& field) {
-    absl::StatusOr<std::vector<int64_t>> v = int_list(a.value);
-    if (!v.ok()) return v.status();
-    field = *std::move(v);
-    return absl::OkStatus();
-  };
-  if (IsListOfListsAttribute(opcode, n, a.value)) {
-    return SetListOfLists(t.mutable_rare(), n, a.value);
+    out.push_back(x);
+    if (comma == absl::string_view::npos) break;
+    from = comma + 1;
   }
-  if (n == "sparsity") {
-    absl::StatusOr<std::vector<SparsityDescriptor>> sparsity = ParseSparsity(a.value);
-    if (!sparsity.ok()) return sparsity.status();
-    t.mutable_dot().sparsity = *std::move(sparsity);
-    return absl::OkStatus();
-  }
-  if (n == "dimensions") return set_list(t.dimensions);
-  if (n == "lhs_contracting_dims") return set_list(t.mutable_dot().lhs_contracting_dims);
-  if (n == "rhs_contracting_dims") return set_list(t.mutable_dot().rhs_contracting_dims);
-  if (n == "lhs_batch_dims") return set_list(t.mutable_dot().lhs_batch_dims);
-  if (n == "rhs_batch_dims") return set_list(t.mutable_dot().rhs_batch_dims);
-  if (n == "dynamic_slice_sizes") return set_list(t.mutable_rare().dynamic_slice_sizes);
-  if (n == "slice_sizes") return set_list(t.mutable_rare().slice_sizes);
+  return out;
+}
+
+absl::Status SetIntegerList(const HloAttribute& a, std::optional<std::vector<int64_t>>& field) {
+  absl::StatusOr<std::vector<int64_t>> v = ParseIntegerList(a.name, a.value);
+  if (!v.ok()) return v.status();
+  field = *std::move(v);
+  return absl::OkStatus();
+}
+
+// The field an attribute of one integer list goes to (dimensions, a dot's
+// dims, slice sizes), or null for other names.
+std::optional<std::vector<int64_t>>* IntegerListField(HloInstruction::Attributes& t,
+                                                      absl::string_view n) {
+  if (n == "dimensions") return &t.dimensions;
+  if (n == "lhs_contracting_dims") return &t.mutable_dot().lhs_contracting_dims;
+  if (n == "rhs_contracting_dims") return &t.mutable_dot().rhs_contracting_dims;
+  if (n == "lhs_batch_dims") return &t.mutable_dot().lhs_batch_dims;
+  if (n == "rhs_batch_dims") return &t.mutable_dot().rhs_batch_dims;
+  if (n == "dynamic_slice_sizes") return &t.mutable_rare().dynamic_slice_sizes;
+  if (n == "slice_sizes") return &t.mutable_rare().slice_sizes;
+  return nullptr;
+}
+
+// Gather's and scatter's dimension numbers: kept by name, in written order.
+bool IsDimensionNumbersAttribute(absl::string_view n) {
   for (absl::string_view dn : {"offset_dims", "collapsed_slice_dims", "start_index_map",
                                "operand_batching_dims", "start_indices_batching_dims",
                                "update_window_dims", "inserted_window_dims",
                                "scatter_dims_to_operand_dims", "input_batching_dims",
                                "scatter_indices_batching_dims"}) {
-    if (n != dn) continue;
-    std::optional<std::vector<int64_t>> dims;
-    absl::Status st = set_list(dims);
-    if (!st.ok()) return st;
-    t.mutable_rare().dimension_numbers.push_back({n, *std::move(dims)});
-    return absl::OkStatus();
+    if (n == dn) return true;
   }
-  if (n == "index" || n == "iota_dimension" || n == "feature_group_count" ||
-      n == "batch_group_count" || n == "index_vector_dim" || n == "channel_id") {
-    absl::StatusOr<int64_t> v = one_int(a.value);
-    if (!v.ok()) return v.status();
-    if (n == "index") t.index = *v;
-    if (n == "iota_dimension") t.iota_dimension = *v;
-    if (n == "feature_group_count") t.mutable_rare().feature_group_count = *v;
-    if (n == "batch_group_count") t.mutable_rare().batch_group_count = *v;
-    if (n == "index_vector_dim") t.mutable_rare().index_vector_dim = *v;
-    if (n == "channel_id") t.mutable_rare().channel_id = *v;
-    return absl::OkStatus();
+  return false;
+}
+
+absl::Status ParseDimensionNumbersAttribute(const HloAttribute& a,
+                                            HloInstruction::Attributes& t) {
+  std::optional<std::vector<int64_t>> dims;
+  absl::Status st = SetIntegerList(a, dims);
+  if (!st.ok()) return st;
+  t.mutable_rare().dimension_numbers.push_back({a.name, *std::move(dims)});
+  return absl::OkStatus();
+}
+
+bool IsIntegerAttribute(absl::string_view n) {
+  return n == "index" || n == "iota_dimension" || n == "feature_group_count" ||
+         n == "batch_group_count" || n == "index_vector_dim" || n == "channel_id";
+}
+
+absl::Status ParseIntegerAttribute(const HloAttribute& a, HloInstruction::Attributes& t) {
+  const std::string& n = a.name;
+  int64_t v;
+  if (!absl::SimpleAtoi(a.value, &v)) {
+    return Error(absl::StrCat(n, " needs an integer, not '", a.value, "'"));
   }
-  if (n == "api_version") {
-    for (absl::string_view v : {"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
-                                "API_VERSION_STATUS_RETURNING_UNIFIED",
-                                "API_VERSION_TYPED_FFI"}) {
-      if (a.value == v) return absl::OkStatus();
+  if (n == "index") t.index = v;
+  if (n == "iota_dimension") t.iota_dimension = v;
+  if (n == "feature_group_count") t.mutable_rare().feature_group_count = v;
+  if (n == "batch_group_count") t.mutable_rare().batch_group_count = v;
+  if (n == "index_vector_dim") t.mutable_rare().index_vector_dim = v;
+  if (n == "channel_id") t.mutable_rare().channel_id = v;
+  return absl::OkStatus();
+}
+
+absl::Status CheckApiVersion(absl::string_view value) {
+  for (absl::string_view v : {"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
+                              "API_VERSION_STATUS_RETURNING_UNIFIED",
+                              "API_VERSION_TYPED_FFI"}) {
+    if (value == v) return absl::OkStatus();
+  }
+  return Error(absl::StrCat("api_version '", value,
+                            "' is not one of API_VERSION_ORIGINAL, "
+                            "API_VERSION_STATUS_RETURNING, "
+                            "API_VERSION_STATUS_RETURNING_UNIFIED, API_VERSION_TYPED_FFI"));
+}
+
+absl::Status ParseSparsityAttribute(const HloAttribute& a, HloInstruction::Attributes& t) {
+  absl::StatusOr<std::vector<SparsityDescriptor>> sparsity = ParseSparsity(a.value);
+  if (!sparsity.ok()) return sparsity.status();
+  t.mutable_dot().sparsity = *std::move(sparsity);
+  return absl::OkStatus();
+}
+
+absl::Status ParseWindowAttribute(const HloAttribute& a, HloInstruction::Attributes& t) {
+  absl::StatusOr<std::vector<WindowDimension>> window = ParseWindow(a.value);
+  if (!window.ok()) return window.status();
+  t.mutable_rare().window = *std::move(window);
+  return absl::OkStatus();
+}
+
+// A convolution's `b01f_01io->b01f`.
+absl::Status ParseDimLabelsAttribute(const HloAttribute& a, HloInstruction::Attributes& t) {
+  std::vector<std::string> io = absl::StrSplit(a.value, "->");
+  std::vector<std::string> in;
+  if (io.size() == 2) in = absl::StrSplit(io[0], '_');
+  if (in.size() != 2 || in[0].empty() || in[1].empty() || io[1].empty()) {
+    return Error(absl::StrCat("dim_labels needs input_kernel->output, "
+                              "like b01f_01io->b01f, not '",
+                              a.value, "'"));
+  }
+  t.mutable_rare().dim_labels = ConvolutionDimLabels{in[0], in[1], io[1]};
+  return absl::OkStatus();
+}
+
+absl::Status ParseAliasingAttribute(const HloAttribute& a, HloInstruction::Attributes& t) {
+  absl::StatusOr<std::vector<OutputOperandAlias>> aliases =
+      ParseOutputOperandAliasing(a.value);
+  if (!aliases.ok()) {
+    return Error(absl::StrCat("output_to_operand_aliasing: ", aliases.status().message()));
+  }
+  t.mutable_rare().output_to_operand_aliasing = *std::move(aliases);
+  return absl::OkStatus();
+}
+
+// slice's `{[begin:end:stride], ...}`, the stride optional.
+absl::Status ParseSliceAttribute(const HloAttribute& a, HloInstruction::Attributes& t) {
+  absl::string_view body = absl::StripAsciiWhitespace(a.value);
+  if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
+    return Error("slice needs {[begin:end:stride], ...}");
+  }
+  std::vector<std::array<int64_t, 3>> dims;
+  for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
+    part = absl::StripAsciiWhitespace(part);
+    if (!absl::ConsumePrefix(&part, "[") || !absl::ConsumeSuffix(&part, "]")) {
+      return Error("slice needs {[begin:end:stride], ...}");
     }
-    return Error(absl::StrCat("api_version '", a.value,
-                              "' is not one of API_VERSION_ORIGINAL, "
-                              "API_VERSION_STATUS_RETURNING, "
-                              "API_VERSION_STATUS_RETURNING_UNIFIED, API_VERSION_TYPED_FFI"));
+    std::vector<std::string> nums = absl::StrSplit(part, ':');
+    std::array<int64_t, 3> d = {0, 0, 1};
+    if (nums.size() < 2 || nums.size() > 3) {
+      return Error("slice needs [begin:end] or [begin:end:stride]");
+    }
+    for (size_t i = 0; i < nums.size(); ++i) {
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(nums[i]), &d[i])) {
+        return Error(absl::StrCat("slice: '", nums[i], "' is not an integer"));
+      }
+    }
+    dims.push_back(d);
   }
+  t.mutable_rare().slice = dims;
+  return absl::OkStatus();
+}
+
+// pad's `lo_hi[_interior]` per dim, joined by x.
+absl::Status ParsePaddingAttribute(const HloAttribute& a, HloInstruction::Attributes& t) {
+  std::vector<std::array<int64_t, 3>> dims;
+  for (absl::string_view part : absl::StrSplit(a.value, 'x')) {
+    std::vector<std::string> nums = absl::StrSplit(part, '_');
+    std::array<int64_t, 3> d = {0, 0, 0};
+    if (nums.size() < 2 || nums.size() > 3) {
+      return Error("padding needs lo_hi[_interior] per dim, joined by x");
+    }
+    for (size_t i = 0; i < nums.size(); ++i) {
+      if (!absl::SimpleAtoi(nums[i], &d[i])) {
+        return Error(absl::StrCat("padding: '", nums[i], "' is not an integer"));
+      }
+    }
+    dims.push_back(d);
+  }
+  t.mutable_rare().padding = dims;
+  return absl::OkStatus();
+}
+
+// `%f` or `{%f, %g}`: the names go to `callees`.
+absl::Status ParseCalleesAttribute(const HloInstruction& instr, const HloAttribute& a,
+                                   std::vector<std::string>& callees) {
+  if (instr.opcode() == HloOpcode::kConditional) {
+    absl::Status form = CheckBranchForm(instr, a.name);
+    if (!form.ok()) return form;
+  }
+  absl::string_view body = absl::StripAsciiWhitespace(a.value);
+  bool list = absl::ConsumePrefix(&body, "{");
+  if (list && !absl::ConsumeSuffix(&body, "}")) {
+    return Error(absl::StrCat(a.name, ": unbalanced '{'"));
+  }
+  for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
+    part = absl::StripAsciiWhitespace(part);
+    absl::ConsumePrefix(&part, "%");
+    callees.push_back(std::string(part));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// One handler per attribute family; names no family reads are left alone.
+absl::Status ParseTypedAttribute(HloInstruction& instr, HloOpcode opcode, const HloAttribute& a,
+                                 std::vector<std::string>& callees) {
+  HloInstruction::Attributes& t = instr.mutable_attributes();
+  const std::string& n = a.name;
+  if (IsListOfListsAttribute(opcode, n, a.value)) {
+    return SetListOfLists(t.mutable_rare(), n, a.value);
+  }
+  if (n == "sparsity") return ParseSparsityAttribute(a, t);
+  if (std::optional<std::vector<int64_t>>* field = IntegerListField(t, n)) {
+    return SetIntegerList(a, *field);
+  }
+  if (IsDimensionNumbersAttribute(n)) return ParseDimensionNumbersAttribute(a, t);
+  if (IsIntegerAttribute(n)) return ParseIntegerAttribute(a, t);
+  if (n == "api_version") return CheckApiVersion(a.value);
   if (n == "result_accuracy") return CheckResultAccuracy(a.value);
-  if (n == "window") {
-    absl::StatusOr<std::vector<WindowDimension>> window = ParseWindow(a.value);
-    if (!window.ok()) return window.status();
-    t.mutable_rare().window = *std::move(window);
-    return absl::OkStatus();
-  }
+  if (n == "window") return ParseWindowAttribute(a, t);
   if (n == "direction") {
     t.mutable_keywords().direction = a.value;
     return absl::OkStatus();
@@ -406,88 +535,13 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, HloOpcode opcode, const 
     return absl::OkStatus();
   }
   if (n == "dim_labels" && opcode == HloOpcode::kConvolution) {
-    std::vector<std::string> io = absl::StrSplit(a.value, "->");
-    std::vector<std::string> in;
-    if (io.size() == 2) in = absl::StrSplit(io[0], '_');
-    if (in.size() != 2 || in[0].empty() || in[1].empty() || io[1].empty()) {
-      return Error(absl::StrCat("dim_labels needs input_kernel->output, "
-                                          "like b01f_01io->b01f, not '",
-                                          a.value, "'"));
-    }
-    t.mutable_rare().dim_labels = ConvolutionDimLabels{in[0], in[1], io[1]};
-    return absl::OkStatus();
+    return ParseDimLabelsAttribute(a, t);
   }
-  if (n == "output_to_operand_aliasing") {
-    absl::StatusOr<std::vector<OutputOperandAlias>> aliases =
-        ParseOutputOperandAliasing(a.value);
-    if (!aliases.ok()) {
-      return Error(absl::StrCat("output_to_operand_aliasing: ",
-                                aliases.status().message()));
-    }
-    t.mutable_rare().output_to_operand_aliasing = *std::move(aliases);
-    return absl::OkStatus();
-  }
-  if (n == "slice") {
-    absl::string_view body = absl::StripAsciiWhitespace(a.value);
-    if (!absl::ConsumePrefix(&body, "{") || !absl::ConsumeSuffix(&body, "}")) {
-      return Error("slice needs {[begin:end:stride], ...}");
-    }
-    std::vector<std::array<int64_t, 3>> dims;
-    for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
-      part = absl::StripAsciiWhitespace(part);
-      if (!absl::ConsumePrefix(&part, "[") || !absl::ConsumeSuffix(&part, "]")) {
-        return Error("slice needs {[begin:end:stride], ...}");
-      }
-      std::vector<std::string> nums = absl::StrSplit(part, ':');
-      std::array<int64_t, 3> d = {0, 0, 1};
-      if (nums.size() < 2 || nums.size() > 3) {
-        return Error("slice needs [begin:end] or [begin:end:stride]");
-      }
-      for (size_t i = 0; i < nums.size(); ++i) {
-        if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(nums[i]), &d[i])) {
-          return Error(absl::StrCat("slice: '", nums[i], "' is not an integer"));
-        }
-      }
-      dims.push_back(d);
-    }
-    t.mutable_rare().slice = dims;
-    return absl::OkStatus();
-  }
-  if (n == "padding" && opcode == HloOpcode::kPad) {
-    std::vector<std::array<int64_t, 3>> dims;
-    for (absl::string_view part : absl::StrSplit(a.value, 'x')) {
-      std::vector<std::string> nums = absl::StrSplit(part, '_');
-      std::array<int64_t, 3> d = {0, 0, 0};
-      if (nums.size() < 2 || nums.size() > 3) {
-        return Error("padding needs lo_hi[_interior] per dim, joined by x");
-      }
-      for (size_t i = 0; i < nums.size(); ++i) {
-        if (!absl::SimpleAtoi(nums[i], &d[i])) {
-          return Error(absl::StrCat("padding: '", nums[i], "' is not an integer"));
-        }
-      }
-      dims.push_back(d);
-    }
-    t.mutable_rare().padding = dims;
-    return absl::OkStatus();
-  }
-  if (IsCalledComputationAttribute(n)) {
-    if (instr.opcode() == HloOpcode::kConditional) {
-      absl::Status form = CheckBranchForm(instr, n);
-      if (!form.ok()) return form;
-    }
-    absl::string_view body = absl::StripAsciiWhitespace(a.value);
-    bool list = absl::ConsumePrefix(&body, "{");
-    if (list && !absl::ConsumeSuffix(&body, "}")) {
-      return Error(absl::StrCat(n, ": unbalanced '{'"));
-    }
-    for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
-      part = absl::StripAsciiWhitespace(part);
-      absl::ConsumePrefix(&part, "%");
-      callees.push_back(std::string(part));
-    }
-  }
-  return status;
+  if (n == "output_to_operand_aliasing") return ParseAliasingAttribute(a, t);
+  if (n == "slice") return ParseSliceAttribute(a, t);
+  if (n == "padding" && opcode == HloOpcode::kPad) return ParsePaddingAttribute(a, t);
+  if (IsCalledComputationAttribute(n)) return ParseCalleesAttribute(instr, a, callees);
+  return absl::OkStatus();
 }
 
 }  // namespace xla_layout

@@ -163,30 +163,6 @@ absl::StatusOr<std::vector<Shape>> Parser::ParseShapeList(std::vector<size_t>* o
 }
 
 // A value up to the next ',' or newline outside brackets and strings.
-// The offset in `value` of a second token at bracket depth 0, if any.
-static std::optional<size_t> FindStrayToken(absl::string_view value) {
-  int depth = 0;
-  bool gap = false;
-  for (size_t i = 0; i < value.size(); ++i) {
-    char c = value[i];
-    if (c == '"') {
-      if (depth == 0 && gap) return i;
-      for (++i; i < value.size() && value[i] != '"'; ++i) {
-        if (value[i] == '\\') ++i;
-      }
-      continue;
-    }
-    if (depth == 0 && (c == ' ' || c == '\t' || c == '\r')) {
-      gap = true;
-      continue;
-    }
-    if (depth == 0 && gap) return i;
-    if (c == '{' || c == '(' || c == '[') ++depth;
-    if ((c == '}' || c == ')' || c == ']') && depth > 0) --depth;
-  }
-  return std::nullopt;
-}
-
 std::string Parser::ScanValue() {
   SkipSpace();
   size_t start = pos_;
@@ -342,35 +318,15 @@ absl::StatusOr<HloInstruction*> Parser::ParseNested(HloComputation& computation,
   return raw;
 }
 
-absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_root) {
-  size_t start = (SkipSpace(), pos_);
-  bool is_root = ConsumeKeyword("ROOT");
-  size_t name_at = (SkipSpace(), pos_);
-  absl::StatusOr<absl::string_view> name = ParseNameView("an instruction name");
-  if (!name.ok()) return name.status();
-  auto [slot, inserted] = names_.try_emplace(*name, nullptr);
-  if (!inserted) {
-    return ErrorAt(name_at, absl::StrCat("instruction '", *name,
-                                         "' is defined twice in '",
-                                         computation.name(), "'"));
-  }
-  PrefetchNextName();
-  absl::Status s;
-  // Error messages are built only on the error path: this runs once per
-  // instruction of modules of millions.
-  if (!Consume("=")) return Expect("=", absl::StrCat("after instruction name '", *name, "'"));
-  // Newer XLA text may leave out the result shape (`abs(b)`): an opcode
-  // directly followed by '(' means the shape is to be inferred.
-  size_t shape_at = (SkipSpace(), pos_);
+bool Parser::ShapeLeftOut() const {
   size_t q = pos_;
   while (q < text_.size() && (absl::ascii_isalnum(text_[q]) || text_[q] == '-')) ++q;
-  bool inferred = q < text_.size() && text_[q] == '(' &&
-                  StringToHloOpcode(text_.substr(pos_, q - pos_)).ok() &&
-                  !ParsePrimitiveType(text_.substr(pos_, q - pos_)).ok();
-  absl::StatusOr<Shape> shape = inferred ? absl::StatusOr<Shape>(Shape())
-                                         : ParseShapeHere();
-  if (!shape.ok()) return shape.status();
-  // (queued for inference once added, after any inline operands)
+  return q < text_.size() && text_[q] == '(' &&
+         StringToHloOpcode(text_.substr(pos_, q - pos_)).ok() &&
+         !ParsePrimitiveType(text_.substr(pos_, q - pos_)).ok();
+}
+
+absl::StatusOr<Parser::WrittenOpcode> Parser::ParseOpcode() {
   size_t op_at = (SkipSpace(), pos_);
   while (pos_ < text_.size() &&
          (absl::ascii_isalnum(text_[pos_]) || text_[pos_] == '-')) {
@@ -397,16 +353,44 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
     }
   }
   if (!opcode.ok()) return ErrorAt(op_at, opcode.status().message());
-  if (!inferred && !(s = CheckWrittenShape(*opcode, *shape)).ok()) {
+  return WrittenOpcode{*opcode, wrapped, op_text, op_at};
+}
+
+absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_root) {
+  size_t start = (SkipSpace(), pos_);
+  bool is_root = ConsumeKeyword("ROOT");
+  size_t name_at = (SkipSpace(), pos_);
+  absl::StatusOr<absl::string_view> name = ParseNameView("an instruction name");
+  if (!name.ok()) return name.status();
+  auto [slot, inserted] = names_.try_emplace(*name, nullptr);
+  if (!inserted) {
+    return ErrorAt(name_at, absl::StrCat("instruction '", *name,
+                                         "' is defined twice in '",
+                                         computation.name(), "'"));
+  }
+  PrefetchNextName();
+  absl::Status s;
+  // Error messages are built only on the error path: this runs once per
+  // instruction of modules of millions.
+  if (!Consume("=")) return Expect("=", absl::StrCat("after instruction name '", *name, "'"));
+  size_t shape_at = (SkipSpace(), pos_);
+  const bool inferred = ShapeLeftOut();
+  absl::StatusOr<Shape> shape = inferred ? absl::StatusOr<Shape>(Shape())
+                                         : ParseShapeHere();
+  if (!shape.ok()) return shape.status();
+  // (queued for inference once added, after any inline operands)
+  absl::StatusOr<WrittenOpcode> opcode = ParseOpcode();
+  if (!opcode.ok()) return opcode.status();
+  if (!inferred && !(s = CheckWrittenShape(opcode->opcode, *shape)).ok()) {
     return ErrorAt(shape_at, s.message());
   }
   const bool written = !inferred && AllLayoutsWritten(*shape);
   if (!inferred) SetDefaultLayouts(*shape);
   auto instr =
-      std::make_unique<HloInstruction>(std::string(*name), *opcode, *std::move(shape));
+      std::make_unique<HloInstruction>(std::string(*name), opcode->opcode, *std::move(shape));
   instr->set_layout_written(written);
   instr->set_location(source_.LocationOf(name_at, &line_hint_));
-  if (!Consume("(")) return Expect("(", absl::StrCat("after opcode '", op_text, "'"));
+  if (!Consume("(")) return Expect("(", absl::StrCat("after opcode '", opcode->text, "'"));
   OperandList operands;
   s = ParseArguments(computation, *instr, operands);
   if (!s.ok()) return s;
@@ -415,79 +399,9 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
   s = FinishOperands(raw, std::move(operands));
   if (!s.ok()) return s;
   if (inferred) inferred_.push_back({raw, shape_at});
-  if (wrapped) async_.push_back({raw, *wrapped, op_at});
-  bool dropped_api_version = false;
-  while (true) {
-    // Attributes continue the line: `, name=value`.
-    size_t save = pos_;
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
-    if (pos_ >= text_.size() || text_[pos_] != ',') {
-      pos_ = save;
-      break;
-    }
-    ++pos_;
-    size_t at = (SkipSpace(), pos_);
-    absl::StatusOr<std::string> attr = ParseName("an attribute name");
-    if (!attr.ok()) return attr.status();
-    // The attributes of an async shorthand belong to the wrapped op.
-    s = wrapped && *attr != "async_execution_thread"
-            ? CheckAttributeName(*wrapped, *attr)
-            : CheckAttributeName(raw->opcode(), *attr);
-    if (!s.ok()) return ErrorAt(at, s.message());
-    bool twice = *attr == "api_version" && dropped_api_version;
-    for (const HloAttribute& seen : raw->raw_attributes()) twice |= seen.name == *attr;
-    if (twice) return ErrorAt(at, absl::StrCat("attribute '", *attr, "' is given twice"));
-    if (!Consume("=")) return Expect("=", absl::StrCat("after attribute '", *attr, "'"));
-    if (*attr == "async_execution_thread") async_threads_.push_back({raw, at});
-    HloAttribute a{*attr, ""};
-    if (*attr == "operand_layout_constraints") {
-      // Shapes are read with the parser's own cursor, so that an error in
-      // one points at its line and column.
-      size_t value_at = (SkipSpace(), pos_);
-      std::vector<size_t> offsets;
-      absl::StatusOr<std::vector<Shape>> shapes = ParseShapeList(&offsets);
-      if (!shapes.ok()) return shapes.status();
-      raw->mutable_attributes().mutable_rare().operand_layout_constraints = *std::move(shapes);
-      constraints_.push_back({raw, at, std::move(offsets)});
-      a.value = std::string(text_.substr(value_at, pos_ - value_at));
-    } else if (*attr == "literal" &&
-               (wrapped ? *wrapped : raw->opcode()) == HloOpcode::kCustomCall) {
-      s = ParseLiteralAttribute(*raw, a);
-      if (!s.ok()) return s;
-    } else {
-      size_t value_at = (SkipSpace(), pos_);
-      a.value = ScanValue();
-      absl::StatusOr<bool> upgraded = UpgradeOldForm(a, value_at);
-      if (!upgraded.ok()) return upgraded.status();
-      if (*upgraded) {
-        dropped_api_version = true;
-        continue;
-      }
-      // A value is one token or one bracketed group: `metadata={...} oops`
-      // is an error, as in XLA, not a value with a tail.
-      if (std::optional<size_t> stray = FindStrayToken(a.value)) {
-        return ErrorAt(value_at + *stray,
-                       absl::StrCat("expected ',' or the end of the line after the value of "
-                                    "attribute '", *attr, "'"));
-      }
-      s = SetTypedAttribute(*raw, wrapped.value_or(raw->opcode()), a, at);
-      if (!s.ok()) return s;
-      if (*attr == "original_value" || *attr == "origin") {
-        s = CheckOriginalValueAt(*raw, a, at, value_at, !inferred);
-        if (!s.ok()) return s;
-      }
-    }
-    if (*attr == "control-predecessors") {
-      absl::StatusOr<std::vector<std::string>> names = ParseNameList(a.value);
-      if (!names.ok()) {
-        return ErrorAt(at, absl::StrCat("control-predecessors ", names.status().message()));
-      }
-      for (std::string& name : *names) {
-        predecessors_.push_back({raw, std::move(name), at});
-      }
-    }
-    raw->mutable_raw_attributes().push_back(std::move(a));
-  }
+  if (opcode->wrapped) async_.push_back({raw, *opcode->wrapped, opcode->offset});
+  s = ParseAttributes(*raw, opcode->wrapped, /*shape_written=*/!inferred);
+  if (!s.ok()) return s;
   if (is_root) {
     if (saw_root) {
       return ErrorAt(start, absl::StrCat("computation '", computation.name(),
@@ -545,53 +459,33 @@ absl::Status Parser::ResolveOperand(HloInstruction* user,
   return absl::OkStatus();
 }
 
-absl::Status Parser::ParseComputation(HloModule& module) {
-  size_t start = (SkipSpace(), pos_);
-  bool entry = ConsumeKeyword("ENTRY");
-  size_t name_at = (SkipSpace(), pos_);
-  absl::StatusOr<std::string> name = ParseName("a computation name or ENTRY");
-  if (!name.ok()) return name.status();
-  if (module.FindComputation(*name) != nullptr) {
-    return ErrorAt(name_at, absl::StrCat("computation '", *name, "' is defined twice"));
-  }
-  auto computation = std::make_unique<HloComputation>(*name);
-  computation->set_location(source_.LocationOf(name_at, &line_hint_));
+absl::Status Parser::ParseSignature(HloComputation& computation) {
+  if (!Consume("(")) return absl::OkStatus();
   std::vector<std::pair<std::string, Shape>> signature;
-  if (Consume("(")) {
-    if (!Consume(")")) {
-      while (true) {
-        absl::StatusOr<std::string> p = ParseName("a parameter name");
-        if (!p.ok()) return p.status();
-        absl::Status s = Expect(":", "after the parameter name");
-        if (!s.ok()) return s;
-        absl::StatusOr<Shape> shape = ParseShapeHere();
-        if (!shape.ok()) return shape.status();
-        signature.push_back({*p, *shape});
-        if (Consume(")")) break;
-        s = Expect(",", "or ')' between parameters");
-        if (!s.ok()) return s;
-      }
+  if (!Consume(")")) {
+    while (true) {
+      absl::StatusOr<std::string> p = ParseName("a parameter name");
+      if (!p.ok()) return p.status();
+      absl::Status s = Expect(":", "after the parameter name");
+      if (!s.ok()) return s;
+      absl::StatusOr<Shape> shape = ParseShapeHere();
+      if (!shape.ok()) return shape.status();
+      signature.push_back({*p, *shape});
+      if (Consume(")")) break;
+      s = Expect(",", "or ')' between parameters");
+      if (!s.ok()) return s;
     }
-    absl::Status s = Expect("->", "after the parameters");
-    if (!s.ok()) return s;
-    absl::StatusOr<Shape> result = ParseShapeHere();
-    if (!result.ok()) return result.status();
-    computation->set_signature(
-        HloComputation::Signature{std::move(signature), *std::move(result)});
   }
-  absl::Status s = Expect(
-      "{", absl::StrCat("to open computation '", *name, "'",
-                        module.computation_count() == 0 && !header_
-                            ? " (a module starts with 'HloModule' or a computation)"
-                            : ""));
+  absl::Status s = Expect("->", "after the parameters");
   if (!s.ok()) return s;
-  HloComputation* c = module.AddComputation(std::move(computation));
-  if (entry) {
-    if (module.entry() != nullptr) {
-      return ErrorAt(start, "a second ENTRY computation");
-    }
-    module.set_entry(c);
-  }
+  absl::StatusOr<Shape> result = ParseShapeHere();
+  if (!result.ok()) return result.status();
+  computation.set_signature(
+      HloComputation::Signature{std::move(signature), *std::move(result)});
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseInstructions(HloComputation& computation) {
   bool saw_root = false;
   names_.clear();
   // Sized for the computation's lines up front: growing a table of a
@@ -604,36 +498,38 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   while (!Consume("}")) {
     if (AtEnd()) {
       return ErrorAt(pos_, absl::StrCat("expected '}' to close computation '",
-                                        *name, "', found end of file"));
+                                        computation.name(), "', found end of file"));
     }
-    s = ParseInstruction(*c, saw_root);
+    absl::Status s = ParseInstruction(computation, saw_root);
     if (!s.ok()) return s;
   }
-  // XLA writes a computation's thread after its closing brace.
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseExecutionThread(HloComputation& computation) {
   size_t after = pos_;
-  if (Consume(",")) {
-    size_t at = (SkipSpace(), pos_);
-    if (!ConsumeKeyword("execution_thread")) {
-      return ErrorAt(at, absl::StrCat("expected execution_thread=\"...\" after "
-                                      "computation '", *name, "'"));
-    }
-    s = Expect("=", "after execution_thread");
-    if (!s.ok()) return s;
-    SkipSpace();
-    size_t value_at = pos_;
-    std::string value = ScanValue();
-    if (value.size() < 2 || value.front() != '"' || value.back() != '"') {
-      return ErrorAt(value_at, "execution_thread needs a quoted name");
-    }
-    c->set_execution_thread(value.substr(1, value.size() - 2));
-  } else {
+  if (!Consume(",")) {
     pos_ = after;
+    return absl::OkStatus();
   }
-  HloComputation::InstructionRange instrs = c->instruction_range();
-  if (instrs.empty()) return ErrorAt(start, absl::StrCat("computation '", *name, "' is empty"));
-  if (c->root() == nullptr) c->set_root(instrs.back());  // XLA's rule
-  // Inline operands are named `<opcode>.anon` as XLA names them, clear of
-  // every name the computation writes (the module-wide uniquer runs later).
+  size_t at = (SkipSpace(), pos_);
+  if (!ConsumeKeyword("execution_thread")) {
+    return ErrorAt(at, absl::StrCat("expected execution_thread=\"...\" after "
+                                    "computation '", computation.name(), "'"));
+  }
+  absl::Status s = Expect("=", "after execution_thread");
+  if (!s.ok()) return s;
+  SkipSpace();
+  size_t value_at = pos_;
+  std::string value = ScanValue();
+  if (value.size() < 2 || value.front() != '"' || value.back() != '"') {
+    return ErrorAt(value_at, "execution_thread needs a quoted name");
+  }
+  computation.set_execution_thread(value.substr(1, value.size() - 2));
+  return absl::OkStatus();
+}
+
+void Parser::NameInlineOperands() {
   for (HloInstruction* i : nested_) {
     std::string base = absl::StrCat(HloOpcodeString(i->opcode()), ".anon");
     std::string name = base;
@@ -642,6 +538,9 @@ absl::Status Parser::ParseComputation(HloModule& module) {
     names_.emplace(i->name(), i);
   }
   nested_.clear();
+}
+
+absl::Status Parser::ResolveForwardOperands(const HloComputation& computation) {
   const absl::flat_hash_map<absl::string_view, HloInstruction*>& by_name = names_;
   for (const PendingInstruction& user : forward_) {
     for (const PendingOperand& op : user.operands) {
@@ -652,32 +551,76 @@ absl::Status Parser::ParseComputation(HloModule& module) {
       auto it = by_name.find(op.name);
       if (it == by_name.end()) {
         return ErrorAt(op.offset, absl::StrCat("use of undefined instruction '",
-                                               op.name, "' in '", *name, "'"));
+                                               op.name, "' in '", computation.name(), "'"));
       }
-      s = ResolveOperand(user.instruction, op, it->second);
+      absl::Status s = ResolveOperand(user.instruction, op, it->second);
       if (!s.ok()) return s;
     }
   }
   forward_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::CheckControlPredecessors(const HloComputation& computation) {
+  const absl::flat_hash_map<absl::string_view, HloInstruction*>& by_name = names_;
   for (const PendingPredecessor& p : predecessors_) {
     auto it = by_name.find(p.name);
     if (it == by_name.end()) {
       return ErrorAt(p.offset, absl::StrCat("control-predecessors of '",
                                             p.instruction->name(), "' names '", p.name,
-                                            "', which is not in '", *name, "'"));
+                                            "', which is not in '", computation.name(), "'"));
     }
     if (it->second == p.instruction) {
       return ErrorAt(p.offset, absl::StrCat("'", p.name, "' is its own control predecessor"));
     }
   }
   predecessors_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status Parser::ParseComputation(HloModule& module) {
+  size_t start = (SkipSpace(), pos_);
+  bool entry = ConsumeKeyword("ENTRY");
+  size_t name_at = (SkipSpace(), pos_);
+  absl::StatusOr<std::string> name = ParseName("a computation name or ENTRY");
+  if (!name.ok()) return name.status();
+  if (module.FindComputation(*name) != nullptr) {
+    return ErrorAt(name_at, absl::StrCat("computation '", *name, "' is defined twice"));
+  }
+  auto computation = std::make_unique<HloComputation>(*name);
+  computation->set_location(source_.LocationOf(name_at, &line_hint_));
+  absl::Status s = ParseSignature(*computation);
+  if (!s.ok()) return s;
+  s = Expect("{", absl::StrCat("to open computation '", *name, "'",
+                               module.computation_count() == 0 && !header_
+                                   ? " (a module starts with 'HloModule' or a computation)"
+                                   : ""));
+  if (!s.ok()) return s;
+  HloComputation* c = module.AddComputation(std::move(computation));
+  if (entry) {
+    if (module.entry() != nullptr) {
+      return ErrorAt(start, "a second ENTRY computation");
+    }
+    module.set_entry(c);
+  }
+  s = ParseInstructions(*c);
+  if (!s.ok()) return s;
+  s = ParseExecutionThread(*c);
+  if (!s.ok()) return s;
+  HloComputation::InstructionRange instrs = c->instruction_range();
+  if (instrs.empty()) return ErrorAt(start, absl::StrCat("computation '", *name, "' is empty"));
+  if (c->root() == nullptr) c->set_root(instrs.back());  // XLA's rule
+  NameInlineOperands();
+  s = ResolveForwardOperands(*c);
+  if (!s.ok()) return s;
+  s = CheckControlPredecessors(*c);
+  if (!s.ok()) return s;
   signatures_.push_back({c, name_at});
   // The name map of a large computation is released now, not when the next
   // computation is read: the module is at its largest at the end of parsing.
   absl::flat_hash_map<absl::string_view, HloInstruction*>().swap(names_);
   return absl::OkStatus();
 }
-
 
 absl::StatusOr<std::unique_ptr<HloModule>> Parser::Parse() {
   // Without an `HloModule` line the text is a list of computations, and the

@@ -1,5 +1,6 @@
-// The HLO text parser's class, shared by its three files: hlo_parser.cc
-// reads the grammar (computations, instructions, attributes);
+// The HLO text parser's class, shared by its four files: hlo_parser.cc
+// reads the grammar (computations, instructions, operands);
+// hlo_parser_attributes.cc an instruction's attributes;
 // hlo_parser_header.cc the module header's attributes; hlo_parser_finish.cc
 // completes the module once it is read (async wrapping, shapes left out,
 // checks that wait for them). Not a public API: use ParseHloModule
@@ -82,6 +83,21 @@ class Parser {
 
   absl::Status ParseHeader(HloModule& module);
   absl::Status ParseComputation(HloModule& module);
+  // `(name: shape, ...) -> shape` after a computation's name, if written.
+  absl::Status ParseSignature(HloComputation& computation);
+  // The instructions of a computation, up to its closing brace.
+  absl::Status ParseInstructions(HloComputation& computation);
+  // `, execution_thread="..."` after a computation's closing brace (XLA
+  // writes its thread there), if written.
+  absl::Status ParseExecutionThread(HloComputation& computation);
+  // Inline operands are named `<opcode>.anon` as XLA names them, clear of
+  // every name the computation writes (the module-wide uniquer runs later).
+  void NameInlineOperands();
+  // Gives the instructions in forward_ their operands, now that every name
+  // of the computation is defined.
+  absl::Status ResolveForwardOperands(const HloComputation& computation);
+  // Each control predecessor names another instruction of the computation.
+  absl::Status CheckControlPredecessors(const HloComputation& computation);
   // The parenthesized part after an opcode: a literal, a parameter number,
   // or operands (by name, or written inline).
   absl::Status ParseArguments(HloComputation& computation, HloInstruction& instr,
@@ -90,6 +106,32 @@ class Parser {
                                               std::optional<Shape> shape, HloOpcode opcode,
                                               size_t at);
   absl::Status ParseInstruction(HloComputation& computation, bool& saw_root);
+  // True when the text at the cursor is an opcode directly followed by '(':
+  // newer XLA text leaves the result shape out (`abs(b)`), to be inferred.
+  bool ShapeLeftOut() const;
+  // An opcode as written: for XLA's async shorthand (`add-start`,
+  // `add-update`, `add-done`) the async op, and the op it wraps.
+  struct WrittenOpcode {
+    HloOpcode opcode;
+    std::optional<HloOpcode> wrapped;
+    absl::string_view text;
+    size_t offset;
+  };
+  absl::StatusOr<WrittenOpcode> ParseOpcode();
+  // The `, name=value` attributes that continue an instruction's line, up to
+  // its end. `wrapped`: the op of the async shorthand, whose attributes they
+  // are; `shape_written`: whether the instruction's shape is written.
+  absl::Status ParseAttributes(HloInstruction& instr, std::optional<HloOpcode> wrapped,
+                               bool shape_written);
+  // One `name=value` (the ',' read); `dropped_api_version` is set once an
+  // old api_version is dropped, so that a second one is refused.
+  absl::Status ParseAttribute(HloInstruction& instr, std::optional<HloOpcode> wrapped,
+                              bool shape_written, bool& dropped_api_version);
+  // The value of attribute `a` (at `at`) into `a.value` and `instr`'s typed
+  // attributes. False when it is an old form that is dropped (UpgradeOldForm).
+  absl::StatusOr<bool> ParseAttributeValue(HloInstruction& instr,
+                                           std::optional<HloOpcode> wrapped, HloAttribute& a,
+                                           size_t at, bool shape_written);
   // Gives `instr` its operands now when every name is defined (the common
   // case: no list per instruction waits for the end of the computation);
   // otherwise queues them in forward_.

@@ -12,20 +12,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/hlo_attributes.h"
+#include "hlo/hlo_verifier_internal.h"
 #include "hlo/shape_inference.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/tiled_layout.h"
 
 namespace xla_layout {
-namespace {
+namespace hlo_verifier_internal {
 
-struct Context {
-  const HloModule& module;
-  const VerifierOptions& options;
-};
-
-// `body` at `where`: with the line and a caret when the source is at hand,
-// with file:line:col when the module came from a file, bare otherwise.
 absl::Status Positioned(const Context& ctx, SourceLocation where,
                         const std::string& body) {
   if (!where.known() || ctx.module.source_name().empty()) {
@@ -46,6 +40,15 @@ absl::Status Fail(const Context& ctx, const HloComputation& c,
                    i ? absl::StrCat(", instruction '", i->name(), "'") : std::string(),
                    ": ", message));
 }
+
+}  // namespace hlo_verifier_internal
+
+using hlo_verifier_internal::Context;
+using hlo_verifier_internal::Fail;
+using hlo_verifier_internal::Positioned;
+using hlo_verifier_internal::VerifyCallees;
+
+namespace {
 
 absl::Status CheckLayouts(const Shape& shape) {
   if (shape.IsTuple()) {
@@ -115,178 +118,6 @@ absl::Status VerifyInstruction(const Context& ctx, const HloComputation& c,
     }
   }
   return absl::OkStatus();
-}
-
-bool IsScalarOf(const Shape& s, PrimitiveType type) {
-  return s.IsArray() && s.rank() == 0 && s.element_type() == type;
-}
-
-std::string Describe(const Shape& s) { return s.ToString(); }
-
-// A called computation agrees with its caller: parameters of the shapes the
-// caller passes, a result of the shape it expects (layouts aside).
-absl::Status VerifyCallees(const Context& ctx, const HloComputation& c,
-                           const HloInstruction& i) {
-  const Shape::Equal same = Shape::Equal().IgnoreLayout();
-  const HloOpcode op = i.opcode();
-  auto fail = [&](const std::string& m) { return Fail(ctx, c, &i, m); };
-  auto params_of = [](const HloComputation* callee) { return callee->parameters(); };
-  // `callee` takes exactly `shapes`.
-  auto takes = [&](const HloComputation* callee,
-                   const std::vector<const Shape*>& shapes) -> absl::Status {
-    std::vector<HloInstruction*> params = params_of(callee);
-    if (params.size() != shapes.size()) {
-      return fail(absl::StrCat("passes ", shapes.size(), " values to '", callee->name(),
-                               "', which takes ", params.size()));
-    }
-    for (size_t k = 0; k < shapes.size(); ++k) {
-      if (params[k] != nullptr && !same(params[k]->shape(), *shapes[k])) {
-        return fail(absl::StrCat("passes ", Describe(*shapes[k]), " as parameter ", k,
-                                 " of '", callee->name(), "', which takes ",
-                                 Describe(params[k]->shape())));
-      }
-    }
-    return absl::OkStatus();
-  };
-  auto returns = [&](const HloComputation* callee, const Shape& want) -> absl::Status {
-    if (!same(callee->root()->shape(), want)) {
-      return fail(absl::StrCat("expects ", Describe(want), " from '", callee->name(),
-                               "', which returns ", Describe(callee->root()->shape())));
-    }
-    return absl::OkStatus();
-  };
-  // A scalar reduction with `n` inputs of `types`: 2n scalar parameters
-  // (accumulators, then values) and n scalar results.
-  auto reducer = [&](const HloComputation* callee,
-                     const std::vector<PrimitiveType>& types) -> absl::Status {
-    std::vector<Shape> scalars;
-    for (int round = 0; round < 2; ++round) {
-      for (PrimitiveType t : types) scalars.push_back(Shape(t, {}));
-    }
-    std::vector<const Shape*> ptrs;
-    for (const Shape& sc : scalars) ptrs.push_back(&sc);
-    absl::Status st = takes(callee, ptrs);
-    if (!st.ok()) return st;
-    if (types.size() == 1) return returns(callee, Shape(types[0], {}));
-    std::vector<Shape> results;
-    for (PrimitiveType t : types) results.push_back(Shape(t, {}));
-    return returns(callee, Shape::MakeTuple(results));
-  };
-  auto operand_shapes = [&](int from, int to) {
-    std::vector<const Shape*> shapes;
-    for (int k = from; k < to; ++k) shapes.push_back(&i.operand(k)->shape());
-    return shapes;
-  };
-  const auto& called = i.called_computations();
-  switch (op) {
-    case HloOpcode::kCall:
-    case HloOpcode::kFusion: {
-      if (called.empty()) return fail(absl::StrCat(HloOpcodeString(op), " calls nothing"));
-      absl::Status st = takes(called[0].computation, operand_shapes(0, i.operand_count()));
-      if (!st.ok()) return st;
-      return returns(called[0].computation, i.shape());
-    }
-    case HloOpcode::kAsyncStart: {
-      HloComputation* callee = i.called_computation("calls");
-      if (callee == nullptr) return fail("async-start calls nothing (calls=)");
-      const Shape& state = i.shape();
-      if (!state.IsTuple() || state.tuple_shapes().size() < 2) {
-        return fail("async-start needs the shape ((operands...), results, context...)");
-      }
-      absl::Status st = takes(callee, operand_shapes(0, i.operand_count()));
-      if (!st.ok()) return st;
-      return returns(callee, state.tuple_shapes()[1]);
-    }
-    case HloOpcode::kWhile: {
-      HloComputation* body = i.called_computation("body");
-      HloComputation* cond = i.called_computation("condition");
-      if (body == nullptr || cond == nullptr || i.operand_count() != 1) {
-        return fail("while needs one operand, a body and a condition");
-      }
-      const Shape& state = i.operand(0)->shape();
-      if (!same(state, i.shape())) {
-        return fail(absl::StrCat("while's operand is ", Describe(state),
-                                 " but its result is ", Describe(i.shape())));
-      }
-      for (const HloComputation* callee : {body, cond}) {
-        absl::Status st = takes(callee, {&state});
-        if (!st.ok()) return st;
-      }
-      absl::Status st = returns(body, state);
-      if (!st.ok()) return st;
-      return returns(cond, Shape(PRED, {}));
-    }
-    case HloOpcode::kConditional: {
-      if (i.operand_count() < 1 || static_cast<int>(called.size()) != i.operand_count() - 1) {
-        return fail("conditional needs one operand per branch after the selector");
-      }
-      const Shape& selector = i.operand(0)->shape();
-      const bool two = IsScalarOf(selector, PRED) && called.size() == 2;
-      if (!two && !IsScalarOf(selector, S32)) {
-        return fail(absl::StrCat("the selector is ", Describe(selector),
-                                 "; use pred[] with two branches or s32[]"));
-      }
-      for (size_t b = 0; b < called.size(); ++b) {
-        absl::Status st = takes(called[b].computation, {&i.operand(b + 1)->shape()});
-        if (!st.ok()) return st;
-        st = returns(called[b].computation, i.shape());
-        if (!st.ok()) return st;
-      }
-      return absl::OkStatus();
-    }
-    case HloOpcode::kMap: {
-      HloComputation* f = i.called_computation("to_apply");
-      if (f == nullptr || !i.shape().IsArray()) return absl::OkStatus();
-      std::vector<Shape> scalars;
-      for (int k = 0; k < i.operand_count(); ++k) {
-        scalars.push_back(Shape(i.operand(k)->shape().element_type(), {}));
-      }
-      std::vector<const Shape*> ptrs;
-      for (const Shape& sc : scalars) ptrs.push_back(&sc);
-      absl::Status st = takes(f, ptrs);
-      if (!st.ok()) return st;
-      return returns(f, Shape(i.shape().element_type(), {}));
-    }
-    case HloOpcode::kReduce:
-    case HloOpcode::kReduceWindow: {
-      HloComputation* f = i.called_computation("to_apply");
-      if (f == nullptr || i.operand_count() % 2 != 0) {
-        return fail(absl::StrCat(HloOpcodeString(op),
-                                 " needs inputs, as many init values, and to_apply"));
-      }
-      std::vector<PrimitiveType> types;
-      for (int k = i.operand_count() / 2; k < i.operand_count(); ++k) {
-        types.push_back(i.operand(k)->shape().element_type());
-      }
-      return reducer(f, types);
-    }
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kReduceScatter: {
-      HloComputation* f = i.called_computation("to_apply");
-      if (f == nullptr || i.operand_count() < 1 || !i.operand(0)->shape().IsArray()) {
-        return absl::OkStatus();
-      }
-      return reducer(f, {i.operand(0)->shape().element_type()});
-    }
-    case HloOpcode::kSort: {
-      HloComputation* f = i.called_computation("to_apply");
-      if (f == nullptr) return fail("sort needs a comparator (to_apply)");
-      std::vector<Shape> scalars;
-      for (int k = 0; k < i.operand_count(); ++k) {
-        for (int side = 0; side < 2; ++side) {
-          scalars.push_back(Shape(i.operand(k)->shape().element_type(), {}));
-        }
-      }
-      std::vector<const Shape*> ptrs;
-      for (const Shape& sc : scalars) ptrs.push_back(&sc);
-      absl::Status st = takes(f, ptrs);
-      if (!st.ok()) return st;
-      return returns(f, Shape(PRED, {}));
-    }
-    default:
-      return absl::OkStatus();
-  }
 }
 
 // Operands form a DAG within a computation: no instruction reads itself,
@@ -393,6 +224,152 @@ std::vector<bool> RepeatedNames(const HloModule& module) {
   return repeated;
 }
 
+// What VerifyModule carries from one computation to the next.
+struct ModuleScan {
+  // Views of names the module owns, which do not change while it is read.
+  absl::flat_hash_set<absl::string_view> computation_names;
+  absl::flat_hash_set<const HloComputation*> owned;
+  std::vector<bool> repeated_name;  // RepeatedNames(module)
+  size_t order = 0;  // of the instruction in the module, as RepeatedNames walks it
+};
+
+// `i`'s operands are instructions of `c` (`position` as VerifyAcyclic takes
+// it) and its callees computations of the module.
+absl::Status VerifyReferences(const Context& ctx, const HloComputation& c,
+                              const HloInstruction& i, const std::vector<int>& position,
+                              const absl::flat_hash_set<const HloComputation*>& owned) {
+  auto mine = [&](const HloInstruction* op) {
+    return op != nullptr && op->parent() == &c && op->local_id() >= 0 &&
+           op->local_id() < c.local_id_bound() && position[op->local_id()] >= 0;
+  };
+  for (HloInstruction* op : i.operands()) {
+    if (!mine(op)) {
+      return Fail(ctx, c, &i, "an operand does not belong to this computation");
+    }
+  }
+  for (const auto& called : i.called_computations()) {
+    if (called.computation == nullptr || !owned.contains(called.computation)) {
+      return Fail(ctx, c, &i, absl::StrCat("calls a computation (", called.attribute,
+                                           ") that is not in the module"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Counts a parameter's number in `seen`, refusing one used twice.
+absl::Status CountParameter(const Context& ctx, const HloComputation& c,
+                            const HloInstruction& i, std::vector<int>& seen) {
+  if (i.opcode() != HloOpcode::kParameter) return absl::OkStatus();
+  int64_t n = i.parameter_number();
+  if (n >= static_cast<int64_t>(seen.size())) {
+    if (n > 1 << 20) return Fail(ctx, c, &i, "parameter number is too large");
+    seen.resize(n + 1, 0);
+  }
+  if (seen[n]++ > 0) {
+    return Fail(ctx, c, &i, absl::StrCat("parameter number ", n, " is used twice"));
+  }
+  return absl::OkStatus();
+}
+
+// Every check of one computation and its instructions, in order.
+absl::Status VerifyComputation(const Context& ctx, const HloComputation& c, ModuleScan& scan) {
+  if (!scan.computation_names.insert(c.name()).second) {
+    return Fail(ctx, c, nullptr, "computation name is not unique");
+  }
+  if (c.root() == nullptr || c.root()->parent() != &c) {
+    return Fail(ctx, c, nullptr, "has no root instruction of its own");
+  }
+  // The position of each of the computation's instructions, by local id
+  // (-1 for ids it no longer holds).
+  std::vector<int> position(c.local_id_bound(), -1);
+  {
+    int k = 0;
+    for (HloInstruction* i : c.instruction_range()) position[i->local_id()] = k++;
+  }
+  std::vector<int> parameter_seen;
+  for (HloInstruction* i : c.instruction_range()) {
+    if (scan.repeated_name[scan.order++]) {
+      return Fail(ctx, c, i, "instruction name is not unique in the module");
+    }
+    absl::Status s = VerifyReferences(ctx, c, *i, position, scan.owned);
+    if (!s.ok()) return s;
+    s = i->shape().Validate();
+    if (s.ok() && ctx.options.require_layouts) s = CheckLayouts(i->shape());
+    if (!s.ok()) return Fail(ctx, c, i, s.message());
+    s = CountParameter(ctx, c, *i, parameter_seen);
+    if (!s.ok()) return s;
+    s = VerifyInstruction(ctx, c, *i);
+    if (!s.ok()) return s;
+    s = VerifyCallees(ctx, c, *i);
+    if (!s.ok()) return s;
+    s = CheckShape(*i);
+    if (!s.ok()) return Fail(ctx, c, i, s.message());
+  }
+  for (size_t n = 0; n < parameter_seen.size(); ++n) {
+    if (parameter_seen[n] == 0) {
+      return Fail(ctx, c, nullptr, absl::StrCat("parameter ", n, " is missing"));
+    }
+  }
+  return VerifyAcyclic(ctx, c, position);
+}
+
+// Calls form a DAG (XLA's rule): a computation never calls itself,
+// directly or through others.
+absl::Status VerifyCallGraph(const Context& ctx, const HloModule& module) {
+  absl::flat_hash_map<const HloComputation*, int> state;  // 1 open, 2 done
+  std::vector<std::string> path;
+  std::function<absl::Status(const HloComputation*)> visit =
+      [&](const HloComputation* c) -> absl::Status {
+    int& st = state[c];
+    if (st == 2) return absl::OkStatus();
+    path.push_back(c->name());
+    if (st == 1) {
+      return Positioned(ctx, c->location(),
+                        absl::StrCat("verifier: computation '", c->name(),
+                                     "' calls itself (", absl::StrJoin(path, " -> "),
+                                     ")"));
+    }
+    st = 1;
+    for (HloInstruction* i : c->instruction_range()) {
+      for (const auto& called : i->called_computations()) {
+        absl::Status s = visit(called.computation);
+        if (!s.ok()) return s;
+      }
+    }
+    state[c] = 2;
+    path.pop_back();
+    return absl::OkStatus();
+  };
+  for (HloComputation* c : module.computations()) {
+    absl::Status s = visit(c);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// A written entry_computation_layout fits the entry's parameters and root.
+absl::Status VerifyEntryLayout(const Context& ctx, const HloModule& module) {
+  const auto& layout = module.entry_computation_layout();
+  if (!layout) return absl::OkStatus();
+  std::vector<HloInstruction*> params = module.entry()->parameters();
+  if (layout->parameters.size() != params.size()) {
+    return Fail(ctx, *module.entry(), nullptr, absl::StrCat(
+        "entry_computation_layout has ", layout->parameters.size(),
+        " parameters but the entry computation has ", params.size()));
+  }
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (!Shape::Equal().IgnoreLayout()(layout->parameters[k], params[k]->shape())) {
+      return Fail(ctx, *module.entry(), params[k], absl::StrCat(
+          "entry_computation_layout gives ", layout->parameters[k].ToString()));
+    }
+  }
+  if (!Shape::Equal().IgnoreLayout()(layout->result, module.entry()->root()->shape())) {
+    return Fail(ctx, *module.entry(), module.entry()->root(), absl::StrCat(
+        "entry_computation_layout gives the result ", layout->result.ToString()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status VerifyModule(const HloModule& module,
@@ -401,130 +378,21 @@ absl::Status VerifyModule(const HloModule& module,
     return absl::InvalidArgumentError("verifier: the module has no entry computation");
   }
   const Context ctx{module, options};
-  // Views of names the module owns, which do not change while it is read.
-  absl::flat_hash_set<absl::string_view> computation_names;
-  computation_names.reserve(module.computation_count());
-  const std::vector<bool> repeated_name = RepeatedNames(module);
-  size_t order = 0;  // of the instruction in the module, as RepeatedNames walks it
-  absl::flat_hash_set<const HloComputation*> owned;
-  for (HloComputation* c : module.computations()) owned.insert(c);
+  ModuleScan scan;
+  scan.computation_names.reserve(module.computation_count());
+  scan.repeated_name = RepeatedNames(module);
+  for (HloComputation* c : module.computations()) scan.owned.insert(c);
   for (HloComputation* c : module.computations()) {
-    if (!computation_names.insert(c->name()).second) {
-      return Fail(ctx, *c, nullptr, "computation name is not unique");
-    }
-    if (c->root() == nullptr || c->root()->parent() != c) {
-      return Fail(ctx, *c, nullptr, "has no root instruction of its own");
-    }
-    // The position of each of the computation's instructions, by local id
-    // (-1 for ids it no longer holds).
-    std::vector<int> position(c->local_id_bound(), -1);
-    {
-      int k = 0;
-      for (HloInstruction* i : c->instruction_range()) position[i->local_id()] = k++;
-    }
-    auto mine = [&](const HloInstruction* op) {
-      return op != nullptr && op->parent() == c && op->local_id() >= 0 &&
-             op->local_id() < c->local_id_bound() && position[op->local_id()] >= 0;
-    };
-    std::vector<int> parameter_seen;
-    for (HloInstruction* i : c->instruction_range()) {
-      if (repeated_name[order++]) {
-        return Fail(ctx, *c, i, "instruction name is not unique in the module");
-      }
-      for (HloInstruction* op : i->operands()) {
-        if (!mine(op)) {
-          return Fail(ctx, *c, i, "an operand does not belong to this computation");
-        }
-      }
-      for (const auto& called : i->called_computations()) {
-        if (called.computation == nullptr || !owned.contains(called.computation)) {
-          return Fail(ctx, *c, i, absl::StrCat("calls a computation (", called.attribute,
-                                          ") that is not in the module"));
-        }
-      }
-      absl::Status s = i->shape().Validate();
-      if (s.ok() && options.require_layouts) s = CheckLayouts(i->shape());
-      if (!s.ok()) return Fail(ctx, *c, i, s.message());
-      if (i->opcode() == HloOpcode::kParameter) {
-        int64_t n = i->parameter_number();
-        if (n >= static_cast<int64_t>(parameter_seen.size())) {
-          if (n > 1 << 20) return Fail(ctx, *c, i, "parameter number is too large");
-          parameter_seen.resize(n + 1, 0);
-        }
-        if (parameter_seen[n]++ > 0) {
-          return Fail(ctx, *c, i, absl::StrCat("parameter number ", n, " is used twice"));
-        }
-      }
-      s = VerifyInstruction(ctx, *c, *i);
-      if (!s.ok()) return s;
-      s = VerifyCallees(ctx, *c, *i);
-      if (!s.ok()) return s;
-      s = CheckShape(*i);
-      if (!s.ok()) return Fail(ctx, *c, i, s.message());
-    }
-    for (size_t n = 0; n < parameter_seen.size(); ++n) {
-      if (parameter_seen[n] == 0) {
-        return Fail(ctx, *c, nullptr, absl::StrCat("parameter ", n, " is missing"));
-      }
-    }
-    absl::Status acyclic = VerifyAcyclic(ctx, *c, position);
-    if (!acyclic.ok()) return acyclic;
+    absl::Status s = VerifyComputation(ctx, *c, scan);
+    if (!s.ok()) return s;
   }
-  // Calls form a DAG (XLA's rule): a computation never calls itself,
-  // directly or through others.
-  {
-    absl::flat_hash_map<const HloComputation*, int> state;  // 1 open, 2 done
-    std::vector<std::string> path;
-    std::function<absl::Status(const HloComputation*)> visit =
-        [&](const HloComputation* c) -> absl::Status {
-      int& st = state[c];
-      if (st == 2) return absl::OkStatus();
-      path.push_back(c->name());
-      if (st == 1) {
-        return Positioned(ctx, c->location(),
-                          absl::StrCat("verifier: computation '", c->name(),
-                                       "' calls itself (", absl::StrJoin(path, " -> "),
-                                       ")"));
-      }
-      st = 1;
-      for (HloInstruction* i : c->instruction_range()) {
-        for (const auto& called : i->called_computations()) {
-          absl::Status s = visit(called.computation);
-          if (!s.ok()) return s;
-        }
-      }
-      state[c] = 2;
-      path.pop_back();
-      return absl::OkStatus();
-    };
-    for (HloComputation* c : module.computations()) {
-      absl::Status s = visit(c);
-      if (!s.ok()) return s;
-    }
-  }
+  absl::Status s = VerifyCallGraph(ctx, module);
+  if (!s.ok()) return s;
   absl::Status aliasing = VerifyAliasing(module);
   if (!aliasing.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("verifier: ", aliasing.message()));
   }
-  if (const auto& layout = module.entry_computation_layout()) {
-    std::vector<HloInstruction*> params = module.entry()->parameters();
-    if (layout->parameters.size() != params.size()) {
-      return Fail(ctx, *module.entry(), nullptr, absl::StrCat(
-          "entry_computation_layout has ", layout->parameters.size(),
-          " parameters but the entry computation has ", params.size()));
-    }
-    for (size_t k = 0; k < params.size(); ++k) {
-      if (!Shape::Equal().IgnoreLayout()(layout->parameters[k], params[k]->shape())) {
-        return Fail(ctx, *module.entry(), params[k], absl::StrCat(
-            "entry_computation_layout gives ", layout->parameters[k].ToString()));
-      }
-    }
-    if (!Shape::Equal().IgnoreLayout()(layout->result, module.entry()->root()->shape())) {
-      return Fail(ctx, *module.entry(), module.entry()->root(), absl::StrCat(
-          "entry_computation_layout gives the result ", layout->result.ToString()));
-    }
-  }
-  return absl::OkStatus();
+  return VerifyEntryLayout(ctx, module);
 }
 
 namespace {

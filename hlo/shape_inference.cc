@@ -549,72 +549,48 @@ absl::StatusOr<Shape> InferCalled(const HloInstruction& i, absl::string_view att
   return NoLayout(c->root()->shape());
 }
 
-}  // namespace
-
-absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
-  const HloOpcode op = i.opcode();
-  if (IsElementwise(op)) return InferElementwise(i);
-  for (int k = 0; k < i.operand_count(); ++k) {
-    if (i.operand(k)->shape().element_type() == PRIMITIVE_TYPE_INVALID) {
-      return Bad(absl::StrCat("operand '", i.operand(k)->name(), "' has no shape yet"));
-    }
+absl::StatusOr<Shape> InferGetTupleElement(const HloInstruction& i) {
+  if (i.operand_count() != 1) return Bad("get-tuple-element takes one operand");
+  const Shape& t = i.operand(0)->shape();
+  int64_t index = i.attributes().index.value_or(-1);
+  if (!t.IsTuple() || index < 0 || index >= static_cast<int64_t>(t.tuple_shapes().size())) {
+    return Bad(absl::StrCat("get-tuple-element index ", index, " is not an element of ",
+                            t.ToString()));
   }
-  switch (op) {
-    case HloOpcode::kTuple: {
-      std::vector<Shape> elements;
-      for (const HloInstruction* o : i.operands()) elements.push_back(NoLayout(o->shape()));
-      return Shape::MakeTuple(elements);
-    }
-    case HloOpcode::kGetTupleElement: {
-      if (i.operand_count() != 1) return Bad("get-tuple-element takes one operand");
-      const Shape& t = i.operand(0)->shape();
-      int64_t index = i.attributes().index.value_or(-1);
-      if (!t.IsTuple() || index < 0 || index >= static_cast<int64_t>(t.tuple_shapes().size())) {
-        return Bad(absl::StrCat("get-tuple-element index ", index, " is not an element of ",
-                                t.ToString()));
-      }
-      return NoLayout(t.tuple_shapes()[index]);
-    }
-    case HloOpcode::kWhile:
-    case HloOpcode::kAddDependency:
-    case HloOpcode::kOptimizationBarrier:
-      if (i.operand_count() < 1) return Bad(absl::StrCat(HloOpcodeString(op), " needs an operand"));
-      return NoLayout(i.operand(0)->shape());
-    case HloOpcode::kConditional:
-    case HloOpcode::kCall:
-      return InferCalled(i, "");
-    case HloOpcode::kMap: {
-      if (i.operand_count() < 1 || !i.operand(0)->shape().IsArray()) {
-        return Bad("map needs array operands");
-      }
-      absl::StatusOr<Shape> scalar = InferCalled(i, "to_apply");
-      if (!scalar.ok()) return scalar;
-      return Like(i.operand(0)->shape(), scalar->element_type());
-    }
-    case HloOpcode::kSort: {
-      std::vector<Shape> results;
-      for (const HloInstruction* o : i.operands()) results.push_back(NoLayout(o->shape()));
-      if (results.empty()) return Bad("sort needs an operand");
-      return results.size() == 1 ? results[0] : Shape::MakeTuple(results);
-    }
-    case HloOpcode::kAsyncUpdate:
-    case HloOpcode::kAsyncDone: {
-      // ((operands...), results, context...): update passes it on, done
-      // returns the results.
-      const Shape& state = i.operand_count() == 1 ? i.operand(0)->shape() : Shape();
-      if (!state.IsTuple() || state.tuple_shapes().size() < 2) {
-        return Bad(absl::StrCat(HloOpcodeString(op), " needs the async state "
-                                "((operands...), results, context...) as its operand"));
-      }
-      return NoLayout(op == HloOpcode::kAsyncDone ? state.tuple_shapes()[1] : state);
-    }
-    case HloOpcode::kAfterAll:
-      return Shape::MakeToken();
-    case HloOpcode::kReplicaId:
-    case HloOpcode::kPartitionId:
-      return Shape(U32, {});
-    case HloOpcode::kGetDimensionSize:
-      return Shape(S32, {});
+  return NoLayout(t.tuple_shapes()[index]);
+}
+
+absl::StatusOr<Shape> InferMap(const HloInstruction& i) {
+  if (i.operand_count() < 1 || !i.operand(0)->shape().IsArray()) {
+    return Bad("map needs array operands");
+  }
+  absl::StatusOr<Shape> scalar = InferCalled(i, "to_apply");
+  if (!scalar.ok()) return scalar;
+  return Like(i.operand(0)->shape(), scalar->element_type());
+}
+
+absl::StatusOr<Shape> InferSort(const HloInstruction& i) {
+  std::vector<Shape> results;
+  for (const HloInstruction* o : i.operands()) results.push_back(NoLayout(o->shape()));
+  if (results.empty()) return Bad("sort needs an operand");
+  return results.size() == 1 ? results[0] : Shape::MakeTuple(results);
+}
+
+// ((operands...), results, context...): update passes it on, done returns
+// the results.
+absl::StatusOr<Shape> InferAsyncUpdateOrDone(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  const Shape& state = i.operand_count() == 1 ? i.operand(0)->shape() : Shape();
+  if (!state.IsTuple() || state.tuple_shapes().size() < 2) {
+    return Bad(absl::StrCat(HloOpcodeString(op), " needs the async state "
+                            "((operands...), results, context...) as its operand"));
+  }
+  return NoLayout(op == HloOpcode::kAsyncDone ? state.tuple_shapes()[1] : state);
+}
+
+// The ops that compute on arrays (not elementwise): one handler each.
+absl::StatusOr<Shape> InferArrayOp(const HloInstruction& i) {
+  switch (i.opcode()) {
     case HloOpcode::kTranspose:
       return InferTranspose(i);
     case HloOpcode::kDot:
@@ -648,8 +624,55 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
     case HloOpcode::kCollectivePermuteDone:
       return InferCollectivePermuteDone(i);
     default:
-      return absl::NotFoundError(absl::StrCat("the shape of ", HloOpcodeString(op),
+      return absl::NotFoundError(absl::StrCat("the shape of ", HloOpcodeString(i.opcode()),
                                               " is not inferred"));
+  }
+}
+
+}  // namespace
+
+// Elementwise ops first; then tuples, control flow, async and the ops of a
+// fixed shape here; the array ops in InferArrayOp.
+absl::StatusOr<Shape> InferShape(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  if (IsElementwise(op)) return InferElementwise(i);
+  for (int k = 0; k < i.operand_count(); ++k) {
+    if (i.operand(k)->shape().element_type() == PRIMITIVE_TYPE_INVALID) {
+      return Bad(absl::StrCat("operand '", i.operand(k)->name(), "' has no shape yet"));
+    }
+  }
+  switch (op) {
+    case HloOpcode::kTuple: {
+      std::vector<Shape> elements;
+      for (const HloInstruction* o : i.operands()) elements.push_back(NoLayout(o->shape()));
+      return Shape::MakeTuple(elements);
+    }
+    case HloOpcode::kGetTupleElement:
+      return InferGetTupleElement(i);
+    case HloOpcode::kWhile:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kOptimizationBarrier:
+      if (i.operand_count() < 1) return Bad(absl::StrCat(HloOpcodeString(op), " needs an operand"));
+      return NoLayout(i.operand(0)->shape());
+    case HloOpcode::kConditional:
+    case HloOpcode::kCall:
+      return InferCalled(i, "");
+    case HloOpcode::kMap:
+      return InferMap(i);
+    case HloOpcode::kSort:
+      return InferSort(i);
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+      return InferAsyncUpdateOrDone(i);
+    case HloOpcode::kAfterAll:
+      return Shape::MakeToken();
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+      return Shape(U32, {});
+    case HloOpcode::kGetDimensionSize:
+      return Shape(S32, {});
+    default:
+      return InferArrayOp(i);
   }
 }
 

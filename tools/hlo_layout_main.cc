@@ -389,32 +389,47 @@ void KeepUntilExit(std::unique_ptr<HloModule> module) {
   kept->push_back(std::move(module));
 }
 
-int RunModule(int argc, char** argv) {
-  KeepFreedMemory();
-  std::vector<char*> rest = {argv[0]};
-  std::optional<std::string> out_path;
+// The flags of the module command beyond those ModuleReadOptionsFrom and
+// PipelineFromArgs read.
+struct ModuleFlags {
+  std::optional<std::string> out_path;  // -o; none for standard output
+  bool verify_only = false;
+  bool verify_each = false;
+  bool verbose = false;
+  bool list = false;
+};
+
+// Takes `-o OUT` out of argv, wherever it stands (`-o -` is standard
+// output); the other arguments go to `rest`. An exit code on a usage error.
+std::optional<int> TakeOutputFlag(int argc, char** argv, ModuleFlags& flags,
+                                  std::vector<char*>& rest) {
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "-o") {
       if (i + 1 >= argc) return UsageError("-o needs a file name");
-      out_path = argv[++i];
-      if (out_path->empty()) return UsageError("-o needs a file name, not ''");
-      if (*out_path == "-") out_path.reset();  // '-o -' is standard output.
+      flags.out_path = argv[++i];
+      if (flags.out_path->empty()) return UsageError("-o needs a file name, not ''");
+      if (*flags.out_path == "-") flags.out_path.reset();  // '-o -' is standard output.
     } else {
       rest.push_back(argv[i]);
     }
   }
-  Args args = SplitArgs(static_cast<int>(rest.size()), rest.data(), 1);
+  return std::nullopt;
+}
+
+// Checks the flags, reads the boolean ones and --max-input-bytes, and loads
+// the pass plugins, before anything reads the registry. An exit code on an
+// error.
+std::optional<int> ReadModuleFlags(const Args& args, ModuleFlags& flags) {
   absl::Status known =
       args.CheckKnown({"verify", "verify-each", "syntax", "help", "passes",
                        "load-pass-plugin", "list-passes", "target",
                        "target-file", "stats", "verbose", "accept-old-dumps",
                        "max-input-bytes"});
   if (!known.ok()) return UsageError(known.message());
-  bool verify_only = false, verify_each = false, verbose = false, list = false;
-  for (auto [name, field] : {std::pair{"verify", &verify_only},
-                             std::pair{"verify-each", &verify_each},
-                             std::pair{"verbose", &verbose},
-                             std::pair{"list-passes", &list}}) {
+  for (auto [name, field] : {std::pair{"verify", &flags.verify_only},
+                             std::pair{"verify-each", &flags.verify_each},
+                             std::pair{"verbose", &flags.verbose},
+                             std::pair{"list-passes", &flags.list}}) {
     absl::StatusOr<bool> on = args.Bool(name);
     if (!on.ok()) return UsageError(on.status().message());
     *field = *on;
@@ -432,26 +447,34 @@ int RunModule(int argc, char** argv) {
     absl::Status loaded = LoadPassPlugin(*value);
     if (!loaded.ok()) return InputError(loaded.message());
   }
-  if (list) {
-    for (const PassRegistry::Entry& e : PassRegistry::Global().List()) {
-      std::vector<std::string> options;
-      for (const PassOption& o : e.options) {
-        options.push_back(absl::StrCat(o.name, "=", o.metavar));
-      }
-      std::cout << absl::StrFormat(
-          "  %-22s %s%s\n", e.name, e.description,
-          options.empty() ? ""
-                          : absl::StrCat(" (options: ", absl::StrJoin(options, ", "), ")"));
+  return std::nullopt;
+}
+
+// --list-passes: every registered pass, its description and its options.
+int ListPasses() {
+  for (const PassRegistry::Entry& e : PassRegistry::Global().List()) {
+    std::vector<std::string> options;
+    for (const PassOption& o : e.options) {
+      options.push_back(absl::StrCat(o.name, "=", o.metavar));
     }
-    return kExitOk;
+    std::cout << absl::StrFormat(
+        "  %-22s %s%s\n", e.name, e.description,
+        options.empty() ? ""
+                        : absl::StrCat(" (options: ", absl::StrJoin(options, ", "), ")"));
   }
+  return kExitOk;
+}
+
+// The pipeline of --passes (none without it), with --stats checked against
+// it. An exit code on an error.
+std::optional<int> BuildPipeline(const Args& args, std::optional<PassPipeline>& pipeline) {
   CommandError error;
   absl::StatusOr<std::optional<PassPipeline>> built = PipelineFromArgs(args, &error);
   if (!built.ok()) {
     std::cerr << error.message;
     return error.exit_code;
   }
-  std::optional<PassPipeline> pipeline = *std::move(built);
+  pipeline = *std::move(built);
   std::optional<std::string> stats = args.Value("stats");
   if (args.Has("stats") && stats && *stats != "json" && *stats != "text") {
     return UsageError("--stats takes no value, 'text' or 'json'");
@@ -459,39 +482,18 @@ int RunModule(int argc, char** argv) {
   if (args.Has("stats") && !pipeline) {
     return UsageError("--stats reports what passes did; add --passes=...");
   }
-  if (args.positional.size() > 1) {
-    return UsageError("give one input file (or - for standard input)");
-  }
-  absl::StatusOr<PrintOptions> print = PrintOptionsFrom(args);
-  if (!print.ok()) return UsageError(print.status().message());
-  std::string path = args.positional.empty() ? "-" : args.positional[0];
-  const std::string display = path == "-" ? "<stdin>" : path;
-  absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
-  if (!read.ok()) return UsageError(read.status().message());
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ReadVerifiedModule(path, *read, &error);
-  if (!module.ok()) {
-    std::cerr << error.message;
-    return error.exit_code;
-  }
-  if (pipeline) {
-    PipelineOptions options;
-    if (verify_each) options.verify_each = true;
-    // Nothing reads the statistics unless they are printed (the census of
-    // layout-assignment is more than a quarter of the pass).
-    options.collect_stats = args.Has("stats");
-    absl::StatusOr<bool> ran = pipeline->Run(**module, options);
-    if (!ran.ok()) {
-      std::cerr << display << ": error: " << ran.status().message() << "\n";
-      return kExitBadInput;
-    }
-  }
-  if (verify_only) return kExitOk;
+  return std::nullopt;
+}
+
+// Prints `module` to `out_path`, or to standard output without one.
+int WriteModule(const HloModule& module, const PrintOptions& print,
+                const std::optional<std::string>& out_path) {
   // The text goes out in pieces as it is printed: a module of millions of
   // instructions never holds its whole text in memory.
   auto print_to = [&](const ChunkWriter& write) {
     BackgroundWriter writer(write);
     std::string buffer;
-    (*module)->Print(&buffer, *print, [&](std::string& piece) { writer.Write(piece); });
+    module.Print(&buffer, print, [&](std::string& piece) { writer.Write(piece); });
     writer.Write(buffer);
     return writer.Finish();
   };
@@ -505,8 +507,52 @@ int RunModule(int argc, char** argv) {
     });
     std::cout << std::flush;
   }
+  return kExitOk;
+}
+
+int RunModule(int argc, char** argv) {
+  KeepFreedMemory();
+  std::vector<char*> rest = {argv[0]};
+  ModuleFlags flags;
+  if (std::optional<int> exit = TakeOutputFlag(argc, argv, flags, rest)) return *exit;
+  Args args = SplitArgs(static_cast<int>(rest.size()), rest.data(), 1);
+  if (std::optional<int> exit = ReadModuleFlags(args, flags)) return *exit;
+  if (flags.list) return ListPasses();
+  std::optional<PassPipeline> pipeline;
+  if (std::optional<int> exit = BuildPipeline(args, pipeline)) return *exit;
+  if (args.positional.size() > 1) {
+    return UsageError("give one input file (or - for standard input)");
+  }
+  absl::StatusOr<PrintOptions> print = PrintOptionsFrom(args);
+  if (!print.ok()) return UsageError(print.status().message());
+  std::string path = args.positional.empty() ? "-" : args.positional[0];
+  const std::string display = path == "-" ? "<stdin>" : path;
+  absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
+  if (!read.ok()) return UsageError(read.status().message());
+  CommandError error;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ReadVerifiedModule(path, *read, &error);
+  if (!module.ok()) {
+    std::cerr << error.message;
+    return error.exit_code;
+  }
+  if (pipeline) {
+    PipelineOptions options;
+    if (flags.verify_each) options.verify_each = true;
+    // Nothing reads the statistics unless they are printed (the census of
+    // layout-assignment is more than a quarter of the pass).
+    options.collect_stats = args.Has("stats");
+    absl::StatusOr<bool> ran = pipeline->Run(**module, options);
+    if (!ran.ok()) {
+      std::cerr << display << ": error: " << ran.status().message() << "\n";
+      return kExitBadInput;
+    }
+  }
+  if (flags.verify_only) return kExitOk;
+  int written = WriteModule(**module, *print, flags.out_path);
+  if (written != kExitOk) return written;
   if (args.Has("stats") && pipeline) {
     // On stderr, after the module, so the module can be piped on.
+    std::optional<std::string> stats = args.Value("stats");
     for (const auto& pass : pipeline->passes()) {
       std::cerr << pass->StatsReport(stats && *stats == "json");
     }
