@@ -4,7 +4,7 @@
 # include its own floor and the floors below, never one above. Also: no
 # source file other than a test is over 800 lines, and no function in a .cc
 # file other than a test is over 100 (from its signature to its closing
-# brace, as tests/function_length.awk counts), but for the allowlist below.
+# brace, as tests/function_length.awk counts).
 set -u
 root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/${TEST_WORKSPACE:-xla_layout}
 [ -d "$root/xla_layout" ] || root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,21 +40,7 @@ while IFS= read -r file; do
   esac
 done < <(find -L xla_layout hlo passes runtime tools bench -name '*.h' -o -name '*.cc' 2>/dev/null | sort)
 
-# Functions over 100 lines that are being split now: FILE NAME, one a line.
-# The list must shrink to empty, never grow: a function over the limit that
-# is not listed fails, and so does a listed one that is no longer over it.
 max_function_lines=100
-allowed_long_functions='
-hlo/hlo_attributes.cc AttributeTable
-hlo/hlo_attributes.cc ParseTypedAttribute
-hlo/hlo_parser.cc Parser::ParseComputation
-hlo/hlo_parser.cc Parser::ParseInstruction
-hlo/hlo_verifier.cc VerifyCallees
-hlo/hlo_verifier.cc VerifyModule
-hlo/shape_inference.cc InferShape
-tools/hlo_layout_main.cc RunModule
-tools/relayout_command.cc RunRelayoutCommand
-'
 if [ ! -f tests/function_length.awk ]; then
   echo "layering: tests/function_length.awk is missing under $root"
   failed=$((failed + 1))
@@ -66,21 +52,9 @@ long_functions=$(find -L xla_layout hlo passes runtime tools bench -name '*.cc' 
 while read -r where lines name; do
   [ -n "$where" ] || continue
   file=${where%%:*}
-  if printf '%s\n' "$allowed_long_functions" | grep -qxF "$file $name"; then
-    continue
-  fi
   echo "layering: $where $name has $lines lines (more than $max_function_lines: split it)"
   failed=$((failed + 1))
 done <<< "$long_functions"
-while read -r file name; do
-  [ -n "$file" ] || continue
-  if ! printf '%s\n' "$long_functions" | awk -v f="$file" -v n="$name" '
-      { sub(/:.*/, "", $1) } $1 == f && $3 == n { found = 1 } END { exit !found }'; then
-    echo "layering: $file $name is no longer over $max_function_lines lines:" \
-         "remove it from the allowlist"
-    failed=$((failed + 1))
-  fi
-done <<< "$allowed_long_functions"
 
 if [ "$files" -lt 50 ]; then
   echo "layering: only $files source files found under $root"
