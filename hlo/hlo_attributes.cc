@@ -308,8 +308,8 @@ absl::StatusOr<std::vector<int64_t>> ParseIntegerList(absl::string_view name,
   }
   std::vector<int64_t> out;
   if (absl::StripAsciiWhitespace(body).empty()) return out;
-  // Sized once: growing it by push_back was 4% of the instructions spent
-  // parsing the 100k chain module, whose lists hold one or two numbers.
+  // Sized once: this runs for every list of every instruction, and lists
+  // are short, so growth would be most of the work.
   out.reserve(std::count(body.begin(), body.end(), ',') + 1);
   // Comma to comma by hand; SimpleAtoi allows the spaces around a number.
   for (size_t from = 0;;) {

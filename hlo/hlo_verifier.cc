@@ -173,7 +173,7 @@ absl::Status VerifyAcyclic(const Context& ctx, const HloComputation& c,
 }
 
 // Orders (key, index) pairs by key, stably: an LSD radix sort by bytes,
-// linear where a comparison sort is not (65 ms against 12 ms at 1M pairs).
+// linear where a comparison sort is not.
 void RadixSortByKey(std::vector<std::pair<uint32_t, uint32_t>>& keyed) {
   std::vector<std::pair<uint32_t, uint32_t>> other(keyed.size());
   for (int shift = 0; shift < 32; shift += 8) {
@@ -190,7 +190,7 @@ void RadixSortByKey(std::vector<std::pair<uint32_t, uint32_t>>& keyed) {
 // pass and radix-sorted by 32 bits of hash; only names that share those
 // bits are compared, in name order. Unlike a hash set of names probed at
 // random, this stays cache-friendly and linear on a module of millions of
-// instructions (a set cost 0.29 s of the 0.53 s verification at 1M).
+// instructions.
 std::vector<bool> RepeatedNames(const HloModule& module) {
   std::vector<const HloInstruction*> all;
   all.reserve(static_cast<size_t>(module.instruction_count()));
