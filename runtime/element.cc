@@ -154,7 +154,11 @@ int64_t IntPower(int64_t base, int64_t exp, PrimitiveType t) {
 
 // The float's bits as a signed integer that orders like XLA's total order:
 // negative values, sign and magnitude, map below zero in reverse.
-int64_t TotalOrderKey(Num value, PrimitiveType type);
+int64_t TotalOrderKey(Num value, PrimitiveType type) {
+  const int width = TypeBits(type);
+  const int64_t bits = SignExtend(ToBits(value, type), width);
+  return bits < 0 ? bits ^ static_cast<int64_t>(WidthMask(width - 1)) : bits;
+}
 
 }  // namespace
 
@@ -215,14 +219,6 @@ uint64_t ToBits(Num value, PrimitiveType type) {
     default: return static_cast<uint64_t>(value.i) & WidthMask(TypeBits(type));
   }
 }
-
-namespace {
-int64_t TotalOrderKey(Num value, PrimitiveType type) {
-  const int width = TypeBits(type);
-  const int64_t bits = SignExtend(ToBits(value, type), width);
-  return bits < 0 ? bits ^ static_cast<int64_t>(WidthMask(width - 1)) : bits;
-}
-}  // namespace
 
 Num Normalize(Num value, PrimitiveType type) { return FromBits(ToBits(value, type), type); }
 
