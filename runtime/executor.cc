@@ -20,7 +20,7 @@ struct Compiled {
   std::vector<Info> out;                    // array leaves it allocates
   std::vector<RelayoutPlan> plans;          // copy: one per array leaf
   bool moves_data = true;                   // transpose: false when a bitcast
-  std::unique_ptr<ScalarProgram> to_apply;  // reduce
+  std::unique_ptr<ScalarProgram> to_apply;  // an array op's to_apply
 };
 
 bool IsControlOp(HloOpcode op) {
@@ -103,7 +103,7 @@ absl::Status Executor::Impl::Compile(const HloComputation& c,
   for (const HloInstruction* i : c.instructions()) {
     absl::Status s = CompileInstruction(*i);
     if (!s.ok()) return s;
-    if (i->opcode() == HloOpcode::kReduce) continue;  // to_apply: a ScalarProgram
+    if (IsArrayOp(i->opcode())) continue;  // to_apply: a ScalarProgram
     for (const auto& called : i->called_computations()) {
       absl::Status n = Compile(*called.computation, seen);
       if (!n.ok()) return n;
@@ -218,14 +218,21 @@ double Operations(const HloInstruction& i, const Compiled& c) {
   return out_elements * std::min(lhs, rhs);
 }
 
-// A reduce's to_apply, compiled once into a ScalarProgram.
-absl::Status CompileReduce(const HloInstruction& i, Compiled& c) {
+// An array op's scalar computation (a reduce's or scatter's to_apply, a
+// sort's comparator...), compiled once into a ScalarProgram. The op's own
+// check (CheckArrayOp) says how many parameters and results it needs,
+// except for reduce, checked here.
+absl::Status CompileScalarComputation(const HloInstruction& i, Compiled& c) {
   const HloComputation* to_apply = i.called_computation("to_apply");
-  if (to_apply == nullptr) return Unsupported(i, "no to_apply");
+  if (to_apply == nullptr) {
+    if (i.opcode() == HloOpcode::kReduce) return Unsupported(i, "no to_apply");
+    return absl::OkStatus();
+  }
   absl::StatusOr<ScalarProgram> p = ScalarProgram::Compile(*to_apply);
   if (!p.ok()) return Unsupported(i, p.status().message());
-  if (p->parameter_count() != i.operand_count() ||
-      p->result_count() * 2 != i.operand_count()) {
+  if (i.opcode() == HloOpcode::kReduce &&
+      (p->parameter_count() != i.operand_count() ||
+       p->result_count() * 2 != i.operand_count())) {
     return Unsupported(i, "to_apply does not take and return one scalar per input");
   }
   c.to_apply = std::make_unique<ScalarProgram>(*std::move(p));
@@ -257,10 +264,9 @@ absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
   }
   if (!s.ok()) return s;
   total_operations += Operations(i, c);
-  if (op == HloOpcode::kReduce) {
-    s = CompileReduce(i, c);
-  } else if (IsArrayOp(op)) {
-    s = CheckArrayOp(i);
+  if (IsArrayOp(op)) {
+    s = CompileScalarComputation(i, c);
+    if (s.ok()) s = CheckArrayOp(i);
   }
   if (!s.ok()) return s;
   compiled[&i] = std::move(c);

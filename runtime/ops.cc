@@ -6,44 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/hlo_literal.h"
 #include "runtime/dot_kernel.h"
+#include "runtime/ops_util.h"
 #include "xla_layout/primitive_type.h"
 
 namespace xla_layout::runtime {
 namespace {
-
-// The slot of `index` in `v`; a scalar operand of a wider op is read at its
-// one slot (select's predicate, clamp's bounds).
-inline int64_t SlotOf(const ArrayInfo& a, absl::Span<const int64_t> index) {
-  return a.rank() == 0 ? a.Slot({}) : a.Slot(index);
-}
-inline Num At(const Value& v, absl::Span<const int64_t> index) {
-  return v.info->Load(v.data(), SlotOf(*v.info, index));
-}
-inline uint64_t BitsAt(const Value& v, absl::Span<const int64_t> index) {
-  return v.info->LoadBits(v.data(), SlotOf(*v.info, index));
-}
-
-// Fills every element of a new buffer from `fn(index)`: a Num, or raw
-// bits when `kBits`.
-template <bool kBits, typename Fn>
-absl::StatusOr<Value> Generate(const Info& out, Fn&& fn) {
-  absl::StatusOr<Value> v = Value::Allocate(out);
-  if (!v.ok()) return v;
-  uint8_t* data = v->mutable_data();
-  const ArrayInfo& info = *out;
-  ForEachIndex(info.dims(), [&](const IndexVector& index) {
-    if constexpr (kBits) {
-      info.StoreBits(data, info.Slot(index), fn(index));
-    } else {
-      info.Store(data, info.Slot(index), fn(index));
-    }
-  });
-  return v;
-}
-
-std::vector<int64_t> Attr(const std::optional<std::vector<int64_t>>& a) {
-  return a.value_or(std::vector<int64_t>{});
-}
 
 absl::StatusOr<Value> Elementwise(const HloInstruction& inst,
                                   absl::Span<const Value* const> ops, const Info& out) {
