@@ -18,6 +18,7 @@
 #include "absl/types/span.h"
 #include "hlo/hlo_module.h"
 #include "runtime/buffer.h"
+#include "runtime/ops_util.h"
 #include "runtime/scalar_program.h"
 
 namespace xla_layout::runtime {

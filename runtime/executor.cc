@@ -1,27 +1,22 @@
 #include "runtime/executor.h"
 
 #include <algorithm>
-#include <chrono>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/executor_internal.h"
 #include "runtime/ops.h"
 #include "runtime/scalar_program.h"
 #include "xla_layout/layout_util.h"
+#include "xla_layout/memory.h"
+#include "xla_layout/primitive_type.h"
 #include "xla_layout/relayout.h"
 
 namespace xla_layout::runtime {
 namespace {
-
-// What the executor prepared for one instruction at load time.
-struct Compiled {
-  std::vector<Info> out;                    // array leaves it allocates
-  std::vector<RelayoutPlan> plans;          // copy: one per array leaf
-  bool moves_data = true;                   // transpose: false when a bitcast
-  std::unique_ptr<ScalarProgram> to_apply;  // an array op's to_apply
-};
 
 bool IsControlOp(HloOpcode op) {
   switch (op) {
@@ -29,6 +24,9 @@ bool IsControlOp(HloOpcode op) {
     case HloOpcode::kGetTupleElement: case HloOpcode::kCopy:
     case HloOpcode::kBitcast: case HloOpcode::kTranspose: case HloOpcode::kWhile:
     case HloOpcode::kConditional: case HloOpcode::kCall: case HloOpcode::kFusion:
+    case HloOpcode::kReplicaId: case HloOpcode::kPartitionId:
+    case HloOpcode::kAllReduceDone: case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
       return true;
     default:
       return false;
@@ -42,10 +40,6 @@ void Leaves(const Shape& shape, std::vector<const Shape*>& out) {
   } else {
     out.push_back(&shape);
   }
-}
-
-std::string Where(const HloInstruction& i) {
-  return absl::StrCat(i.name(), " (", HloOpcodeString(i.opcode()), ")");
 }
 
 // Whether a value in `actual` can stand where `declared` is written.
@@ -65,6 +59,12 @@ bool SameLayouts(const Shape& actual, const Shape& declared) {
   return SamePhysicalLayout(actual, actual.layout(), d.layout());
 }
 
+}  // namespace
+
+std::string Where(const HloInstruction& i) {
+  return absl::StrCat(i.name(), " (", HloOpcodeString(i.opcode()), ")");
+}
+
 Shape ShapeOf(const Value& v) {
   if (v.kind == Value::Kind::kTuple) {
     std::vector<Shape> elements;
@@ -74,43 +74,6 @@ Shape ShapeOf(const Value& v) {
   return v.info->shape();
 }
 
-}  // namespace
-
-struct Executor::Impl {
-  const HloModule* module = nullptr;
-  ExecutorOptions options;
-  absl::flat_hash_map<const HloInstruction*, Compiled> compiled;
-  int64_t total_bytes = 0;
-  double total_operations = 0;  // estimated multiply-adds and reduction steps
-
-  absl::Status Compile(const HloComputation& c, absl::flat_hash_set<const HloComputation*>& seen);
-  absl::Status CompileInstruction(const HloInstruction& i);
-  absl::StatusOr<Value> RunComputation(const HloComputation& c, std::vector<Value> args,
-                                       ExecutionStats& stats);
-  absl::StatusOr<Value> RunInstruction(const HloInstruction& i, std::vector<const Value*> ops,
-                                       ExecutionStats& stats);
-  // `v` where `declared` is written: as is when the layouts agree; else an
-  // error (strict) or moved into the declared layout.
-  absl::StatusOr<Value> Conform(Value v, const Shape& declared, absl::string_view where,
-                                ExecutionStats& stats);
-  absl::StatusOr<Value> Copy(const Value& v, absl::Span<const RelayoutPlan> plans,
-                             absl::Span<const Info> out, size_t& leaf, ExecutionStats& stats);
-};
-
-absl::Status Executor::Impl::Compile(const HloComputation& c,
-                                     absl::flat_hash_set<const HloComputation*>& seen) {
-  if (!seen.insert(&c).second) return absl::OkStatus();
-  for (const HloInstruction* i : c.instructions()) {
-    absl::Status s = CompileInstruction(*i);
-    if (!s.ok()) return s;
-    if (IsArrayOp(i->opcode())) continue;  // to_apply: a ScalarProgram
-    for (const auto& called : i->called_computations()) {
-      absl::Status n = Compile(*called.computation, seen);
-      if (!n.ok()) return n;
-    }
-  }
-  return absl::OkStatus();
-}
 
 namespace {
 
@@ -118,14 +81,92 @@ absl::Status Unsupported(const HloInstruction& i, absl::string_view why) {
   return absl::UnimplementedError(absl::StrCat(Where(i), ": ", why));
 }
 
-// The result's array leaves (`leaves`) into c.out; tokens and opaque values
-// are refused, in the result and in the operands.
-absl::Status CompileLeaves(const HloInstruction& i, const std::vector<const Shape*>& leaves,
-                           Compiled& c) {
+// Values made by other instructions (parameters, tuples, calls) are not
+// counted: every buffer is some instruction's result.
+bool CountsBytes(const HloInstruction& i) {
+  const HloOpcode op = i.opcode();
+  const bool allocates = op != HloOpcode::kParameter && op != HloOpcode::kTuple &&
+                         op != HloOpcode::kGetTupleElement && op != HloOpcode::kBitcast &&
+                         op != HloOpcode::kWhile && op != HloOpcode::kConditional &&
+                         op != HloOpcode::kCall && op != HloOpcode::kFusion &&
+                         op != HloOpcode::kAllReduceDone && op != HloOpcode::kAllGatherDone &&
+                         op != HloOpcode::kCollectivePermuteDone;
+  return allocates || (op == HloOpcode::kParameter && i.parent()->is_entry());
+}
+
+// What an array of `shape` costs the executor before it is made: its
+// buffer, the slot tables of its ArrayInfo and, for an entry parameter, the
+// logical input it is laid out from.
+absl::StatusOr<int64_t> Footprint(const Shape& shape, bool is_input) {
+  absl::StatusOr<TiledLayout> tiled = TiledLayout::Create(shape);
+  if (!tiled.ok()) return tiled.status();
+  int64_t dims = 0;
+  for (int64_t d : shape.dimensions()) dims += d;
+  int64_t bytes = tiled->byte_size() + dims * static_cast<int64_t>(sizeof(int64_t));
+  if (is_input) {
+    const int64_t element = std::max<int64_t>(1, PrimitiveBitWidth(shape.element_type()) / 8);
+    bytes += tiled->element_count() * element;
+  }
+  return bytes;
+}
+
+// Compiles a module into a Program, counting the bytes it will need (on
+// every device) before anything is allocated.
+class Compiler {
+ public:
+  explicit Compiler(Program& program) : p_(program) {}
+  absl::Status CompileAll(const HloComputation& entry);
+
+ private:
+  absl::Status CompileComputation(const HloComputation& c);
+  absl::Status CompileInstruction(const HloInstruction& i, int position,
+                                  const absl::flat_hash_map<const HloInstruction*, int>& at);
+  absl::Status CompileLeaves(const HloInstruction& i, const std::vector<const Shape*>& leaves,
+                             Compiled& c);
+  absl::Status Reserve(const HloInstruction& i, int64_t bytes);
+
+  Program& p_;
+  int64_t bytes_ = 0;  // on one device
+};
+
+absl::Status Compiler::Reserve(const HloInstruction& i, int64_t bytes) {
+  const int64_t devices = p_.grid.device_count();
+  bytes_ = bytes > (int64_t{1} << 62) / devices - bytes_ ? (int64_t{1} << 62) / devices
+                                                         : bytes_ + bytes;
+  const int64_t limit = p_.options.max_bytes;
+  const std::string total = absl::StrCat(
+      devices == 1 ? "" : absl::StrCat(devices, " devices x "), "at least ", bytes_, " bytes");
+  // Under a gigabyte any machine that runs this has room; above, ask.
+  if (bytes_ * devices > (int64_t{1} << 30)) {
+    absl::Status machine = CheckAllocationSize(bytes_ * devices, "the module's run");
+    if (!machine.ok()) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the module is too large for this machine: its run needs ", total, " (", Where(i),
+          " reached it): ", machine.message()));
+    }
+  }
+  if (bytes_ <= limit / devices) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "the module's run needs ", total, " (buffers, index tables and inputs; ", Where(i),
+      " reached it), over the executor's limit of ", limit, " (--max-memory raises it)"));
+}
+
+// The result's array leaves (`leaves`) into c.out, each reserved before it
+// is made; tokens and opaque values are refused, in the result and in the
+// operands.
+absl::Status Compiler::CompileLeaves(const HloInstruction& i,
+                                     const std::vector<const Shape*>& leaves, Compiled& c) {
+  const bool input = i.opcode() == HloOpcode::kParameter && i.parent()->is_entry();
   for (const Shape* leaf : leaves) {
     if (leaf->IsToken() || leaf->IsOpaque()) {
       return Unsupported(
           i, absl::StrCat(leaf->ToString(), " values are not supported by the executor"));
+    }
+    if (CountsBytes(i)) {
+      absl::StatusOr<int64_t> bytes = Footprint(*leaf, input);
+      if (!bytes.ok()) return Unsupported(i, bytes.status().message());
+      absl::Status room = Reserve(i, *bytes);
+      if (!room.ok()) return room;
     }
     absl::StatusOr<Info> info = ArrayInfo::Create(*leaf);
     if (!info.ok()) return Unsupported(i, info.status().message());
@@ -140,18 +181,6 @@ absl::Status CompileLeaves(const HloInstruction& i, const std::vector<const Shap
   }
   return absl::OkStatus();
 }
-
-// Values made by other instructions (parameters, tuples, calls) are not
-// counted: every buffer is some instruction's result.
-bool CountsBytes(const HloInstruction& i) {
-  const HloOpcode op = i.opcode();
-  const bool allocates = op != HloOpcode::kParameter && op != HloOpcode::kTuple &&
-                         op != HloOpcode::kGetTupleElement && op != HloOpcode::kBitcast &&
-                         op != HloOpcode::kWhile && op != HloOpcode::kConditional &&
-                         op != HloOpcode::kCall && op != HloOpcode::kFusion;
-  return allocates || (op == HloOpcode::kParameter && i.parent()->is_entry());
-}
-
 // A copy's plan per array leaf.
 absl::Status CompileCopy(const HloInstruction& i, const std::vector<const Shape*>& leaves,
                          Compiled& c) {
@@ -197,25 +226,46 @@ absl::Status CompileTranspose(const HloInstruction& i, Compiled& c) {
   return absl::OkStatus();
 }
 
-// Work: a dot or convolution does one multiply-add per output element and
-// contracted element; a reduce one step per input element. Other ops: 0.
-double Operations(const HloInstruction& i, const Compiled& c) {
+// Multiply-adds per output element: a dot's contracted elements; a
+// convolution's kernel elements over its output features (the window times
+// the input features of one group).
+double MacsPerElement(const HloInstruction& i) {
+  double macs = 1;
+  if (i.opcode() == HloOpcode::kDot) {
+    const auto& dims = i.attributes().dot().lhs_contracting_dims;
+    for (int64_t d : dims.value_or(std::vector<int64_t>{})) {
+      if (d >= 0 && d < i.operand(0)->shape().rank()) {
+        macs *= static_cast<double>(i.operand(0)->shape().dimensions(d));
+      }
+    }
+    return macs;
+  }
+  const Shape& kernel = i.operand(1)->shape();
+  for (int64_t d : kernel.dimensions()) macs *= static_cast<double>(d);
+  const auto& labels = i.attributes().rare().dim_labels;
+  const size_t o = labels ? labels->kernel.find('o') : std::string::npos;
+  if (o != std::string::npos && static_cast<int64_t>(o) < kernel.rank() &&
+      kernel.dimensions(o) > 0) {
+    macs /= static_cast<double>(kernel.dimensions(o));
+  }
+  return macs;
+}
+
+// The steps an instruction counts each time it runs: one per element it
+// writes, one per multiply-add of a dot or convolution and one per element
+// a reduce reads.
+int64_t Work(const HloInstruction& i, const Compiled& c) {
+  double steps = 1;
+  for (const Info& o : c.out) steps += static_cast<double>(o->element_count());
   const HloOpcode op = i.opcode();
-  if (op != HloOpcode::kDot && op != HloOpcode::kConvolution && op != HloOpcode::kReduce) {
-    return 0;
+  if (op == HloOpcode::kDot || op == HloOpcode::kConvolution) {
+    steps += static_cast<double>(c.out[0]->element_count()) * MacsPerElement(i);
+  } else if (op == HloOpcode::kReduce) {
+    double in = 1;
+    for (int64_t d : i.operand(0)->shape().dimensions()) in *= static_cast<double>(d);
+    steps += in * (i.operand_count() / 2);
   }
-  double out_elements = static_cast<double>(c.out[0]->element_count());
-  double lhs = 1;
-  for (int64_t d : i.operand(0)->shape().dimensions()) lhs *= static_cast<double>(d);
-  double rhs = 1;
-  if (i.operand_count() > 1) {
-    for (int64_t d : i.operand(1)->shape().dimensions()) rhs *= static_cast<double>(d);
-  }
-  if (op == HloOpcode::kReduce) return lhs * (i.operand_count() / 2);
-  // Per output element at most the smaller operand's size: a dot's
-  // contracted elements divide both, a convolution's window lies in the
-  // kernel.
-  return out_elements * std::min(lhs, rhs);
+  return static_cast<int64_t>(std::min(steps, 1e18));
 }
 
 // An array op's scalar computation (a reduce's or scatter's to_apply, a
@@ -239,22 +289,63 @@ absl::Status CompileScalarComputation(const HloInstruction& i, Compiled& c) {
   return absl::OkStatus();
 }
 
+
 }  // namespace
 
-absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
+absl::Status Compiler::CompileAll(const HloComputation& entry) {
+  // A worklist, not recursion: a chain of computations calling each other
+  // may be as long as the module.
+  absl::flat_hash_set<const HloComputation*> seen = {&entry};
+  std::vector<const HloComputation*> work = {&entry};
+  while (!work.empty()) {
+    const HloComputation* c = work.back();
+    work.pop_back();
+    absl::Status s = CompileComputation(*c);
+    if (!s.ok()) return s;
+    for (const HloInstruction* i : c->instructions()) {
+      if (IsArrayOp(i->opcode()) || IsCollective(i->opcode())) continue;  // scalar programs
+      for (const auto& called : i->called_computations()) {
+        if (called.computation != nullptr && seen.insert(called.computation).second) {
+          work.push_back(called.computation);
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Compiler::CompileComputation(const HloComputation& comp) {
+  CompiledComputation cc;
+  cc.computation = &comp;
+  for (const HloInstruction* i : comp.MakePostOrder()) cc.order.push_back(i);
+  absl::flat_hash_map<const HloInstruction*, int> at;
+  for (size_t k = 0; k < cc.order.size(); ++k) at[cc.order[k]] = static_cast<int>(k);
+  auto root = at.find(comp.root());
+  if (root == at.end()) return absl::InternalError(absl::StrCat(comp.name(), " has no root"));
+  cc.root = root->second;
+  for (size_t k = 0; k < cc.order.size(); ++k) {
+    absl::Status s = CompileInstruction(*cc.order[k], static_cast<int>(k), at);
+    if (!s.ok()) return s;
+  }
+  p_.computations[&comp] = std::move(cc);
+  return absl::OkStatus();
+}
+
+absl::Status Compiler::CompileInstruction(
+    const HloInstruction& i, int position,
+    const absl::flat_hash_map<const HloInstruction*, int>& at) {
   const HloOpcode op = i.opcode();
-  if (!IsControlOp(op) && !IsArrayOp(op)) {
+  if (!IsControlOp(op) && !IsArrayOp(op) && !IsCollective(op)) {
     return absl::UnimplementedError(
         absl::StrCat(HloOpcodeString(op), " is not supported by the executor (", i.name(), ")"));
   }
   Compiled c;
+  c.position = position;
+  for (const HloInstruction* o : i.operands()) c.operands.push_back(at.at(o));
   std::vector<const Shape*> leaves;
   Leaves(i.shape(), leaves);
   absl::Status s = CompileLeaves(i, leaves, c);
   if (!s.ok()) return s;
-  if (CountsBytes(i)) {
-    for (const Info& info : c.out) total_bytes += info->byte_size();
-  }
   if (op == HloOpcode::kCopy) {
     s = CompileCopy(i, leaves, c);
   } else if (op == HloOpcode::kBitcast) {
@@ -263,22 +354,21 @@ absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
     s = CompileTranspose(i, c);
   }
   if (!s.ok()) return s;
-  total_operations += Operations(i, c);
-  if (IsArrayOp(op)) {
+  c.work = Work(i, c);
+  if (IsArrayOp(op) || IsCollective(op)) {
     s = CompileScalarComputation(i, c);
-    if (s.ok()) s = CheckArrayOp(i);
+    if (s.ok()) s = IsCollective(op) ? CheckCollective(i) : CheckArrayOp(i);
   }
   if (!s.ok()) return s;
-  compiled[&i] = std::move(c);
+  p_.compiled[&i] = std::move(c);
   return absl::OkStatus();
 }
 
-absl::StatusOr<Value> Executor::Impl::Conform(Value v, const Shape& declared,
-                                              absl::string_view where,
-                                              ExecutionStats& stats) {
+absl::StatusOr<Value> Conform(const Program& program, Value v, const Shape& declared,
+                              absl::string_view where, ExecutionStats& stats) {
   const Shape actual = ShapeOf(v);
   if (SameLayouts(actual, declared)) return v;
-  if (options.strict_layouts ||
+  if (program.options.strict_layouts ||
       (v.kind == Value::Kind::kTuple) != declared.IsTuple() ||
       !Shape::Equal().IgnoreLayout().IgnoreDynamicDimensions()(actual, declared)) {
     return absl::InternalError(absl::StrCat(where, " is written ", declared.ToString(),
@@ -287,7 +377,7 @@ absl::StatusOr<Value> Executor::Impl::Conform(Value v, const Shape& declared,
   if (v.kind == Value::Kind::kTuple) {
     for (size_t k = 0; k < v.elements.size(); ++k) {
       absl::StatusOr<Value> e =
-          Conform(std::move(v.elements[k]), declared.tuple_shapes()[k], where, stats);
+          Conform(program, std::move(v.elements[k]), declared.tuple_shapes()[k], where, stats);
       if (!e.ok()) return e;
       v.elements[k] = *std::move(e);
     }
@@ -306,157 +396,31 @@ absl::StatusOr<Value> Executor::Impl::Conform(Value v, const Shape& declared,
   return out;
 }
 
-absl::StatusOr<Value> Executor::Impl::Copy(const Value& v, absl::Span<const RelayoutPlan> plans,
-                                           absl::Span<const Info> out, size_t& leaf,
-                                           ExecutionStats& stats) {
-  if (v.kind == Value::Kind::kTuple) {
-    std::vector<Value> elements;
-    for (const Value& e : v.elements) {
-      absl::StatusOr<Value> c = Copy(e, plans, out, leaf, stats);
-      if (!c.ok()) return c;
-      elements.push_back(*std::move(c));
-    }
-    return Value::Tuple(std::move(elements));
-  }
-  const size_t k = leaf++;
-  absl::StatusOr<Value> dst = Value::Allocate(out[k]);
-  if (!dst.ok()) return dst;
-  const auto start = std::chrono::steady_clock::now();
-  plans[k].Execute(v.data(), dst->mutable_data());
-  stats.copy_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  stats.copies += 1;
-  stats.copy_bytes += plans[k].src_bytes() + plans[k].dst_bytes();
-  return dst;
-}
-
-absl::StatusOr<Value> Executor::Impl::RunInstruction(const HloInstruction& i,
-                                                     std::vector<const Value*> ops,
-                                                     ExecutionStats& stats) {
-  const Compiled& c = compiled.at(&i);
-  auto operand_values = [&](size_t from) {
-    std::vector<Value> args;
-    for (size_t k = from; k < ops.size(); ++k) args.push_back(*ops[k]);
-    return args;
-  };
-  // A value returned from a callee must have the layout the caller wrote.
-  auto checked = [&](absl::StatusOr<Value> v) -> absl::StatusOr<Value> {
-    if (!v.ok()) return v;
-    return Conform(*std::move(v), i.shape(), Where(i), stats);
-  };
-  switch (i.opcode()) {
-    case HloOpcode::kTuple: return Value::Tuple(operand_values(0));
-    case HloOpcode::kGetTupleElement: return ops[0]->elements.at(i.attributes().index.value_or(0));
-    case HloOpcode::kBitcast: {
-      Value v = *ops[0];
-      v.info = c.out[0];
-      return v;
-    }
-    case HloOpcode::kCopy: {
-      size_t leaf = 0;
-      return Copy(*ops[0], c.plans, c.out, leaf, stats);
-    }
-    case HloOpcode::kTranspose: {
-      if (!c.moves_data) {
-        Value v = *ops[0];
-        v.info = c.out[0];
-        return v;
-      }
-      size_t leaf = 0;
-      return Copy(*ops[0], c.plans, c.out, leaf, stats);
-    }
-    case HloOpcode::kCall:
-      return checked(RunComputation(*i.called_computation("to_apply"), operand_values(0), stats));
-    case HloOpcode::kFusion:
-      return checked(RunComputation(*i.called_computation("calls"), operand_values(0), stats));
-    case HloOpcode::kWhile: {
-      Value state = *ops[0];
-      for (int64_t n = 0;; ++n) {
-        if (n >= options.max_while_iterations) {
-          return absl::ResourceExhaustedError(absl::StrCat(
-              Where(i), " ran ", n, " iterations, the executor's limit"));
-        }
-        absl::StatusOr<Value> go =
-            RunComputation(*i.called_computation("condition"), {state}, stats);
-        if (!go.ok()) return go;
-        if (!go->info->Load(go->data(), go->info->Slot({})).i) break;
-        absl::StatusOr<Value> next = RunComputation(*i.called_computation("body"), {state}, stats);
-        if (!next.ok()) return next;
-        state = *std::move(next);
-      }
-      return checked(std::move(state));
-    }
-    case HloOpcode::kConditional: {
-      // Branch k takes operand k + 1; a pred selects true (0) or false (1).
-      const Value& selector = *ops[0];
-      const Num n = selector.info->Load(selector.data(), selector.info->Slot({}));
-      std::vector<const HloComputation*> branches;
-      if (selector.info->type() == PRED) {
-        branches = {i.called_computation("true_computation"),
-                    i.called_computation("false_computation")};
-      } else {
-        for (const auto& called : i.called_computations()) {
-          if (called.attribute == "branch_computations") branches.push_back(called.computation);
-        }
-      }
-      const int64_t count = static_cast<int64_t>(branches.size());
-      // An index out of range selects the last branch, as in XLA.
-      const int64_t k = selector.info->type() == PRED ? (n.i ? 0 : 1)
-                        : (n.i < 0 || n.i >= count) ? count - 1 : n.i;
-      if (k < 0 || branches[k] == nullptr || k + 1 >= static_cast<int64_t>(ops.size())) {
-        return absl::InvalidArgumentError(absl::StrCat(Where(i), ": no branch ", k));
-      }
-      return checked(RunComputation(*branches[k], {*ops[k + 1]}, stats));
-    }
-    case HloOpcode::kDot:
-    case HloOpcode::kConvolution: {
-      const auto start = std::chrono::steady_clock::now();
-      absl::StatusOr<Value> v = ArrayOp(i, ops, c.out, c.to_apply.get());
-      stats.dot_seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      return v;
-    }
-    default:
-      return ArrayOp(i, ops, c.out, c.to_apply.get());
-  }
-}
-
-absl::StatusOr<Value> Executor::Impl::RunComputation(const HloComputation& comp,
-                                                     std::vector<Value> args,
-                                                     ExecutionStats& stats) {
-  absl::flat_hash_map<const HloInstruction*, Value> values;
-  for (const HloInstruction* i : comp.MakePostOrder()) {
-    if (i->opcode() == HloOpcode::kParameter) {
-      const int64_t n = i->parameter_number();
-      if (n < 0 || n >= static_cast<int64_t>(args.size())) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            comp.name(), " takes parameter ", n, " but was given ", args.size(), " values"));
-      }
-      absl::StatusOr<Value> arg =
-          Conform(std::move(args[n]), i->shape(),
-                  absl::StrCat("parameter ", n, " of ", comp.name()), stats);
-      if (!arg.ok()) return arg;
-      values[i] = *std::move(arg);
-      continue;
-    }
-    std::vector<const Value*> ops;
-    for (const HloInstruction* o : i->operands()) ops.push_back(&values.at(o));
-    absl::StatusOr<Value> v = RunInstruction(*i, std::move(ops), stats);
-    if (!v.ok()) return v;
-    // A tuple or get-tuple-element hands on values made elsewhere: they must
-    // be in the layouts written here (the copies and transposes that read
-    // them planned for those).
-    if (i->opcode() == HloOpcode::kTuple || i->opcode() == HloOpcode::kGetTupleElement) {
-      v = Conform(*std::move(v), i->shape(), Where(*i), stats);
-      if (!v.ok()) return v;
-    }
-    values[i] = *std::move(v);
-  }
-  return values.at(comp.root());
-}
+struct Executor::Impl {
+  Program program;
+};
 
 Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executor::~Executor() = default;
+
+namespace {
+
+// The grid: the options' counts, else the header's, else the smallest the
+// collectives allow.
+absl::StatusOr<DeviceGrid> GridFor(const HloModule& module, const ExecutorOptions& options) {
+  absl::StatusOr<DeviceGrid> grid = InferDeviceGrid(module);
+  if (!grid.ok()) return grid;
+  if (options.replicas > 0) grid->replica_count = options.replicas;
+  if (options.partitions > 0) grid->partition_count = options.partitions;
+  if (grid->device_count() > kMaxDevices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the module runs on ", grid->replica_count, " replicas x ", grid->partition_count,
+        " partitions, more than the executor's ", kMaxDevices, " devices"));
+  }
+  return grid;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const HloModule& module,
                                                            ExecutorOptions options) {
@@ -464,46 +428,116 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const HloModule& modu
     return absl::FailedPreconditionError("the module has no entry computation");
   }
   auto impl = std::make_unique<Impl>();
-  impl->module = &module;
-  impl->options = options;
-  absl::flat_hash_set<const HloComputation*> seen;
-  absl::Status s = impl->Compile(*module.entry(), seen);
+  Program& p = impl->program;
+  p.module = &module;
+  p.options = options;
+  absl::StatusOr<DeviceGrid> grid = GridFor(module, options);
+  if (!grid.ok()) return grid.status();
+  p.grid = *grid;
+  Compiler compiler(p);
+  absl::Status s = compiler.CompileAll(*module.entry());
   if (!s.ok()) return s;
-  if (impl->total_operations > static_cast<double>(options.max_operations)) {
+  // One pass over the entry (loop bodies once) is the least a run does.
+  int64_t once = 0;
+  for (const HloInstruction* i : module.entry()->instructions()) once += p.compiled.at(i).work;
+  if (once > options.max_work / p.grid.device_count()) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "the module needs about ", static_cast<int64_t>(impl->total_operations),
-        " multiply-adds and reduction steps, over the executor's limit of ",
-        options.max_operations));
-  }
-  if (impl->total_bytes > options.max_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the module's buffers need up to ", impl->total_bytes, " bytes, over the executor's limit of ",
-        options.max_bytes, " (--max-memory raises it)"));
+        "the module needs at least ", once, " steps per device, over the executor's work "
+        "budget of ", options.max_work, " (--max-work=N raises it)"));
   }
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
 
+const DeviceGrid& Executor::grid() const { return impl_->program.grid; }
+
 std::vector<Shape> Executor::ParameterShapes() const {
   std::vector<Shape> shapes;
-  for (const HloInstruction* p : impl_->module->entry()->parameters()) {
+  for (const HloInstruction* p : impl_->program.module->entry()->parameters()) {
     shapes.push_back(p != nullptr ? p->shape() : Shape());
   }
   return shapes;
 }
 
 absl::StatusOr<Value> Executor::Run(std::vector<Value> arguments) {
-  const HloComputation& entry = *impl_->module->entry();
-  const size_t want = entry.parameters().size();
-  if (arguments.size() != want) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the entry takes ", want, " parameters, not ", arguments.size()));
-  }
-  stats_ = ExecutionStats();
-  absl::StatusOr<Value> v = impl_->RunComputation(entry, std::move(arguments), stats_);
-  if (!v.ok()) return v;
-  return impl_->Conform(*std::move(v), entry.root()->shape(), "the entry's result", stats_);
+  std::vector<std::vector<Value>> per_device;
+  per_device.push_back(std::move(arguments));
+  absl::StatusOr<std::vector<Value>> results = RunDevices(std::move(per_device));
+  if (!results.ok()) return results.status();
+  return std::move(results->front());
 }
 
+namespace {
+
+void AddStats(const ExecutionStats& from, ExecutionStats& to) {
+  to.copies += from.copies;
+  to.copy_bytes += from.copy_bytes;
+  to.conformed += from.conformed;
+  to.copy_seconds += from.copy_seconds;
+  to.dot_seconds += from.dot_seconds;
+  to.work += from.work;
+  to.stand_in_calls += from.stand_in_calls;
+}
+
+// One device's whole run: the entry, then its result in the layout written.
+absl::StatusOr<Value> RunDevice(const Program& p, std::vector<Value> arguments, DeviceRun& run) {
+  const HloComputation& entry = *p.module->entry();
+  absl::StatusOr<Value> v = Interpret(p, entry, std::move(arguments), run);
+  if (!v.ok()) return v;
+  return Conform(p, *std::move(v), entry.root()->shape(), "the entry's result", run.stats);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Value>> Executor::RunDevices(
+    std::vector<std::vector<Value>> arguments) {
+  const Program& p = impl_->program;
+  const int64_t devices = p.grid.device_count();
+  const size_t want = p.module->entry()->parameters().size();
+  if (static_cast<int64_t>(arguments.size()) != devices) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the module runs on ", devices, " devices but was given arguments for ",
+        arguments.size()));
+  }
+  for (const auto& a : arguments) {
+    if (a.size() != want) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the entry takes ", want, " parameters, not ", a.size()));
+    }
+  }
+  stats_ = ExecutionStats();
+  std::atomic<int64_t> work{0};
+  std::optional<Rendezvous> rendezvous;
+  if (devices > 1) rendezvous.emplace(devices);
+  std::vector<DeviceRun> runs(devices);
+  std::vector<absl::StatusOr<Value>> results(devices, absl::UnknownError("not run"));
+  auto run_device = [&](int64_t d) {
+    runs[d].device = d;
+    runs[d].work = &work;
+    runs[d].rendezvous = rendezvous ? &*rendezvous : nullptr;
+    results[d] = RunDevice(p, std::move(arguments[d]), runs[d]);
+    if (!rendezvous) return;
+    if (results[d].ok()) {
+      rendezvous->Finish(d);
+    } else {
+      rendezvous->Fail(d, results[d].status());
+    }
+  };
+  if (devices == 1) {
+    run_device(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int64_t d = 0; d < devices; ++d) threads.emplace_back(run_device, d);
+    for (std::thread& t : threads) t.join();
+  }
+  for (int64_t d = 0; d < devices; ++d) AddStats(runs[d].stats, stats_);
+  if (rendezvous && rendezvous->failed()) return rendezvous->failure();
+  std::vector<Value> out;
+  for (int64_t d = 0; d < devices; ++d) {
+    if (!results[d].ok()) return results[d].status();
+    out.push_back(*std::move(results[d]));
+  }
+  return out;
+}
 absl::StatusOr<Value> MakeArgument(const Shape& shape, const LogicalArray& array) {
   absl::StatusOr<Info> info = ArrayInfo::Create(shape);
   if (!info.ok()) return info.status();
@@ -556,30 +590,51 @@ absl::Status Flatten(const Value& v, std::vector<LogicalArray>& out) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<std::vector<LogicalArray>>> RunLogicalOnDevices(
+    Executor& executor, absl::Span<const std::vector<LogicalArray>> inputs) {
+  std::vector<std::vector<Value>> arguments;
+  for (const std::vector<LogicalArray>& device_inputs : inputs) {
+    std::vector<Value> device_arguments;
+    size_t next = 0;
+    for (const Shape& p : executor.ParameterShapes()) {
+      absl::StatusOr<Value> v = Assemble(p, device_inputs, next);
+      if (!v.ok()) return v.status();
+      device_arguments.push_back(*std::move(v));
+    }
+    if (next != device_inputs.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the entry takes ", next, " input arrays, not ", device_inputs.size()));
+    }
+    arguments.push_back(std::move(device_arguments));
+  }
+  absl::StatusOr<std::vector<Value>> results = executor.RunDevices(std::move(arguments));
+  if (!results.ok()) return results.status();
+  std::vector<std::vector<LogicalArray>> outputs(results->size());
+  for (size_t d = 0; d < results->size(); ++d) {
+    absl::Status s = Flatten((*results)[d], outputs[d]);
+    if (!s.ok()) return s;
+  }
+  return outputs;
+}
+
 absl::StatusOr<std::vector<LogicalArray>> RunLogical(const HloModule& module,
                                                      absl::Span<const LogicalArray> inputs,
                                                      const ExecutorOptions& options,
                                                      ExecutionStats* stats) {
   absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(module, options);
   if (!executor.ok()) return executor.status();
-  std::vector<Value> arguments;
-  size_t next = 0;
-  for (const Shape& p : (*executor)->ParameterShapes()) {
-    absl::StatusOr<Value> v = Assemble(p, inputs, next);
-    if (!v.ok()) return v.status();
-    arguments.push_back(*std::move(v));
-  }
-  if (next != inputs.size()) {
+  if ((*executor)->grid().device_count() != 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "the entry takes ", next, " input arrays, not ", inputs.size()));
+        "the module runs on ", (*executor)->grid().device_count(),
+        " devices; RunLogicalOnDevices runs it"));
   }
-  absl::StatusOr<Value> result = (*executor)->Run(std::move(arguments));
-  if (!result.ok()) return result.status();
-  std::vector<LogicalArray> outputs;
-  absl::Status s = Flatten(*result, outputs);
-  if (!s.ok()) return s;
+  std::vector<std::vector<LogicalArray>> per_device = {
+      std::vector<LogicalArray>(inputs.begin(), inputs.end())};
+  absl::StatusOr<std::vector<std::vector<LogicalArray>>> outputs =
+      RunLogicalOnDevices(**executor, per_device);
+  if (!outputs.ok()) return outputs.status();
   if (stats != nullptr) *stats = (*executor)->stats();
-  return outputs;
+  return std::move(outputs->front());
 }
 
 absl::StatusOr<LogicalArray> ToLogical(const Value& value) {

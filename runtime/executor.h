@@ -30,19 +30,25 @@
 #include "absl/status/statusor.h"
 #include "hlo/hlo_module.h"
 #include "runtime/buffer.h"
+#include "runtime/collectives.h"
 
 namespace xla_layout::runtime {
 
+// The most devices a run may have (one thread each).
+inline constexpr int64_t kMaxDevices = 256;
+
 struct ExecutorOptions {
-  // Refuse a module whose buffers could need more (the sum of every array
-  // result's bytes, a bound on the peak since no computation is active twice).
+  // Refuse a module whose run could need more bytes, on all devices
+  // together: every buffer (the sum of every array result, a bound on the
+  // peak since no computation is active twice), the index tables and the
+  // inputs. Checked before anything is allocated.
   int64_t max_bytes = int64_t{4} << 30;
-  // Refuse a module whose dots, convolutions and reduces need more
-  // multiply-adds (or reduction steps) in one pass over the entry (loop
-  // bodies counted once): an error, not a run of hours.
-  int64_t max_operations = int64_t{1} << 40;
-  // A while loop that runs longer is an error, not a hang.
-  int64_t max_while_iterations = 1000000;
+  // The work budget of a whole run, all devices and every loop iteration
+  // counted: each element an instruction writes, each multiply-add of a dot
+  // or convolution, each element a reduce reads and each while iteration is
+  // one step. A run that goes over stops with an error, not a run of hours;
+  // the default stops within about a minute on a small machine.
+  int64_t max_work = int64_t{4} << 30;
   // A laid-out module (what layout assignment produces) hands every value
   // to a parameter, a callee's caller or the entry's result in the layout
   // written there; a value that arrives in another layout is an error
@@ -50,6 +56,10 @@ struct ExecutorOptions {
   // compares against) may disagree: with strict_layouts off the executor
   // moves such a value into the written layout with the packing core.
   bool strict_layouts = true;
+  // Devices: 0 takes the module header's replica_count / num_partitions,
+  // else the smallest counts its collectives allow (InferDeviceGrid).
+  int64_t replicas = 0;
+  int64_t partitions = 0;
 };
 
 struct ExecutionStats {
@@ -58,8 +68,16 @@ struct ExecutionStats {
   int64_t conformed = 0;    // values moved into a written layout (not strict)
   double copy_seconds = 0;  // wall time in those copies
   double dot_seconds = 0;   // wall time in dots and convolutions
+  int64_t work = 0;         // steps counted against max_work
+  int64_t stand_in_calls = 0;  // custom calls run as stand-ins
 };
 
+// A module loaded for running: Create checks every op and type, the device
+// grid, the bytes and the least work of a run; Run and RunDevices run it.
+// With several devices (replicas x partitions), each device runs the entry
+// on its own thread with its own arguments, and the devices meet at every
+// collective; reductions combine in device order, so results never depend
+// on timing.
 class Executor {
  public:
   // Keeps a pointer to `module`, which must outlive the executor.
@@ -67,9 +85,14 @@ class Executor {
                                                           ExecutorOptions options = {});
   ~Executor();
 
-  // Runs the entry computation on arguments in the entry parameters'
+  const DeviceGrid& grid() const;
+  // Runs a one-device module's entry on arguments in the entry parameters'
   // layouts (MakeArgument lays logical arrays out so).
   absl::StatusOr<Value> Run(std::vector<Value> arguments);
+  // Runs every device (grid().device_count() argument lists, device id =
+  // replica * partitions + partition) and returns each device's result.
+  absl::StatusOr<std::vector<Value>> RunDevices(std::vector<std::vector<Value>> arguments);
+  // The last run's, summed over devices.
   const ExecutionStats& stats() const { return stats_; }
 
   // The entry computation's parameter shapes, with their layouts.
@@ -82,10 +105,18 @@ class Executor {
   ExecutionStats stats_;
 };
 
+// Runs every device of `executor` on logical inputs (inputs[d]: one array
+// per array leaf of the parameters, in order, tuple parameters leaf by
+// leaf) and returns each device's logical outputs, one per array leaf of the
+// result in order.
+absl::StatusOr<std::vector<std::vector<LogicalArray>>> RunLogicalOnDevices(
+    Executor& executor, absl::Span<const std::vector<LogicalArray>> inputs);
+
 // Runs `module`'s entry on logical inputs, one per array leaf of its
 // parameters in order (tuple parameters leaf by leaf), and returns the
 // logical outputs, one per array leaf of the result in order. The inputs are
-// laid out, and the outputs read back, with the packing core.
+// laid out, and the outputs read back, with the packing core. For
+// one-device modules.
 absl::StatusOr<std::vector<LogicalArray>> RunLogical(const HloModule& module,
                                                      absl::Span<const LogicalArray> inputs,
                                                      const ExecutorOptions& options = {},

@@ -349,26 +349,6 @@ TEST(ExecutorTest, LayoutsDisagreeingAtACallAreAnErrorOnlyWhenStrict) {
   EXPECT_EQ(stats.conformed, 2);  // into the parameter, out of the call
 }
 
-TEST(ExecutorTest, BufferLimitAndLoopLimit) {
-  std::unique_ptr<HloModule> m = Parse(
-      "HloModule t\n\nENTRY e {\n  p = f32[1024,1024] parameter(0)\n  ROOT r = f32[1024,1024] negate(p)\n}\n");
-  ASSERT_NE(m, nullptr);
-  ExecutorOptions small;
-  small.max_bytes = 1 << 20;
-  EXPECT_THAT(std::string(Executor::Create(*m, small).status().message()),
-              HasSubstr("buffers need up to 8388608 bytes"));
-  std::unique_ptr<HloModule> loop = Parse(
-      "HloModule t\n\ncond {\n  p = s32[] parameter(0)\n  ROOT t = pred[] constant(true)\n}\n\n"
-      "body {\n  ROOT p = s32[] parameter(0)\n}\n\n"
-      "ENTRY e {\n  z = s32[] constant(0)\n  ROOT w = s32[] while(z), condition=cond, body=body\n}\n");
-  ASSERT_NE(loop, nullptr);
-  ExecutorOptions few;
-  few.max_while_iterations = 100;
-  absl::StatusOr<std::unique_ptr<Executor>> e = Executor::Create(*loop, few);
-  ASSERT_TRUE(e.ok());
-  EXPECT_THAT(std::string((*e)->Run({}).status().message()), HasSubstr("ran 100 iterations"));
-}
-
 // --- Layouts do not change results ----------------------------------------
 
 // Any layout on any value the entry computes freely (not a bitcast's, a

@@ -140,13 +140,27 @@ Flags:
                         the destination is larger than the cache.
   --inputs=random:SEED | --inputs=a.npy,b.npy,...
                         (run, verify) Parameter values: seeded random
-                        (default random:0), or one .npy per array parameter.
+                        (default random:0; each device its own stream), or
+                        one .npy per array parameter (shared by every
+                        device, or one set per device, device 0's first).
   --output-dir=DIR      (run) Write output.npy, or output_0.npy, ... for a
-                        tuple result.
+                        tuple result; with several devices output_devD.npy
+                        or output_devD_K.npy.
   --against=OTHER.hlo   (verify) Compare with another module taking the same
                         parameters.
-  --max-memory=N        (run, verify) Refuse a module whose buffers could
-                        need more than N bytes (default 4294967296).
+  --replicas=N, --partitions=N
+                        (run, verify) Devices to run on (default: the
+                        header's replica_count and num_partitions, else the
+                        fewest the collectives' groups allow). Each device
+                        runs the entry on its own inputs and they meet at
+                        every collective.
+  --max-memory=N        (run, verify) Refuse a module whose run (buffers,
+                        index tables, inputs, all devices) could need more
+                        than N bytes (default 4294967296), before running.
+  --max-work=N          (run, verify) Stop a run after N steps (elements
+                        written, multiply-adds, loop iterations; all devices
+                        and iterations counted; default 4294967296, about a
+                        minute).
   --help                Show this text.
 
 Exit codes: 0 success, 1 bad input (the error names the column), 2 bad usage.

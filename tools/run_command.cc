@@ -37,82 +37,143 @@ void Leaves(const Shape& shape, const std::string& path,
   }
 }
 
-struct Inputs {
-  std::vector<LogicalArray> leaves;  // every parameter's array leaves, in order
-};
+// Every device's inputs: inputs[d] holds every parameter's array leaves,
+// in order.
+using Inputs = std::vector<std::vector<LogicalArray>>;
 
-// --inputs=random:SEED (the default, seed 0) or --inputs=a.npy,b.npy,...
-absl::StatusOr<Inputs> MakeInputs(const Args& args, const std::vector<Shape>& parameters,
-                                  bool* usage) {
-  std::vector<std::pair<std::string, Shape>> leaves;
-  for (size_t p = 0; p < parameters.size(); ++p) Leaves(parameters[p], absl::StrCat(p), leaves);
-  const std::string spec = args.Value("inputs").value_or("random:0");
-  Inputs inputs;
-  if (absl::StartsWith(spec, "random:") || spec == "random") {
-    uint64_t seed = 0;
-    if (spec != "random" && !absl::SimpleAtoi(spec.substr(7), &seed)) {
-      *usage = true;
-      return absl::InvalidArgumentError(
-          absl::StrCat("--inputs=random:SEED needs an unsigned integer seed, not '", spec.substr(7), "'"));
-    }
-    std::mt19937_64 rng(seed);
+// Device d > 0 draws from its own stream; device 0 from SEED itself, so a
+// one-device module sees what it always saw.
+uint64_t DeviceSeed(uint64_t seed, int64_t device) {
+  return seed + static_cast<uint64_t>(device) * 0x9e3779b97f4a7c15ull;
+}
+
+absl::StatusOr<Inputs> RandomInputs(const std::string& spec, int64_t devices,
+                                    const std::vector<std::pair<std::string, Shape>>& leaves,
+                                    bool* usage) {
+  uint64_t seed = 0;
+  if (spec != "random" && !absl::SimpleAtoi(spec.substr(7), &seed)) {
+    *usage = true;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--inputs=random:SEED needs an unsigned integer seed, not '", spec.substr(7), "'"));
+  }
+  Inputs inputs(devices);
+  for (int64_t d = 0; d < devices; ++d) {
+    std::mt19937_64 rng(DeviceSeed(seed, d));
     for (const auto& [path, shape] : leaves) {
       absl::StatusOr<LogicalArray> a = runtime::RandomLogicalArray(shape, rng);
       if (!a.ok()) return a.status();
-      inputs.leaves.push_back(*std::move(a));
+      inputs[d].push_back(*std::move(a));
     }
-    return inputs;
-  }
-  std::vector<std::string> files = absl::StrSplit(spec, ',', absl::SkipEmpty());
-  if (files.size() != leaves.size()) {
-    *usage = true;
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--inputs names ", files.size(), " files but the entry takes ", leaves.size(),
-        " arrays (one .npy per parameter, tuple parameters leaf by leaf)"));
-  }
-  for (size_t k = 0; k < files.size(); ++k) {
-    absl::StatusOr<std::string> bytes = ReadFileBounded(files[k], "input");
-    if (!bytes.ok()) return bytes.status();
-    absl::StatusOr<LogicalArray> a = runtime::DecodeNpy(*bytes, leaves[k].second, files[k]);
-    if (!a.ok()) return a.status();
-    inputs.leaves.push_back(*std::move(a));
   }
   return inputs;
 }
 
+// --inputs=random:SEED (the default, seed 0) or --inputs=a.npy,b.npy,...:
+// one file per array leaf, shared by every device, or one per leaf and
+// device (device 0's first).
+absl::StatusOr<Inputs> MakeInputs(const Args& args, const std::vector<Shape>& parameters,
+                                  int64_t devices, bool* usage) {
+  std::vector<std::pair<std::string, Shape>> leaves;
+  for (size_t p = 0; p < parameters.size(); ++p) Leaves(parameters[p], absl::StrCat(p), leaves);
+  const std::string spec = args.Value("inputs").value_or("random:0");
+  if (absl::StartsWith(spec, "random:") || spec == "random") {
+    return RandomInputs(spec, devices, leaves, usage);
+  }
+  std::vector<std::string> files = absl::StrSplit(spec, ',', absl::SkipEmpty());
+  const size_t n = leaves.size();
+  if (files.size() != n && files.size() != n * devices) {
+    *usage = true;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--inputs names ", files.size(), " files but the entry takes ", n,
+        " arrays (one .npy per parameter, tuple parameters leaf by leaf",
+        devices > 1 ? absl::StrCat("; or ", n * devices, " for ", devices, " devices") : "",
+        ")"));
+  }
+  Inputs inputs(devices);
+  for (size_t k = 0; k < files.size(); ++k) {
+    absl::StatusOr<std::string> bytes = ReadFileBounded(files[k], "input");
+    if (!bytes.ok()) return bytes.status();
+    absl::StatusOr<LogicalArray> a = runtime::DecodeNpy(*bytes, leaves[k % n].second, files[k]);
+    if (!a.ok()) return a.status();
+    inputs[k / n].push_back(*std::move(a));
+  }
+  for (int64_t d = files.size() / n; d < devices; ++d) inputs[d] = inputs[0];
+  return inputs;
+}
+
+absl::StatusOr<int64_t> PositiveFlag(const Args& args, const std::string& flag,
+                                     absl::string_view what) {
+  int64_t v;
+  if (!absl::SimpleAtoi(args.Value(flag).value_or(""), &v) || v <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--", flag, " needs a positive ", what));
+  }
+  return v;
+}
+
 absl::StatusOr<ExecutorOptions> OptionsFrom(const Args& args) {
   ExecutorOptions options;
-  if (args.Has("max-memory")) {
-    int64_t bytes;
-    if (!absl::SimpleAtoi(args.Value("max-memory").value_or(""), &bytes) || bytes <= 0) {
-      return absl::InvalidArgumentError("--max-memory needs a positive number of bytes");
-    }
-    options.max_bytes = bytes;
+  struct Flag {
+    const char* name;
+    const char* what;
+    int64_t* field;
+  };
+  for (const Flag& f : {Flag{"max-memory", "number of bytes", &options.max_bytes},
+                        Flag{"max-work", "number of steps", &options.max_work},
+                        Flag{"replicas", "number of replicas", &options.replicas},
+                        Flag{"partitions", "number of partitions", &options.partitions}}) {
+    if (!args.Has(f.name)) continue;
+    absl::StatusOr<int64_t> v = PositiveFlag(args, f.name, f.what);
+    if (!v.ok()) return v.status();
+    *f.field = *v;
   }
   return options;
 }
 
 struct Outcome {
   std::vector<std::pair<std::string, Shape>> leaves;  // paths of the outputs
-  std::vector<LogicalArray> outputs;
+  std::vector<std::vector<LogicalArray>> outputs;     // by device
   runtime::ExecutionStats stats;
 };
 
-// Runs `module` on `inputs`; errors are bad input (exit 1).
-absl::StatusOr<Outcome> Execute(const HloModule& module, const Inputs& inputs,
-                                ExecutorOptions options, bool strict) {
+// Loads `module` for running, strict about layouts or not.
+absl::StatusOr<std::unique_ptr<runtime::Executor>> Load(const HloModule& module,
+                                                        ExecutorOptions options, bool strict) {
   options.strict_layouts = strict;
+  return runtime::Executor::Create(module, options);
+}
+
+// Runs a loaded module on `inputs`; errors are bad input (exit 1).
+absl::StatusOr<Outcome> Execute(const HloModule& module, runtime::Executor& executor,
+                                const Inputs& inputs) {
   Outcome out;
-  absl::StatusOr<std::vector<LogicalArray>> outputs =
-      runtime::RunLogical(module, inputs.leaves, options, &out.stats);
+  absl::StatusOr<std::vector<std::vector<LogicalArray>>> outputs =
+      runtime::RunLogicalOnDevices(executor, inputs);
   if (!outputs.ok()) return outputs.status();
   out.outputs = *std::move(outputs);
+  out.stats = executor.stats();
   Leaves(module.entry()->root()->shape(), "", out.leaves);
   return out;
 }
 
-std::string OutputName(const std::string& path) {
-  return path.empty() ? "output" : absl::StrCat("output ", path);
+// "output", "output 1_0"; with several devices "device 3 output".
+std::string OutputName(const std::string& path, int64_t device, int64_t devices) {
+  const std::string prefix = devices > 1 ? absl::StrCat("device ", device, " ") : "";
+  return absl::StrCat(prefix, path.empty() ? "output" : absl::StrCat("output ", path));
+}
+
+// output.npy, output_1_0.npy; with several devices output_dev3.npy,
+// output_dev3_1_0.npy.
+std::string OutputFile(const std::string& path, int64_t device, int64_t devices) {
+  std::string name = devices > 1 ? absl::StrCat("output_dev", device) : "output";
+  if (!path.empty()) absl::StrAppend(&name, "_", path);
+  return absl::StrCat(name, ".npy");
+}
+
+std::string StandIns(const runtime::ExecutionStats& stats) {
+  if (stats.stand_in_calls == 0) return "";
+  return absl::StrCat("custom calls run as stand-ins: ", stats.stand_in_calls,
+                      " (their results are a function of their operands, not the vendor "
+                      "kernel's)\n");
 }
 
 std::string IndexText(const Shape& shape, int64_t k) {
@@ -124,11 +185,131 @@ std::string IndexText(const Shape& shape, int64_t k) {
   return absl::StrCat("[", absl::StrJoin(index, ","), "]");
 }
 
+
+// The entry's parameter shapes; an error when their numbers have a gap.
+absl::StatusOr<std::vector<Shape>> ParameterShapes(const HloModule& module) {
+  std::vector<Shape> parameters;
+  for (const HloInstruction* p : module.entry()->parameters()) {
+    if (p == nullptr) return absl::InvalidArgumentError("the entry's parameter numbers have a gap");
+    parameters.push_back(p->shape());
+  }
+  return parameters;
+}
+
+// Prints every output (and writes it under `dir`).
+int PrintOutputs(const Outcome& outcome, const std::optional<std::string>& dir) {
+  const int64_t devices = static_cast<int64_t>(outcome.outputs.size());
+  for (int64_t d = 0; d < devices; ++d) {
+    for (size_t k = 0; k < outcome.outputs[d].size(); ++k) {
+      const std::string& path = outcome.leaves[k].first;
+      std::cout << OutputName(path, d, devices) << ": "
+                << runtime::DescribeArray(outcome.outputs[d][k]) << "\n";
+      if (!dir) continue;
+      absl::Status s = WriteFileSafely(absl::StrCat(*dir, "/", OutputFile(path, d, devices)),
+                                       runtime::EncodeNpy(outcome.outputs[d][k]));
+      if (!s.ok()) return InputError(s.message());
+    }
+  }
+  std::cout << "copies executed: " << outcome.stats.copies
+            << ", bytes moved: " << outcome.stats.copy_bytes << "\n"
+            << StandIns(outcome.stats);
+  return kExitOk;
+}
+
+// The first difference between the two runs' outputs, as verify prints it,
+// or "" when every device's outputs agree bit for bit.
+std::string FirstMismatch(const Outcome& a, const Outcome& b) {
+  if (a.outputs.size() != b.outputs.size()) {
+    return absl::StrCat("MISMATCH: the original runs on ", a.outputs.size(),
+                        " devices, the rewritten module on ", b.outputs.size(), "\n");
+  }
+  const int64_t devices = static_cast<int64_t>(a.outputs.size());
+  for (int64_t d = 0; d < devices; ++d) {
+    if (a.outputs[d].size() != b.outputs[d].size()) {
+      return absl::StrCat("MISMATCH: the original has ", a.outputs[d].size(),
+                          " outputs, the rewritten module ", b.outputs[d].size(), "\n");
+    }
+    for (size_t k = 0; k < a.outputs[d].size(); ++k) {
+      const LogicalArray& x = a.outputs[d][k];
+      const LogicalArray& y = b.outputs[d][k];
+      std::optional<int64_t> diff = runtime::FirstDifference(x, y);
+      if (!diff) continue;
+      const std::string name = OutputName(a.leaves[k].first, d, devices);
+      if (!Shape::Equal().IgnoreLayout()(x.shape, y.shape)) {
+        return absl::StrCat("MISMATCH: ", name, " is ", x.shape.ToString(),
+                            " in the original and ", y.shape.ToString(),
+                            " in the rewritten module\n");
+      }
+      return absl::StrCat("MISMATCH: ", name, " element ", IndexText(x.shape, *diff),
+                          ": original ", runtime::FormatElement(x, *diff, true), ", rewritten ",
+                          runtime::FormatElement(y, *diff, true), "\n");
+    }
+  }
+  return "";
+}
+
+// The original and the module to compare with it (after the pipeline, or
+// --against), read and verified; errors are printed.
+struct ModulePair {
+  std::unique_ptr<HloModule> before, after;
+};
+
+absl::StatusOr<ModulePair> ReadModulePair(const Args& args, int* exit_code) {
+  absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
+  if (!read.ok()) {
+    *exit_code = UsageError(read.status().message());
+    return read.status();
+  }
+  for (const auto& [flag, value] : args.flags) {
+    if (flag != "load-pass-plugin") continue;
+    if (!value || value->empty()) {
+      *exit_code = UsageError("--load-pass-plugin needs a file");
+      return absl::InvalidArgumentError("usage");
+    }
+    absl::Status loaded = LoadPassPlugin(*value);
+    if (!loaded.ok()) {
+      *exit_code = InputError(loaded.message());
+      return loaded;
+    }
+  }
+  CommandError error;
+  absl::StatusOr<std::optional<PassPipeline>> pipeline = PipelineFromArgs(args, &error);
+  const std::string& path = args.positional[0];
+  if (pipeline.ok() && path == "-" && !args.Has("against")) {
+    *exit_code = UsageError("verify --passes reads FILE twice; give a file, not -");
+    return absl::InvalidArgumentError("usage");
+  }
+  ModulePair pair;
+  absl::StatusOr<std::unique_ptr<HloModule>> before =
+      pipeline.ok() ? ReadVerifiedModule(path, *read, &error) : pipeline.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> after =
+      before.ok() ? ReadVerifiedModule(
+                        args.Has("against") ? args.Value("against").value_or("") : path, *read,
+                        &error)
+                  : before.status();
+  if (!after.ok()) {
+    std::cerr << error.message;
+    *exit_code = error.exit_code;
+    return after.status();
+  }
+  if (*pipeline) {
+    absl::StatusOr<bool> ran = (*pipeline)->Run(**after);
+    if (!ran.ok()) {
+      *exit_code = InputError(absl::StrCat(path, ": ", ran.status().message()));
+      return ran.status();
+    }
+  }
+  pair.before = *std::move(before);
+  pair.after = *std::move(after);
+  return pair;
+}
+
 }  // namespace
 
 int RunRunCommand(const Args& args) {
-  absl::Status known = args.CheckKnown(
-      {"inputs", "output-dir", "max-memory", "verbose", "accept-old-dumps", "help"});
+  absl::Status known = args.CheckKnown({"inputs", "output-dir", "max-memory", "max-work",
+                                        "replicas", "partitions", "verbose", "accept-old-dumps",
+                                        "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("run takes one HLO file (or -)");
   absl::StatusOr<ExecutorOptions> options = OptionsFrom(args);
@@ -147,41 +328,31 @@ int RunRunCommand(const Args& args) {
     std::cerr << error.message;
     return error.exit_code;
   }
-  std::vector<Shape> parameters;
-  for (const HloInstruction* p : (*module)->entry()->parameters()) {
-    if (p == nullptr) return InputError("the entry's parameter numbers have a gap");
-    parameters.push_back(p->shape());
-  }
+  absl::StatusOr<std::vector<Shape>> parameters = ParameterShapes(**module);
+  if (!parameters.ok()) return InputError(parameters.status().message());
+  // A module nobody laid out may disagree with itself at calls and loops.
+  absl::StatusOr<std::unique_ptr<runtime::Executor>> executor =
+      Load(**module, *options, /*strict=*/false);
+  if (!executor.ok()) return InputError(executor.status().message());
   bool usage = false;
-  absl::StatusOr<Inputs> inputs = MakeInputs(args, parameters, &usage);
+  absl::StatusOr<Inputs> inputs =
+      MakeInputs(args, *parameters, (*executor)->grid().device_count(), &usage);
   if (!inputs.ok()) {
     return usage ? UsageError(inputs.status().message()) : InputError(inputs.status().message());
   }
-  // A module nobody laid out may disagree with itself at calls and loops.
-  absl::StatusOr<Outcome> outcome = Execute(**module, *inputs, *options, /*strict=*/false);
+  absl::StatusOr<Outcome> outcome = Execute(**module, **executor, *inputs);
   if (!outcome.ok()) return InputError(outcome.status().message());
   if (dir && mkdir(dir->c_str(), 0777) != 0 && errno != EEXIST) {
     return InputError(absl::StrCat("--output-dir: cannot create ", *dir, ": ", std::strerror(errno)));
   }
-  for (size_t k = 0; k < outcome->outputs.size(); ++k) {
-    const std::string& path = outcome->leaves[k].first;
-    std::cout << OutputName(path) << ": " << runtime::DescribeArray(outcome->outputs[k]) << "\n";
-    if (dir) {
-      const std::string file =
-          absl::StrCat(*dir, "/", path.empty() ? "output" : absl::StrCat("output_", path), ".npy");
-      absl::Status s = WriteFileSafely(file, runtime::EncodeNpy(outcome->outputs[k]));
-      if (!s.ok()) return InputError(s.message());
-    }
-  }
-  std::cout << "copies executed: " << outcome->stats.copies << ", bytes moved: "
-            << outcome->stats.copy_bytes << "\n";
-  return kExitOk;
+  return PrintOutputs(*outcome, dir);
 }
 
+
 int RunVerifyCommand(const Args& args) {
-  absl::Status known =
-      args.CheckKnown({"passes", "target", "target-file", "against", "inputs", "max-memory",
-                       "load-pass-plugin", "verbose", "accept-old-dumps", "help"});
+  absl::Status known = args.CheckKnown(
+      {"passes", "target", "target-file", "against", "inputs", "max-memory", "max-work",
+       "replicas", "partitions", "load-pass-plugin", "verbose", "accept-old-dumps", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("verify takes one HLO file (or -)");
   if (args.Has("passes") == args.Has("against")) {
@@ -189,91 +360,50 @@ int RunVerifyCommand(const Args& args) {
   }
   absl::StatusOr<ExecutorOptions> options = OptionsFrom(args);
   if (!options.ok()) return UsageError(options.status().message());
-  absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
-  if (!read.ok()) return UsageError(read.status().message());
-  for (const auto& [flag, value] : args.flags) {
-    if (flag != "load-pass-plugin") continue;
-    if (!value || value->empty()) return UsageError("--load-pass-plugin needs a file");
-    absl::Status loaded = LoadPassPlugin(*value);
-    if (!loaded.ok()) return InputError(loaded.message());
-  }
-  CommandError error;
-  absl::StatusOr<std::optional<PassPipeline>> pipeline = PipelineFromArgs(args, &error);
-  if (!pipeline.ok()) {
-    std::cerr << error.message;
-    return error.exit_code;
-  }
-  const std::string& path = args.positional[0];
-  if (path == "-" && !args.Has("against")) {
-    return UsageError("verify --passes reads FILE twice; give a file, not -");
-  }
-  absl::StatusOr<std::unique_ptr<HloModule>> before = ReadVerifiedModule(path, *read, &error);
-  if (!before.ok()) {
-    std::cerr << error.message;
-    return error.exit_code;
-  }
-  absl::StatusOr<std::unique_ptr<HloModule>> after =
-      ReadVerifiedModule(args.Has("against") ? args.Value("against").value_or("") : path,
-                         *read, &error);
-  if (!after.ok()) {
-    std::cerr << error.message;
-    return error.exit_code;
-  }
-  if (*pipeline) {
-    absl::StatusOr<bool> ran = (*pipeline)->Run(**after);
-    if (!ran.ok()) {
-      return InputError(absl::StrCat(path, ": ", ran.status().message()));
-    }
-  }
-  std::vector<Shape> parameters;
-  for (const HloInstruction* p : (*before)->entry()->parameters()) {
-    if (p == nullptr) return InputError("the entry's parameter numbers have a gap");
-    parameters.push_back(p->shape());
-  }
-  std::vector<HloInstruction*> other = (*after)->entry()->parameters();
-  bool same = other.size() == parameters.size();
-  for (size_t k = 0; same && k < other.size(); ++k) {
-    same = other[k] != nullptr &&
-           Shape::Equal().IgnoreLayout().IgnoreDynamicDimensions()(parameters[k], other[k]->shape());
+  int exit_code = kExitOk;
+  absl::StatusOr<ModulePair> modules = ReadModulePair(args, &exit_code);
+  if (!modules.ok()) return exit_code;
+  absl::StatusOr<std::vector<Shape>> parameters = ParameterShapes(*modules->before);
+  if (!parameters.ok()) return InputError(parameters.status().message());
+  absl::StatusOr<std::vector<Shape>> other = ParameterShapes(*modules->after);
+  bool same = other.ok() && other->size() == parameters->size();
+  for (size_t k = 0; same && k < other->size(); ++k) {
+    same = Shape::Equal().IgnoreLayout().IgnoreDynamicDimensions()((*parameters)[k], (*other)[k]);
   }
   if (!same) return InputError("the two modules' entries take different parameters (layouts aside)");
+  // The original need not be laid out; the rewritten module must be, unless
+  // it is another module of the user's (--against).
+  absl::StatusOr<std::unique_ptr<runtime::Executor>> original =
+      Load(*modules->before, *options, /*strict=*/false);
+  if (!original.ok()) return InputError(absl::StrCat("running the original: ", original.status().message()));
+  absl::StatusOr<std::unique_ptr<runtime::Executor>> rewritten =
+      Load(*modules->after, *options, /*strict=*/!args.Has("against"));
+  if (!rewritten.ok()) {
+    return InputError(absl::StrCat("running the rewritten module: ", rewritten.status().message()));
+  }
   bool usage = false;
-  absl::StatusOr<Inputs> inputs = MakeInputs(args, parameters, &usage);
+  absl::StatusOr<Inputs> inputs =
+      MakeInputs(args, *parameters, (*original)->grid().device_count(), &usage);
   if (!inputs.ok()) {
     return usage ? UsageError(inputs.status().message()) : InputError(inputs.status().message());
   }
-  // The original need not be laid out; the rewritten module must be, unless
-  // it is another module of the user's (--against).
-  absl::StatusOr<Outcome> a = Execute(**before, *inputs, *options, /*strict=*/false);
+  absl::StatusOr<Outcome> a = Execute(*modules->before, **original, *inputs);
   if (!a.ok()) return InputError(absl::StrCat("running the original: ", a.status().message()));
-  absl::StatusOr<Outcome> b = Execute(**after, *inputs, *options, /*strict=*/!args.Has("against"));
+  absl::StatusOr<Outcome> b = Execute(*modules->after, **rewritten, *inputs);
   if (!b.ok()) return InputError(absl::StrCat("running the rewritten module: ", b.status().message()));
-  if (a->outputs.size() != b->outputs.size()) {
-    std::cout << "MISMATCH: the original has " << a->outputs.size()
-              << " outputs, the rewritten module " << b->outputs.size() << "\n";
+  const std::string mismatch = FirstMismatch(*a, *b);
+  if (!mismatch.empty()) {
+    std::cout << mismatch;
     return kExitBadInput;
   }
-  for (size_t k = 0; k < a->outputs.size(); ++k) {
-    const LogicalArray& x = a->outputs[k];
-    const LogicalArray& y = b->outputs[k];
-    std::optional<int64_t> diff = runtime::FirstDifference(x, y);
-    if (!diff) continue;
-    const std::string name = OutputName(a->leaves[k].first);
-    if (!Shape::Equal().IgnoreLayout()(x.shape, y.shape)) {
-      std::cout << "MISMATCH: " << name << " is " << x.shape.ToString() << " in the original and "
-                << y.shape.ToString() << " in the rewritten module\n";
-    } else {
-      std::cout << "MISMATCH: " << name << " element " << IndexText(x.shape, *diff)
-                << ": original " << runtime::FormatElement(x, *diff, true) << ", rewritten "
-                << runtime::FormatElement(y, *diff, true) << "\n";
-    }
-    return kExitBadInput;
-  }
-  std::cout << "OK: " << a->outputs.size() << (a->outputs.size() == 1 ? " output" : " outputs")
-            << " bit-identical\n"
+  const size_t devices = a->outputs.size();
+  const size_t outputs = a->outputs[0].size();
+  std::cout << "OK: " << (devices > 1 ? absl::StrCat(devices, " devices x ") : "") << outputs
+            << (outputs == 1 ? " output" : " outputs") << " bit-identical\n"
             << "copies executed: " << b->stats.copies << " (original: " << a->stats.copies
             << "), bytes moved: " << b->stats.copy_bytes << " (original: " << a->stats.copy_bytes
-            << ")\n";
+            << ")\n"
+            << StandIns(b->stats);
   return kExitOk;
 }
 

@@ -22,8 +22,7 @@ using xla_layout::runtime::LogicalArray;
 absl::StatusOr<std::vector<LogicalArray>> Run(const xla_layout::HloModule& m, bool strict) {
   ExecutorOptions options;
   options.max_bytes = 1 << 20;
-  options.max_operations = 1 << 22;
-  options.max_while_iterations = 64;
+  options.max_work = 1 << 22;
   options.strict_layouts = strict;
   std::mt19937_64 rng(1);
   std::vector<LogicalArray> inputs;

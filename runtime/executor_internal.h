@@ -1,0 +1,84 @@
+// What the executor prepares at load time and the state of one device's run
+// (internal to runtime/): executor.cc compiles a module into a Program; the
+// interpreter (interpreter.cc) runs it with an explicit stack of frames, so
+// that however deeply computations call each other the machine stack does
+// not grow.
+#ifndef RUNTIME_EXECUTOR_INTERNAL_H_
+#define RUNTIME_EXECUTOR_INTERNAL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "hlo/hlo_module.h"
+#include "runtime/buffer.h"
+#include "runtime/collectives.h"
+#include "runtime/executor.h"
+#include "runtime/ops.h"
+#include "runtime/rendezvous.h"
+#include "runtime/scalar_program.h"
+#include "xla_layout/relayout.h"
+
+namespace xla_layout::runtime {
+
+// What the executor prepared for one instruction.
+struct Compiled {
+  std::vector<Info> out;                    // array leaves it allocates
+  std::vector<RelayoutPlan> plans;          // copy: one per array leaf
+  bool moves_data = true;                   // transpose: false when a bitcast
+  std::unique_ptr<ScalarProgram> to_apply;  // an array op's to_apply
+  int position = 0;                         // in its computation's order
+  std::vector<int> operands;                // the operands' positions
+  int64_t work = 0;                         // steps it counts per execution
+};
+
+// A computation's instructions in the order they run (a post order).
+struct CompiledComputation {
+  const HloComputation* computation = nullptr;
+  std::vector<const HloInstruction*> order;
+  int root = 0;  // position of the root
+};
+
+struct Program {
+  const HloModule* module = nullptr;
+  ExecutorOptions options;
+  DeviceGrid grid;
+  absl::flat_hash_map<const HloInstruction*, Compiled> compiled;
+  absl::flat_hash_map<const HloComputation*, CompiledComputation> computations;
+
+  const CompiledComputation& Of(const HloComputation* c) const { return computations.at(c); }
+};
+
+// One device's run: who it is, what it has counted, whom it meets.
+struct DeviceRun {
+  int64_t device = 0;
+  ExecutionStats stats;
+  // Work counted by every device of the run together, against
+  // options.max_work.
+  std::atomic<int64_t>* work = nullptr;
+  Rendezvous* rendezvous = nullptr;  // null with one device
+  // How often this device has reached each collective: with the
+  // instruction, the key of a meeting.
+  absl::flat_hash_map<const HloInstruction*, int64_t> occurrences;
+};
+
+// Runs `entry` on `arguments` as device `run.device`.
+absl::StatusOr<Value> Interpret(const Program& program, const HloComputation& entry,
+                                std::vector<Value> arguments, DeviceRun& run);
+
+// `v` where `declared` is written: as is when the layouts agree; else an
+// error (strict_layouts) or moved into the declared layout.
+absl::StatusOr<Value> Conform(const Program& program, Value v, const Shape& declared,
+                              absl::string_view where, ExecutionStats& stats);
+
+std::string Where(const HloInstruction& i);
+// The shape of a value, with its layouts.
+Shape ShapeOf(const Value& v);
+
+}  // namespace xla_layout::runtime
+
+#endif  // RUNTIME_EXECUTOR_INTERNAL_H_
