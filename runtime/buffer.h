@@ -64,15 +64,20 @@ class ArrayInfo {
   std::vector<std::vector<int64_t>> offsets_;
 };
 
-// An array (info + bytes, bytes shared by bitcasts) or a tuple; the executor
-// refuses token values at load time, so there is no token value.
+// An array (info + bytes, bytes shared by bitcasts), a tuple, or a token
+// (the ordering value of infeed, outfeed and after-all; it holds nothing).
 struct Value {
   std::shared_ptr<const ArrayInfo> info;
   std::shared_ptr<std::vector<uint8_t>> bytes;
   std::vector<Value> elements;
-  enum class Kind { kArray, kTuple } kind = Kind::kArray;
+  enum class Kind { kArray, kTuple, kToken } kind = Kind::kArray;
 
   static Value Tuple(std::vector<Value> elements);
+  static Value Token() {
+    Value v;
+    v.kind = Kind::kToken;
+    return v;
+  }
   // A zeroed buffer (padding slots are zero and stay so).
   static absl::StatusOr<Value> Allocate(std::shared_ptr<const ArrayInfo> info);
 

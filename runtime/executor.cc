@@ -26,18 +26,21 @@ bool IsControlOp(HloOpcode op) {
     case HloOpcode::kConditional: case HloOpcode::kCall: case HloOpcode::kFusion:
     case HloOpcode::kReplicaId: case HloOpcode::kPartitionId:
     case HloOpcode::kAllReduceDone: case HloOpcode::kAllGatherDone:
-    case HloOpcode::kCollectivePermuteDone:
+    case HloOpcode::kCollectivePermuteDone: case HloOpcode::kAfterAll:
+    case HloOpcode::kAddDependency: case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kInfeed: case HloOpcode::kOutfeed:
       return true;
     default:
       return false;
   }
 }
 
-// Array leaves of `shape` in order.
+// Leaves of `shape` in order that hold data: arrays (and opaque values,
+// which the compiler refuses); tokens hold nothing.
 void Leaves(const Shape& shape, std::vector<const Shape*>& out) {
   if (shape.IsTuple()) {
     for (const Shape& s : shape.tuple_shapes()) Leaves(s, out);
-  } else {
+  } else if (!shape.IsToken()) {
     out.push_back(&shape);
   }
 }
@@ -66,6 +69,7 @@ std::string Where(const HloInstruction& i) {
 }
 
 Shape ShapeOf(const Value& v) {
+  if (v.kind == Value::Kind::kToken) return Shape::MakeToken();
   if (v.kind == Value::Kind::kTuple) {
     std::vector<Shape> elements;
     for (const Value& e : v.elements) elements.push_back(ShapeOf(e));
@@ -152,13 +156,13 @@ absl::Status Compiler::Reserve(const HloInstruction& i, int64_t bytes) {
 }
 
 // The result's array leaves (`leaves`) into c.out, each reserved before it
-// is made; tokens and opaque values are refused, in the result and in the
+// is made; opaque values are refused, in the result and in the
 // operands.
 absl::Status Compiler::CompileLeaves(const HloInstruction& i,
                                      const std::vector<const Shape*>& leaves, Compiled& c) {
   const bool input = i.opcode() == HloOpcode::kParameter && i.parent()->is_entry();
   for (const Shape* leaf : leaves) {
-    if (leaf->IsToken() || leaf->IsOpaque()) {
+    if (leaf->IsOpaque()) {
       return Unsupported(
           i, absl::StrCat(leaf->ToString(), " values are not supported by the executor"));
     }
@@ -176,7 +180,7 @@ absl::Status Compiler::CompileLeaves(const HloInstruction& i,
     std::vector<const Shape*> operand_leaves;
     Leaves(o->shape(), operand_leaves);
     for (const Shape* leaf : operand_leaves) {
-      if (!leaf->IsArray()) return Unsupported(i, "token and opaque operands are not supported");
+      if (!leaf->IsArray()) return Unsupported(i, "opaque operands are not supported");
     }
   }
   return absl::OkStatus();
@@ -529,7 +533,11 @@ absl::StatusOr<std::vector<Value>> Executor::RunDevices(
     for (int64_t d = 0; d < devices; ++d) threads.emplace_back(run_device, d);
     for (std::thread& t : threads) t.join();
   }
-  for (int64_t d = 0; d < devices; ++d) AddStats(runs[d].stats, stats_);
+  outfeeds_.assign(devices, {});
+  for (int64_t d = 0; d < devices; ++d) {
+    AddStats(runs[d].stats, stats_);
+    outfeeds_[d] = std::move(runs[d].outfeed);
+  }
   if (rendezvous && rendezvous->failed()) return rendezvous->failure();
   std::vector<Value> out;
   for (int64_t d = 0; d < devices; ++d) {
@@ -554,10 +562,10 @@ absl::StatusOr<Value> MakeArgument(const Shape& shape, const LogicalArray& array
   return v;
 }
 
-namespace {
 
 absl::StatusOr<Value> Assemble(const Shape& shape, absl::Span<const LogicalArray> inputs,
                                size_t& next) {
+  if (shape.IsToken()) return Value::Token();
   if (shape.IsTuple()) {
     std::vector<Value> elements;
     for (const Shape& s : shape.tuple_shapes()) {
@@ -575,6 +583,7 @@ absl::StatusOr<Value> Assemble(const Shape& shape, absl::Span<const LogicalArray
 }
 
 absl::Status Flatten(const Value& v, std::vector<LogicalArray>& out) {
+  if (v.kind == Value::Kind::kToken) return absl::OkStatus();
   if (v.kind == Value::Kind::kTuple) {
     for (const Value& e : v.elements) {
       absl::Status s = Flatten(e, out);
@@ -588,7 +597,6 @@ absl::Status Flatten(const Value& v, std::vector<LogicalArray>& out) {
   return absl::OkStatus();
 }
 
-}  // namespace
 
 absl::StatusOr<std::vector<std::vector<LogicalArray>>> RunLogicalOnDevices(
     Executor& executor, absl::Span<const std::vector<LogicalArray>> inputs) {

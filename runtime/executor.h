@@ -15,15 +15,18 @@
 // compare, select, clamp, dot (dense only: not a sparse one), convolution
 // (any dim_labels, window and feature_group_count; batch_group_count 1
 // only), reduce (variadic, any scalar to_apply), tuple, get-tuple-element,
-// while, conditional, call, fusion. Refused by Create, with an error naming
+// while, conditional, call, fusion, after-all, add-dependency,
+// optimization-barrier, infeed, outfeed (tokens hold nothing), replica-id,
+// partition-id. Refused by Create, with an error naming
 // the instruction: any other op, a dot or convolution with pred operands, a
-// tuple constant, a constant whose values were left out (`{...}`), token
-// and opaque values, and element types element.h does not run; the executor
-// never guesses.
+// tuple constant, a constant whose values were left out (`{...}`), opaque
+// values, and element types element.h does not run; the executor never
+// guesses.
 #ifndef RUNTIME_EXECUTOR_H_
 #define RUNTIME_EXECUTOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -60,6 +63,10 @@ struct ExecutorOptions {
   // else the smallest counts its collectives allow (InferDeviceGrid).
   int64_t replicas = 0;
   int64_t partitions = 0;
+  // Where infeed data comes from: called for each array leaf an infeed
+  // reads, in the order the device runs its infeeds (so the same before
+  // and after a pass); without it an infeed is an error.
+  std::function<absl::StatusOr<LogicalArray>(int64_t device, const Shape& shape)> infeed;
 };
 
 struct ExecutionStats {
@@ -94,6 +101,9 @@ class Executor {
   absl::StatusOr<std::vector<Value>> RunDevices(std::vector<std::vector<Value>> arguments);
   // The last run's, summed over devices.
   const ExecutionStats& stats() const { return stats_; }
+  // What each device's outfeeds sent in the last run, array leaf by leaf in
+  // the order they ran.
+  const std::vector<std::vector<LogicalArray>>& outfeeds() const { return outfeeds_; }
 
   // The entry computation's parameter shapes, with their layouts.
   std::vector<Shape> ParameterShapes() const;
@@ -103,6 +113,7 @@ class Executor {
   explicit Executor(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   ExecutionStats stats_;
+  std::vector<std::vector<LogicalArray>> outfeeds_;
 };
 
 // Runs every device of `executor` on logical inputs (inputs[d]: one array

@@ -64,7 +64,15 @@ struct DeviceRun {
   // How often this device has reached each collective: with the
   // instruction, the key of a meeting.
   absl::flat_hash_map<const HloInstruction*, int64_t> occurrences;
+  std::vector<LogicalArray> outfeed;  // what its outfeeds sent
 };
+
+// Builds a value of `shape` (arrays and tuples) from logical arrays taken
+// in order from `inputs` at `next`, laid out with the packing core.
+absl::StatusOr<Value> Assemble(const Shape& shape, absl::Span<const LogicalArray> inputs,
+                               size_t& next);
+// Appends the logical array of every array leaf of `v`.
+absl::Status Flatten(const Value& v, std::vector<LogicalArray>& out);
 
 // Runs `entry` on `arguments` as device `run.device`.
 absl::StatusOr<Value> Interpret(const Program& program, const HloComputation& entry,

@@ -1,5 +1,6 @@
 #include "runtime/executor.h"
 
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <random>
@@ -309,8 +310,8 @@ TEST(ExecutorOpsTest, ControlFlow) {
 TEST(ExecutorOpsTest, RefusesWhatItDoesNotCover) {
   EXPECT_THAT(Eval("  a = c64[2] constant({(1, 2), (3, 4)})\n  ROOT r = c64[2] negate(a)\n"),
               HasSubstr("c64 is not supported by the executor"));
-  EXPECT_THAT(Eval("  ROOT t = token[] after-all()\n"),
-              HasSubstr("after-all is not supported by the executor"));
+  EXPECT_THAT(Eval("  ROOT c = opaque[] custom-call(), custom_call_target=\"x\"\n"),
+              HasSubstr("not supported by the executor"));
   EXPECT_THAT(Eval("  a = f32[4] constant({...})\n  ROOT r = f32[4] negate(a)\n"),
               HasSubstr("values were left out"));
   // A sparse dot's lhs holds half its contracting dim: read as dense, it
@@ -446,6 +447,42 @@ TEST(ExecutorPropertyTest, LayoutAssignmentPreservesResultsOnEveryTarget) {
   EXPECT_GE(verified, 2400);  // 500 modules x 5 targets, nearly all laid out
   EXPECT_LE(refused, 100);
   EXPECT_GT(copies, 1000);    // the rewrites do run copies
+}
+
+// Tokens order infeeds and outfeeds; an infeed reads the options' source
+// in the order it runs, an outfeed's data comes back with the run.
+TEST(ExecutorTest, InfeedReadsTheSourceInOrderAndOutfeedSendsItsData) {
+  std::unique_ptr<HloModule> m = Parse(
+      "HloModule t\n\nENTRY e {\n  t = token[] after-all()\n"
+      "  a = (f32[2]{0}, token[]) infeed(t)\n  ta = token[] get-tuple-element(a), index=1\n"
+      "  b = (f32[2]{0}, token[]) infeed(ta)\n  x = f32[2] get-tuple-element(a), index=0\n"
+      "  y = f32[2] get-tuple-element(b), index=0\n  s = f32[2] subtract(x, y)\n"
+      "  tb = token[] get-tuple-element(b), index=1\n"
+      "  o = token[] outfeed(s, tb), outfeed_shape=f32[2]{0}\n  ROOT r = f32[2] add(x, y)\n}\n");
+  ASSERT_NE(m, nullptr);
+  ExecutorOptions options;
+  int calls = 0;
+  options.infeed = [&](int64_t device, const Shape& shape) -> absl::StatusOr<LogicalArray> {
+    EXPECT_EQ(device, 0);
+    LogicalArray a{shape, std::vector<uint8_t>(8)};
+    const float v[2] = {calls == 0 ? 10.0f : 1.0f, calls == 0 ? 20.0f : 2.0f};
+    std::memcpy(a.bytes.data(), v, 8);
+    ++calls;
+    return a;
+  };
+  absl::StatusOr<std::unique_ptr<Executor>> e = Executor::Create(*m, options);
+  ASSERT_TRUE(e.ok()) << e.status();
+  absl::StatusOr<std::vector<std::vector<LogicalArray>>> out = RunLogicalOnDevices(**e, {{}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(DescribeArray((*out)[0][0]), "f32[2] {11, 22}");
+  ASSERT_EQ((*e)->outfeeds().size(), 1u);
+  ASSERT_EQ((*e)->outfeeds()[0].size(), 1u);
+  EXPECT_EQ(DescribeArray((*e)->outfeeds()[0][0]), "f32[2] {9, 18}");
+  ExecutorOptions none;
+  e = Executor::Create(*m, none);
+  ASSERT_TRUE(e.ok());
+  EXPECT_THAT(std::string(RunLogicalOnDevices(**e, {{}}).status().message()),
+              HasSubstr("no infeed data"));
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ struct Frame {
 
 absl::StatusOr<Value> CopyLeaves(const Value& v, const Compiled& c, size_t& leaf,
                                  ExecutionStats& stats) {
+  if (v.kind == Value::Kind::kToken) return v;
   if (v.kind == Value::Kind::kTuple) {
     std::vector<Value> elements;
     for (const Value& e : v.elements) {
@@ -98,6 +99,7 @@ class Interpreter {
                               std::vector<const Value*> ops);
   absl::StatusOr<Value> Collective(const HloInstruction& i, const Compiled& c,
                                    std::vector<const Value*> ops);
+  absl::StatusOr<Value> Infeed(const HloInstruction& i);
   absl::StatusOr<Value> Conformed(Value v, const HloInstruction& i) {
     return Conform(p_, std::move(v), i.shape(), Where(i), run_.stats);
   }
@@ -280,6 +282,17 @@ absl::StatusOr<Value> Interpreter::Local(const HloInstruction& i, const Compiled
     case HloOpcode::kAllReduceDone: case HloOpcode::kAllGatherDone:
     case HloOpcode::kCollectivePermuteDone:
       return Done(i, *ops[0]);
+    case HloOpcode::kAfterAll:
+      return Value::Token();
+    case HloOpcode::kAddDependency: case HloOpcode::kOptimizationBarrier:
+      return *ops[0];
+    case HloOpcode::kInfeed:
+      return Infeed(i);
+    case HloOpcode::kOutfeed: {
+      absl::Status s = Flatten(*ops[0], run_.outfeed);
+      if (!s.ok()) return s;
+      return Value::Token();
+    }
     case HloOpcode::kDot:
     case HloOpcode::kConvolution: {
       const auto start = std::chrono::steady_clock::now();
@@ -334,6 +347,39 @@ absl::StatusOr<Value> Interpreter::Collective(const HloInstruction& i, const Com
     return CollectivePermuteResult(i, source, views.at(rank), c.out);
   }
   return CollectiveResult(i, views, rank, c.out, c.to_apply.get());
+}
+
+// An infeed's (data, token): each array leaf of the data from the options'
+// infeed source, laid out as the infeed writes it.
+absl::StatusOr<Value> Interpreter::Infeed(const HloInstruction& i) {
+  if (!p_.options.infeed) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(Where(i), ": the run has no infeed data"));
+  }
+  const Shape& data = i.shape().tuple_shapes()[0];
+  std::vector<const Shape*> leaves;
+  std::vector<const Shape*> stack = {&data};
+  while (!stack.empty()) {
+    const Shape* s = stack.back();
+    stack.pop_back();
+    if (s->IsTuple()) {
+      for (auto it = s->tuple_shapes().rbegin(); it != s->tuple_shapes().rend(); ++it) {
+        stack.push_back(&*it);
+      }
+    } else if (s->IsArray()) {
+      leaves.push_back(s);
+    }
+  }
+  std::vector<LogicalArray> arrays;
+  for (const Shape* leaf : leaves) {
+    absl::StatusOr<LogicalArray> a = p_.options.infeed(run_.device, *leaf);
+    if (!a.ok()) return absl::Status(a.status().code(), absl::StrCat(Where(i), ": ", a.status().message()));
+    arrays.push_back(*std::move(a));
+  }
+  size_t next = 0;
+  absl::StatusOr<Value> v = Assemble(data, arrays, next);
+  if (!v.ok()) return v;
+  return Value::Tuple({*std::move(v), Value::Token()});
 }
 
 }  // namespace

@@ -37,9 +37,23 @@ void Leaves(const Shape& shape, const std::string& path,
   }
 }
 
-// Every device's inputs: inputs[d] holds every parameter's array leaves,
-// in order.
-using Inputs = std::vector<std::vector<LogicalArray>>;
+// Every device's inputs: leaves[d] holds every parameter's array leaves,
+// in order. Infeeds read on: random data from where each device's stream
+// left off after its parameters, or the .npy files after the parameters',
+// in order (each device from the first).
+struct Inputs {
+  std::vector<std::vector<LogicalArray>> leaves;
+  std::vector<std::mt19937_64> streams;  // by device, for random inputs
+  std::vector<std::string> infeed_files;
+  // Where each device's infeeds are; Rewind sets them to the start, so
+  // that every run reads the same data.
+  std::vector<std::mt19937_64> infeed_streams;
+  std::vector<size_t> infeed_next = std::vector<size_t>(runtime::kMaxDevices, 0);
+  void Rewind() {
+    infeed_streams = streams;
+    std::fill(infeed_next.begin(), infeed_next.end(), 0);
+  }
+};
 
 // Device d > 0 draws from its own stream; device 0 from SEED itself, so a
 // one-device module sees what it always saw.
@@ -56,21 +70,23 @@ absl::StatusOr<Inputs> RandomInputs(const std::string& spec, int64_t devices,
     return absl::InvalidArgumentError(absl::StrCat(
         "--inputs=random:SEED needs an unsigned integer seed, not '", spec.substr(7), "'"));
   }
-  Inputs inputs(devices);
+  Inputs inputs;
+  inputs.leaves.resize(devices);
   for (int64_t d = 0; d < devices; ++d) {
     std::mt19937_64 rng(DeviceSeed(seed, d));
     for (const auto& [path, shape] : leaves) {
       absl::StatusOr<LogicalArray> a = runtime::RandomLogicalArray(shape, rng);
       if (!a.ok()) return a.status();
-      inputs[d].push_back(*std::move(a));
+      inputs.leaves[d].push_back(*std::move(a));
     }
+    inputs.streams.push_back(rng);
   }
   return inputs;
 }
 
 // --inputs=random:SEED (the default, seed 0) or --inputs=a.npy,b.npy,...:
-// one file per array leaf, shared by every device, or one per leaf and
-// device (device 0's first).
+// one file per array leaf, shared by every device, then the infeeds'; or
+// one per leaf and device (device 0's first).
 absl::StatusOr<Inputs> MakeInputs(const Args& args, const std::vector<Shape>& parameters,
                                   int64_t devices, bool* usage) {
   std::vector<std::pair<std::string, Shape>> leaves;
@@ -81,24 +97,52 @@ absl::StatusOr<Inputs> MakeInputs(const Args& args, const std::vector<Shape>& pa
   }
   std::vector<std::string> files = absl::StrSplit(spec, ',', absl::SkipEmpty());
   const size_t n = leaves.size();
-  if (files.size() != n && files.size() != n * devices) {
+  if (files.size() < n) {
     *usage = true;
     return absl::InvalidArgumentError(absl::StrCat(
         "--inputs names ", files.size(), " files but the entry takes ", n,
         " arrays (one .npy per parameter, tuple parameters leaf by leaf",
         devices > 1 ? absl::StrCat("; or ", n * devices, " for ", devices, " devices") : "",
-        ")"));
+        "; then the infeeds' data)"));
   }
-  Inputs inputs(devices);
-  for (size_t k = 0; k < files.size(); ++k) {
+  const bool per_device = devices > 1 && n > 0 && files.size() == n * devices;
+  const size_t parameter_files = per_device ? n * devices : n;
+  Inputs inputs;
+  inputs.leaves.resize(devices);
+  for (size_t k = 0; k < parameter_files; ++k) {
     absl::StatusOr<std::string> bytes = ReadFileBounded(files[k], "input");
     if (!bytes.ok()) return bytes.status();
     absl::StatusOr<LogicalArray> a = runtime::DecodeNpy(*bytes, leaves[k % n].second, files[k]);
     if (!a.ok()) return a.status();
-    inputs[k / n].push_back(*std::move(a));
+    inputs.leaves[k / n].push_back(*std::move(a));
   }
-  for (int64_t d = files.size() / n; d < devices; ++d) inputs[d] = inputs[0];
+  if (!per_device) {
+    for (int64_t d = 1; d < devices; ++d) inputs.leaves[d] = inputs.leaves[0];
+  }
+  inputs.infeed_files.assign(files.begin() + parameter_files, files.end());
   return inputs;
+}
+
+// The executor's infeed source over `*inputs` (filled in once the executor
+// has checked the module's size). Each device has its own stream or cursor,
+// so devices on threads never share one.
+std::function<absl::StatusOr<LogicalArray>(int64_t, const Shape&)> InfeedFrom(
+    std::shared_ptr<Inputs> inputs) {
+  return [inputs](int64_t device, const Shape& shape) -> absl::StatusOr<LogicalArray> {
+    if (!inputs->infeed_streams.empty()) {
+      return runtime::RandomLogicalArray(shape, inputs->infeed_streams[device]);
+    }
+    size_t& next = inputs->infeed_next[device];
+    if (next >= inputs->infeed_files.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "infeed ", next, " has no data: --inputs names ", inputs->infeed_files.size(),
+          " files after the parameters'"));
+    }
+    const std::string& file = inputs->infeed_files[next++];
+    absl::StatusOr<std::string> bytes = ReadFileBounded(file, "infeed input");
+    if (!bytes.ok()) return bytes.status();
+    return runtime::DecodeNpy(*bytes, shape, file);
+  };
 }
 
 absl::StatusOr<int64_t> PositiveFlag(const Args& args, const std::string& flag,
@@ -131,7 +175,7 @@ absl::StatusOr<ExecutorOptions> OptionsFrom(const Args& args) {
 
 struct Outcome {
   std::vector<std::pair<std::string, Shape>> leaves;  // paths of the outputs
-  std::vector<std::vector<LogicalArray>> outputs;     // by device
+  std::vector<std::vector<LogicalArray>> outputs;     // by device; outfeeds last
   runtime::ExecutionStats stats;
 };
 
@@ -143,27 +187,45 @@ absl::StatusOr<std::unique_ptr<runtime::Executor>> Load(const HloModule& module,
 }
 
 // Runs a loaded module on `inputs`; errors are bad input (exit 1).
+// What the outfeeds sent is compared and written like more outputs, after
+// the result's, named "outfeed K".
 absl::StatusOr<Outcome> Execute(const HloModule& module, runtime::Executor& executor,
-                                const Inputs& inputs) {
+                                Inputs& inputs) {
+  inputs.Rewind();
   Outcome out;
   absl::StatusOr<std::vector<std::vector<LogicalArray>>> outputs =
-      runtime::RunLogicalOnDevices(executor, inputs);
+      runtime::RunLogicalOnDevices(executor, inputs.leaves);
   if (!outputs.ok()) return outputs.status();
   out.outputs = *std::move(outputs);
   out.stats = executor.stats();
   Leaves(module.entry()->root()->shape(), "", out.leaves);
+  const size_t results = out.leaves.size();
+  for (size_t d = 0; d < out.outputs.size(); ++d) {
+    for (const LogicalArray& a : executor.outfeeds()[d]) {
+      const size_t k = out.outputs[d].size() - results;
+      if (k >= out.leaves.size() - results) {
+        out.leaves.push_back({absl::StrCat("outfeed ", k), a.shape});
+      }
+      out.outputs[d].push_back(a);
+    }
+  }
   return out;
 }
 
 // "output", "output 1_0"; with several devices "device 3 output".
 std::string OutputName(const std::string& path, int64_t device, int64_t devices) {
   const std::string prefix = devices > 1 ? absl::StrCat("device ", device, " ") : "";
+  if (absl::StartsWith(path, "outfeed ")) return absl::StrCat(prefix, path);
   return absl::StrCat(prefix, path.empty() ? "output" : absl::StrCat("output ", path));
 }
 
 // output.npy, output_1_0.npy; with several devices output_dev3.npy,
 // output_dev3_1_0.npy.
 std::string OutputFile(const std::string& path, int64_t device, int64_t devices) {
+  if (absl::StartsWith(path, "outfeed ")) {
+    return absl::StrCat("outfeed_", devices > 1 ? absl::StrCat("dev", device, "_") : "",
+                        path.substr(8), ".npy");
+  }
   std::string name = devices > 1 ? absl::StrCat("output_dev", device) : "output";
   if (!path.empty()) absl::StrAppend(&name, "_", path);
   return absl::StrCat(name, ".npy");
@@ -331,6 +393,8 @@ int RunRunCommand(const Args& args) {
   absl::StatusOr<std::vector<Shape>> parameters = ParameterShapes(**module);
   if (!parameters.ok()) return InputError(parameters.status().message());
   // A module nobody laid out may disagree with itself at calls and loops.
+  auto data = std::make_shared<Inputs>();
+  options->infeed = InfeedFrom(data);
   absl::StatusOr<std::unique_ptr<runtime::Executor>> executor =
       Load(**module, *options, /*strict=*/false);
   if (!executor.ok()) return InputError(executor.status().message());
@@ -340,7 +404,8 @@ int RunRunCommand(const Args& args) {
   if (!inputs.ok()) {
     return usage ? UsageError(inputs.status().message()) : InputError(inputs.status().message());
   }
-  absl::StatusOr<Outcome> outcome = Execute(**module, **executor, *inputs);
+  *data = *std::move(inputs);
+  absl::StatusOr<Outcome> outcome = Execute(**module, **executor, *data);
   if (!outcome.ok()) return InputError(outcome.status().message());
   if (dir && mkdir(dir->c_str(), 0777) != 0 && errno != EEXIST) {
     return InputError(absl::StrCat("--output-dir: cannot create ", *dir, ": ", std::strerror(errno)));
@@ -373,6 +438,8 @@ int RunVerifyCommand(const Args& args) {
   if (!same) return InputError("the two modules' entries take different parameters (layouts aside)");
   // The original need not be laid out; the rewritten module must be, unless
   // it is another module of the user's (--against).
+  auto data = std::make_shared<Inputs>();
+  options->infeed = InfeedFrom(data);
   absl::StatusOr<std::unique_ptr<runtime::Executor>> original =
       Load(*modules->before, *options, /*strict=*/false);
   if (!original.ok()) return InputError(absl::StrCat("running the original: ", original.status().message()));
@@ -387,9 +454,10 @@ int RunVerifyCommand(const Args& args) {
   if (!inputs.ok()) {
     return usage ? UsageError(inputs.status().message()) : InputError(inputs.status().message());
   }
-  absl::StatusOr<Outcome> a = Execute(*modules->before, **original, *inputs);
+  *data = *std::move(inputs);
+  absl::StatusOr<Outcome> a = Execute(*modules->before, **original, *data);
   if (!a.ok()) return InputError(absl::StrCat("running the original: ", a.status().message()));
-  absl::StatusOr<Outcome> b = Execute(*modules->after, **rewritten, *inputs);
+  absl::StatusOr<Outcome> b = Execute(*modules->after, **rewritten, *data);
   if (!b.ok()) return InputError(absl::StrCat("running the rewritten module: ", b.status().message()));
   const std::string mismatch = FirstMismatch(*a, *b);
   if (!mismatch.empty()) {
