@@ -14,6 +14,10 @@
 // positions in row-major order: the order of XLA's evaluator, so that
 // colliding windows combine as they do there. The combiner sees (current
 // values..., update values...) and returns the new values.
+//
+// indices_are_sorted and unique_indices are promises XLA may exploit; when
+// one is broken XLA's result is implementation-defined, and the executor
+// gives the result above whatever they say.
 #ifndef RUNTIME_GATHER_SCATTER_H_
 #define RUNTIME_GATHER_SCATTER_H_
 

@@ -41,7 +41,7 @@ TEST(GatherTest, RowsAndColumnsAsInXlasTensorFlowGatherTests) {
   EXPECT_EQ(Eval(absl::StrCat(kMatrix, "  i = s32[2] constant({0, 2})\n"
                               "  ROOT g = s32[2,3] gather(a, i), offset_dims={1}, "
                               "collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
-                              "slice_sizes={1,3}\n")),
+                              "slice_sizes={1,3}, indices_are_sorted=true\n")),
             "s32[2,3] {1, 2, 3, 7, 8, 9}");
   EXPECT_EQ(Eval(absl::StrCat(kMatrix, "  i = s32[2] constant({0, 2})\n"
                               "  ROOT g = s32[3,2] gather(a, i), offset_dims={0}, "
@@ -132,7 +132,8 @@ TEST(ScatterTest, ReplacesRowsAsInXlasTensorFlowScatterTests) {
                               "  u = s32[2,3] constant({{10, 20, 30}, {70, 80, 90}})\n"
                               "  ROOT s = s32[3,3] scatter(a, i, u), update_window_dims={1}, "
                               "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
-                              "index_vector_dim=1, to_apply=replace\n"),
+                              "index_vector_dim=1, indices_are_sorted=true, "
+                              "unique_indices=true, to_apply=replace\n"),
                  kCombiners),
             "s32[3,3] {10, 20, 30, 4, 5, 6, 70, 80, 90}");
 }
@@ -154,12 +155,13 @@ TEST(ScatterTest, AddCombinesRepeatedIndicesInUpdateOrder) {
                  "index_vector_dim=1, to_apply=addf\n",
                  kCombiners),
             "f32[1] {0}");
-  // With a replace, the last update of a repeated index wins.
+  // With a replace, the last update of a repeated index wins, even where
+  // the indices are wrongly promised unique.
   EXPECT_EQ(Eval("  a = s32[2] constant({0, 0})\n  i = s32[3] constant({1, 0, 1})\n"
                  "  u = s32[3] constant({5, 6, 7})\n"
                  "  ROOT s = s32[2] scatter(a, i, u), update_window_dims={}, "
                  "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
-                 "index_vector_dim=1, to_apply=replace\n",
+                 "index_vector_dim=1, unique_indices=true, to_apply=replace\n",
                  kCombiners),
             "s32[2] {6, 7}");
 }
