@@ -14,14 +14,15 @@
 // reverse, convert, the elementwise unary and binary ops of element.h,
 // compare, select, clamp, dot (dense only: not a sparse one), convolution
 // (any dim_labels, window and feature_group_count; batch_group_count 1
-// only), reduce (variadic, any scalar to_apply), tuple, get-tuple-element,
-// while, conditional, call, fusion, after-all, add-dependency,
-// optimization-barrier, infeed, outfeed (tokens hold nothing), replica-id,
-// partition-id. Refused by Create, with an error naming
-// the instruction: any other op, a dot or convolution with pred operands, a
-// tuple constant, a constant whose values were left out (`{...}`), opaque
-// values, and element types element.h does not run; the executor never
-// guesses.
+// only), reduce (variadic, any scalar to_apply), gather, scatter (variadic,
+// any scalar to_apply), batch-norm-training, batch-norm-inference,
+// batch-norm-grad, tuple, get-tuple-element, while, conditional, call,
+// fusion, after-all, add-dependency, optimization-barrier, infeed, outfeed
+// (tokens hold nothing), replica-id, partition-id. Refused by Create, with
+// an error naming the instruction: any other op, a dot or convolution with
+// pred operands, a tuple constant, a constant whose values were left out
+// (`{...}`), opaque values, and element types element.h does not run; the
+// executor never guesses.
 #ifndef RUNTIME_EXECUTOR_H_
 #define RUNTIME_EXECUTOR_H_
 

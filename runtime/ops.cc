@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/hlo_literal.h"
+#include "runtime/batch_norm.h"
 #include "runtime/dot_kernel.h"
+#include "runtime/gather_scatter.h"
 #include "runtime/ops_util.h"
 #include "xla_layout/primitive_type.h"
 
@@ -527,7 +529,9 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kConcatenate:
     case HloOpcode::kPad: case HloOpcode::kReverse: case HloOpcode::kIota:
     case HloOpcode::kConstant: case HloOpcode::kDot: case HloOpcode::kConvolution:
-    case HloOpcode::kReduce:
+    case HloOpcode::kReduce: case HloOpcode::kGather: case HloOpcode::kScatter:
+    case HloOpcode::kBatchNormTraining: case HloOpcode::kBatchNormInference:
+    case HloOpcode::kBatchNormGrad:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
@@ -564,6 +568,12 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
     }
     return absl::OkStatus();
   }
+  if (op == HloOpcode::kGather) return CheckGather(inst);
+  if (op == HloOpcode::kScatter) return CheckScatter(inst);
+  if (op == HloOpcode::kBatchNormTraining || op == HloOpcode::kBatchNormInference ||
+      op == HloOpcode::kBatchNormGrad) {
+    return CheckBatchNorm(inst);
+  }
   if (op == HloOpcode::kSlice && !inst.attributes().rare().slice) return fail("no slice attribute");
   if (op == HloOpcode::kPad && !inst.attributes().rare().padding) return fail("no padding attribute");
   if (op == HloOpcode::kConcatenate && Attr(inst.attributes().dimensions).empty()) {
@@ -597,6 +607,11 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
     case HloOpcode::kDot: return Dot(inst, *ops[0], *ops[1], o);
     case HloOpcode::kConvolution: return Convolution(inst, *ops[0], *ops[1], o);
     case HloOpcode::kReduce: return Reduce(inst, ops, out, *to_apply);
+    case HloOpcode::kGather: return Gather(inst, *ops[0], *ops[1], o);
+    case HloOpcode::kScatter: return Scatter(inst, ops, out, *to_apply);
+    case HloOpcode::kBatchNormTraining: case HloOpcode::kBatchNormInference:
+    case HloOpcode::kBatchNormGrad:
+      return BatchNorm(inst, ops, out);
     default: return Elementwise(inst, ops, o);
   }
 }
