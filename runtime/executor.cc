@@ -7,6 +7,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "passes/custom_call_kernels.h"
+#include "runtime/custom_call.h"
 #include "runtime/ops.h"
 #include "runtime/scalar_program.h"
 #include "xla_layout/layout_util.h"
@@ -21,6 +23,8 @@ struct Compiled {
   std::vector<RelayoutPlan> plans;          // copy: one per array leaf
   bool moves_data = true;                   // transpose: false when a bitcast
   std::unique_ptr<ScalarProgram> to_apply;  // an array op's to_apply
+  // A custom call's registered kernel; null when it runs as a stand-in.
+  std::shared_ptr<const CustomCallKernel> kernel;
 };
 
 bool IsControlOp(HloOpcode op) {
@@ -29,6 +33,7 @@ bool IsControlOp(HloOpcode op) {
     case HloOpcode::kGetTupleElement: case HloOpcode::kCopy:
     case HloOpcode::kBitcast: case HloOpcode::kTranspose: case HloOpcode::kWhile:
     case HloOpcode::kConditional: case HloOpcode::kCall: case HloOpcode::kFusion:
+    case HloOpcode::kCustomCall:
       return true;
     default:
       return false;
@@ -80,6 +85,7 @@ struct Executor::Impl {
   const HloModule* module = nullptr;
   ExecutorOptions options;
   absl::flat_hash_map<const HloInstruction*, Compiled> compiled;
+  std::vector<const HloInstruction*> stand_ins;  // in the order compiled
   int64_t total_bytes = 0;
   double total_operations = 0;  // estimated multiply-adds and reduction steps
 
@@ -103,7 +109,9 @@ absl::Status Executor::Impl::Compile(const HloComputation& c,
   for (const HloInstruction* i : c.instructions()) {
     absl::Status s = CompileInstruction(*i);
     if (!s.ok()) return s;
-    if (IsArrayOp(i->opcode())) continue;  // to_apply: a ScalarProgram
+    // An array op's to_apply is a ScalarProgram; a custom call's callees are
+    // the vendor kernel's business.
+    if (IsArrayOp(i->opcode()) || i->opcode() == HloOpcode::kCustomCall) continue;
     for (const auto& called : i->called_computations()) {
       absl::Status n = Compile(*called.computation, seen);
       if (!n.ok()) return n;
@@ -261,6 +269,10 @@ absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
     s = CheckBitcast(i, c);
   } else if (op == HloOpcode::kTranspose) {
     s = CompileTranspose(i, c);
+  } else if (op == HloOpcode::kCustomCall) {
+    // Decided now: a plugin registers its kernels before any module loads.
+    c.kernel = CustomCallKernelRegistry::Global().Find(CustomCallTarget(i));
+    if (c.kernel == nullptr) stand_ins.push_back(&i);
   }
   if (!s.ok()) return s;
   total_operations += Operations(i, c);
@@ -408,6 +420,10 @@ absl::StatusOr<Value> Executor::Impl::RunInstruction(const HloInstruction& i,
       }
       return checked(RunComputation(*branches[k], {*ops[k + 1]}, stats));
     }
+    case HloOpcode::kCustomCall:
+      if (c.kernel != nullptr) return KernelCustomCall(i, ops, c.out, *c.kernel);
+      ++stats.stand_in_calls;
+      return StandInCustomCall(i, ops, c.out);
     case HloOpcode::kDot:
     case HloOpcode::kConvolution: {
       const auto start = std::chrono::steady_clock::now();
@@ -481,6 +497,15 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const HloModule& modu
         options.max_bytes, " (--max-memory raises it)"));
   }
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
+}
+
+std::vector<const HloInstruction*> Executor::StandInCalls() const {
+  return impl_->stand_ins;
+}
+
+bool RunsAsStandIn(const HloInstruction& instruction) {
+  return instruction.opcode() == HloOpcode::kCustomCall &&
+         CustomCallKernelRegistry::Global().Find(CustomCallTarget(instruction)) == nullptr;
 }
 
 std::vector<Shape> Executor::ParameterShapes() const {

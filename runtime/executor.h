@@ -58,6 +58,10 @@ struct ExecutionStats {
   int64_t conformed = 0;    // values moved into a written layout (not strict)
   double copy_seconds = 0;  // wall time in those copies
   double dot_seconds = 0;   // wall time in dots and convolutions
+  // Custom calls run as stand-ins (no kernel registered for the target):
+  // their results are not the vendor kernel's. Counts runs, so a call in a
+  // loop body counts once per iteration.
+  int64_t stand_in_calls = 0;
 };
 
 class Executor {
@@ -74,6 +78,9 @@ class Executor {
 
   // The entry computation's parameter shapes, with their layouts.
   std::vector<Shape> ParameterShapes() const;
+  // The custom calls that run as stand-ins, decided by Create (no kernel
+  // registered for their target then), in the order it compiled them.
+  std::vector<const HloInstruction*> StandInCalls() const;
 
  private:
   struct Impl;
@@ -90,6 +97,11 @@ absl::StatusOr<std::vector<LogicalArray>> RunLogical(const HloModule& module,
                                                      absl::Span<const LogicalArray> inputs,
                                                      const ExecutorOptions& options = {},
                                                      ExecutionStats* stats = nullptr);
+
+// Whether `instruction` is a custom call that runs as a stand-in: no kernel
+// is registered for its target in CustomCallKernelRegistry::Global()
+// (passes/custom_call_kernels.h). Executor::Create decides the same way.
+bool RunsAsStandIn(const HloInstruction& instruction);
 
 // Lays a logical array out in `shape`'s layout (with the packing core).
 absl::StatusOr<Value> MakeArgument(const Shape& shape, const LogicalArray& array);
