@@ -7,6 +7,7 @@
 #include "hlo/hlo_literal.h"
 #include "runtime/dot_kernel.h"
 #include "runtime/ops_util.h"
+#include "runtime/rng.h"
 #include "xla_layout/primitive_type.h"
 
 namespace xla_layout::runtime {
@@ -527,7 +528,7 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kConcatenate:
     case HloOpcode::kPad: case HloOpcode::kReverse: case HloOpcode::kIota:
     case HloOpcode::kConstant: case HloOpcode::kDot: case HloOpcode::kConvolution:
-    case HloOpcode::kReduce:
+    case HloOpcode::kReduce: case HloOpcode::kRng: case HloOpcode::kRngBitGenerator:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
@@ -536,6 +537,7 @@ bool IsArrayOp(HloOpcode op) {
 
 absl::Status CheckArrayOp(const HloInstruction& inst) {
   const HloOpcode op = inst.opcode();
+  if (op == HloOpcode::kRng || op == HloOpcode::kRngBitGenerator) return CheckRng(inst);
   auto fail = [&](absl::string_view why) {
     return absl::UnimplementedError(absl::StrCat(inst.name(), " (", HloOpcodeString(op),
                                                  "): ", why));
@@ -597,6 +599,8 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
     case HloOpcode::kDot: return Dot(inst, *ops[0], *ops[1], o);
     case HloOpcode::kConvolution: return Convolution(inst, *ops[0], *ops[1], o);
     case HloOpcode::kReduce: return Reduce(inst, ops, out, *to_apply);
+    case HloOpcode::kRngBitGenerator: return RngBitGenerator(inst, ops, out);
+    case HloOpcode::kRng: return RngOp(inst, ops, o, InstructionSeed(inst));
     default: return Elementwise(inst, ops, o);
   }
 }
