@@ -15,7 +15,11 @@
 // compare, select, clamp, dot (dense only: not a sparse one), convolution
 // (any dim_labels, window and feature_group_count; batch_group_count 1
 // only), reduce (variadic, any scalar to_apply), tuple, get-tuple-element,
-// while, conditional, call, fusion. Refused by Create, with an error naming
+// while, conditional, call, fusion, rng-bit-generator (XLA's Philox and
+// Threefry streams; rng_default is Philox), rng (uniform and normal, from a
+// seed; see rng.h), custom-call (the kernel registered for its target in
+// passes/custom_call_kernels.h, else a stand-in: see custom_call.h and
+// StandInCalls). Refused by Create, with an error naming
 // the instruction: any other op, a dot or convolution with pred operands, a
 // tuple constant, a constant whose values were left out (`{...}`), token
 // and opaque values, and element types element.h does not run; the executor

@@ -127,10 +127,17 @@ std::string IndexText(const Shape& shape, int64_t k) {
 }  // namespace
 
 int RunRunCommand(const Args& args) {
-  absl::Status known = args.CheckKnown(
-      {"inputs", "output-dir", "max-memory", "verbose", "accept-old-dumps", "help"});
+  absl::Status known = args.CheckKnown({"inputs", "output-dir", "max-memory", "load-pass-plugin",
+                                        "verbose", "accept-old-dumps", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("run takes one HLO file (or -)");
+  // A plugin may bring reference kernels for custom calls.
+  for (const auto& [flag, value] : args.flags) {
+    if (flag != "load-pass-plugin") continue;
+    if (!value || value->empty()) return UsageError("--load-pass-plugin needs a file");
+    absl::Status loaded = LoadPassPlugin(*value);
+    if (!loaded.ok()) return InputError(loaded.message());
+  }
   absl::StatusOr<ExecutorOptions> options = OptionsFrom(args);
   if (!options.ok()) return UsageError(options.status().message());
   std::optional<std::string> dir;
