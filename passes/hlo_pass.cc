@@ -350,6 +350,32 @@ class PluginRegistrar : public PassRegistrar {
   std::string plugin_;
 };
 
+// Wraps every kernel a plugin registers so that an exception from it becomes
+// an error naming the plugin and the target.
+class PluginKernelRegistrar : public CustomCallKernelRegistrar {
+ public:
+  PluginKernelRegistrar(CustomCallKernelRegistrar& target, std::string plugin)
+      : target_(target), plugin_(std::move(plugin)) {}
+  absl::Status Register(std::string name, CustomCallKernel kernel) override {
+    if (!kernel) return target_.Register(std::move(name), std::move(kernel));
+    CustomCallKernel guarded = [kernel = std::move(kernel), name, plugin = plugin_](
+                                   absl::Span<const KernelArray> operands,
+                                   absl::Span<KernelArray> results) -> absl::Status {
+      try {
+        return kernel(operands, results);
+      } catch (...) {
+        return absl::InternalError(absl::StrCat("pass plugin ", plugin, ": the kernel for ",
+                                                name, " threw ", CurrentExceptionText()));
+      }
+    };
+    return target_.Register(std::move(name), std::move(guarded));
+  }
+
+ private:
+  CustomCallKernelRegistrar& target_;
+  std::string plugin_;
+};
+
 // Whether `symbol` (found by dlsym) is a function: a data symbol of the
 // right name would be called as code.
 bool IsFunctionSymbol(void* symbol) {
@@ -365,7 +391,8 @@ bool IsFunctionSymbol(void* symbol) {
 
 }  // namespace
 
-absl::Status LoadPassPlugin(const std::string& path, PassRegistrar& registrar) {
+absl::Status LoadPassPlugin(const std::string& path, PassRegistrar& registrar,
+                            CustomCallKernelRegistrar& kernels) {
   // A bare file name would make dlopen search the library path; a plugin is
   // always a file the user names.
   std::string file = path.find('/') == std::string::npos ? "./" + path : path;
@@ -386,10 +413,15 @@ absl::Status LoadPassPlugin(const std::string& path, PassRegistrar& registrar) {
         path, " is not a pass plugin: it must export "
               "xla_layout_pass_plugin_api_version and xla_layout_register_passes"));
   }
+  using RegisterKernelsFn = void (*)(CustomCallKernelRegistrar*, absl::Status*);
+  auto register_kernels = reinterpret_cast<RegisterKernelsFn>(
+      dlsym(handle, "xla_layout_register_custom_call_kernels"));
   for (auto [symbol, name] :
        {std::pair{reinterpret_cast<void*>(version), "xla_layout_pass_plugin_api_version"},
-        std::pair{reinterpret_cast<void*>(register_passes), "xla_layout_register_passes"}}) {
-    if (!IsFunctionSymbol(symbol)) {
+        std::pair{reinterpret_cast<void*>(register_passes), "xla_layout_register_passes"},
+        std::pair{reinterpret_cast<void*>(register_kernels),
+                  "xla_layout_register_custom_call_kernels"}}) {
+    if (symbol != nullptr && !IsFunctionSymbol(symbol)) {
       dlclose(handle);
       return absl::InvalidArgumentError(absl::StrCat(
           path, " is not a pass plugin: ", name, " must be a function, not data"));
@@ -418,11 +450,21 @@ absl::Status LoadPassPlugin(const std::string& path, PassRegistrar& registrar) {
                                             ": registration threw ",
                                             CurrentExceptionText()));
   }
+  if (status.ok() && register_kernels != nullptr) {
+    PluginKernelRegistrar guarded_kernels(kernels, path);
+    try {
+      register_kernels(&guarded_kernels, &status);
+    } catch (...) {
+      return absl::InternalError(absl::StrCat("pass plugin ", path,
+                                              ": kernel registration threw ",
+                                              CurrentExceptionText()));
+    }
+  }
   if (!status.ok()) {
     return absl::Status(status.code(), absl::StrCat("pass plugin ", path, ": ",
                                                     status.message()));
   }
-  return absl::OkStatus();  // The handle stays open: its passes live on.
+  return absl::OkStatus();  // The handle stays open: its passes and kernels live on.
 }
 
 }  // namespace xla_layout

@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "hlo/hlo_module.h"
+#include "passes/custom_call_kernels.h"
 
 namespace xla_layout {
 
@@ -197,17 +198,25 @@ class PassPipeline {
 //   extern "C" int xla_layout_pass_plugin_api_version();
 //   extern "C" void xla_layout_register_passes(PassRegistrar* registrar,
 //                                              absl::Status* status);
-// and is loaded only when its version equals this one.
+// and is loaded only when its version equals this one. It may also export
+//   extern "C" void xla_layout_register_custom_call_kernels(
+//       CustomCallKernelRegistrar* registrar, absl::Status* status);
+// to give the executor reference kernels for custom-call targets
+// (custom_call_kernels.h); a plugin without it registers none, so adding it
+// changed no version.
 // Version 2: passes declare typed options (options()/Configure()).
 // Version 3: HloPass holds whether to collect statistics (set_collect_stats).
 inline constexpr int kPassPluginApiVersion = 3;
 
 // dlopens `path` (a bare file name is taken from the working directory, not
-// searched on the library path), checks that both entry points are
-// functions and the version, lets the plugin register its passes. The
-// library stays loaded for the life of the program.
-absl::Status LoadPassPlugin(const std::string& path,
-                            PassRegistrar& registrar = PassRegistry::Global());
+// searched on the library path), checks that both entry points (and the
+// kernel entry point, when exported) are functions and the version, lets the
+// plugin register its passes into `registrar` and its custom-call kernels
+// into `kernels`. A kernel that throws returns an error naming the plugin.
+// The library stays loaded for the life of the program.
+absl::Status LoadPassPlugin(
+    const std::string& path, PassRegistrar& registrar = PassRegistry::Global(),
+    CustomCallKernelRegistrar& kernels = CustomCallKernelRegistry::Global());
 
 }  // namespace xla_layout
 

@@ -185,8 +185,14 @@ TEST(PassPluginTest, ExceptionsAndDataSymbolsStopAtTheBoundary) {
   std::string dir = "passes/plugins/";
   {
     PassRegistry registry;
+    CustomCallKernelRegistry kernels;
     std::string lib = dir + "bad_throw_in_pass_plugin.so";
-    ASSERT_TRUE(LoadPassPlugin(lib, registry).ok());
+    ASSERT_TRUE(LoadPassPlugin(lib, registry, kernels).ok());
+    std::shared_ptr<const CustomCallKernel> kernel = kernels.Find("Throwing");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_THAT((*kernel)({}, {}).message(),
+                HasSubstr("pass plugin " + lib +
+                          ": the kernel for Throwing threw exception: thrown from the kernel"));
     absl::StatusOr<std::unique_ptr<HloPass>> pass = registry.Create("throwing");
     ASSERT_TRUE(pass.ok());
     std::unique_ptr<HloModule> m = *ParseHloModule(kModule);

@@ -28,7 +28,7 @@ bool IsControlOp(HloOpcode op) {
     case HloOpcode::kAllReduceDone: case HloOpcode::kAllGatherDone:
     case HloOpcode::kCollectivePermuteDone: case HloOpcode::kAfterAll:
     case HloOpcode::kAddDependency: case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kInfeed: case HloOpcode::kOutfeed:
+    case HloOpcode::kInfeed: case HloOpcode::kOutfeed: case HloOpcode::kCustomCall:
       return true;
     default:
       return false;
@@ -307,7 +307,12 @@ absl::Status Compiler::CompileAll(const HloComputation& entry) {
     absl::Status s = CompileComputation(*c);
     if (!s.ok()) return s;
     for (const HloInstruction* i : c->instructions()) {
-      if (IsArrayOp(i->opcode()) || IsCollective(i->opcode())) continue;  // scalar programs
+      // An array op's to_apply is a ScalarProgram; a custom call's callees
+      // are the vendor kernel's business.
+      if (IsArrayOp(i->opcode()) || IsCollective(i->opcode()) ||
+          i->opcode() == HloOpcode::kCustomCall) {
+        continue;
+      }
       for (const auto& called : i->called_computations()) {
         if (called.computation != nullptr && seen.insert(called.computation).second) {
           work.push_back(called.computation);
@@ -356,6 +361,10 @@ absl::Status Compiler::CompileInstruction(
     s = CheckBitcast(i, c);
   } else if (op == HloOpcode::kTranspose) {
     s = CompileTranspose(i, c);
+  } else if (op == HloOpcode::kCustomCall) {
+    // Decided now: a plugin registers its kernels before any module loads.
+    c.kernel = CustomCallKernelRegistry::Global().Find(CustomCallTarget(i));
+    if (c.kernel == nullptr) p_.stand_ins.push_back(&i);
   }
   if (!s.ok()) return s;
   c.work = Work(i, c);
@@ -453,6 +462,15 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const HloModule& modu
 }
 
 const DeviceGrid& Executor::grid() const { return impl_->program.grid; }
+
+std::vector<const HloInstruction*> Executor::StandInCalls() const {
+  return impl_->program.stand_ins;
+}
+
+bool RunsAsStandIn(const HloInstruction& instruction) {
+  return instruction.opcode() == HloOpcode::kCustomCall &&
+         CustomCallKernelRegistry::Global().Find(CustomCallTarget(instruction)) == nullptr;
+}
 
 std::vector<Shape> Executor::ParameterShapes() const {
   std::vector<Shape> shapes;

@@ -18,11 +18,15 @@
 // any scalar to_apply), batch-norm-training, batch-norm-inference,
 // batch-norm-grad, tuple, get-tuple-element, while, conditional, call,
 // fusion, after-all, add-dependency, optimization-barrier, infeed, outfeed
-// (tokens hold nothing), replica-id, partition-id. Refused by Create, with
-// an error naming the instruction: any other op, a dot or convolution with
-// pred operands, a tuple constant, a constant whose values were left out
-// (`{...}`), opaque values, and element types element.h does not run; the
-// executor never guesses.
+// (tokens hold nothing), replica-id, partition-id, rng-bit-generator (XLA's
+// Philox and Threefry streams; rng_default is Philox), rng (uniform and
+// normal, from a seed; see rng.h), custom-call (the kernel registered for
+// its target in passes/custom_call_kernels.h, else a stand-in: see
+// custom_call.h and StandInCalls). Refused by Create, with an error naming
+// the instruction: any other op, a dot or convolution with pred operands, a
+// tuple constant, a constant whose values were left out (`{...}`), opaque
+// values, and element types element.h does not run; the executor never
+// guesses.
 #ifndef RUNTIME_EXECUTOR_H_
 #define RUNTIME_EXECUTOR_H_
 
@@ -77,7 +81,10 @@ struct ExecutionStats {
   double copy_seconds = 0;  // wall time in those copies
   double dot_seconds = 0;   // wall time in dots and convolutions
   int64_t work = 0;         // steps counted against max_work
-  int64_t stand_in_calls = 0;  // custom calls run as stand-ins
+  // Custom calls run as stand-ins (no kernel registered for the target):
+  // their results are not the vendor kernel's. Counts runs, so a call in a
+  // loop body counts once per iteration.
+  int64_t stand_in_calls = 0;
 };
 
 // A module loaded for running: Create checks every op and type, the device
@@ -108,6 +115,9 @@ class Executor {
 
   // The entry computation's parameter shapes, with their layouts.
   std::vector<Shape> ParameterShapes() const;
+  // The custom calls that run as stand-ins, decided by Create (no kernel
+  // registered for their target then), in the order it compiled them.
+  std::vector<const HloInstruction*> StandInCalls() const;
 
  private:
   struct Impl;
@@ -133,6 +143,11 @@ absl::StatusOr<std::vector<LogicalArray>> RunLogical(const HloModule& module,
                                                      absl::Span<const LogicalArray> inputs,
                                                      const ExecutorOptions& options = {},
                                                      ExecutionStats* stats = nullptr);
+
+// Whether `instruction` is a custom call that runs as a stand-in: no kernel
+// is registered for its target in CustomCallKernelRegistry::Global()
+// (passes/custom_call_kernels.h). Executor::Create decides the same way.
+bool RunsAsStandIn(const HloInstruction& instruction);
 
 // Lays a logical array out in `shape`'s layout (with the packing core).
 absl::StatusOr<Value> MakeArgument(const Shape& shape, const LogicalArray& array);

@@ -15,8 +15,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "hlo/hlo_module.h"
+#include "passes/custom_call_kernels.h"
 #include "runtime/buffer.h"
 #include "runtime/collectives.h"
+#include "runtime/custom_call.h"
 #include "runtime/executor.h"
 #include "runtime/ops.h"
 #include "runtime/rendezvous.h"
@@ -34,6 +36,8 @@ struct Compiled {
   int position = 0;                         // in its computation's order
   std::vector<int> operands;                // the operands' positions
   int64_t work = 0;                         // steps it counts per execution
+  // A custom call's registered kernel; null when it runs as a stand-in.
+  std::shared_ptr<const CustomCallKernel> kernel;
 };
 
 // A computation's instructions in the order they run (a post order).
@@ -49,6 +53,7 @@ struct Program {
   DeviceGrid grid;
   absl::flat_hash_map<const HloInstruction*, Compiled> compiled;
   absl::flat_hash_map<const HloComputation*, CompiledComputation> computations;
+  std::vector<const HloInstruction*> stand_ins;  // custom calls, in the order compiled
 
   const CompiledComputation& Of(const HloComputation* c) const { return computations.at(c); }
 };

@@ -9,6 +9,7 @@
 #include "runtime/dot_kernel.h"
 #include "runtime/gather_scatter.h"
 #include "runtime/ops_util.h"
+#include "runtime/rng.h"
 #include "xla_layout/primitive_type.h"
 
 namespace xla_layout::runtime {
@@ -532,6 +533,7 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kReduce: case HloOpcode::kGather: case HloOpcode::kScatter:
     case HloOpcode::kBatchNormTraining: case HloOpcode::kBatchNormInference:
     case HloOpcode::kBatchNormGrad:
+    case HloOpcode::kRng: case HloOpcode::kRngBitGenerator:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
@@ -540,6 +542,7 @@ bool IsArrayOp(HloOpcode op) {
 
 absl::Status CheckArrayOp(const HloInstruction& inst) {
   const HloOpcode op = inst.opcode();
+  if (op == HloOpcode::kRng || op == HloOpcode::kRngBitGenerator) return CheckRng(inst);
   auto fail = [&](absl::string_view why) {
     return absl::UnimplementedError(absl::StrCat(inst.name(), " (", HloOpcodeString(op),
                                                  "): ", why));
@@ -612,6 +615,8 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
     case HloOpcode::kBatchNormTraining: case HloOpcode::kBatchNormInference:
     case HloOpcode::kBatchNormGrad:
       return BatchNorm(inst, ops, out);
+    case HloOpcode::kRngBitGenerator: return RngBitGenerator(inst, ops, out);
+    case HloOpcode::kRng: return RngOp(inst, ops, o, InstructionSeed(inst));
     default: return Elementwise(inst, ops, o);
   }
 }

@@ -54,7 +54,9 @@ With no passes it is a canonicalizer.
                         shows what each pass takes).
   --load-pass-plugin=LIB.so
                         Load a pass plugin (repeatable) before building the
-                        pipeline; its passes join the registry.
+                        pipeline; its passes join the registry, and its
+                        custom-call kernels (if any) the executor's (run,
+                        verify).
   --target=NAME         Shorthand for the option target=NAME of every pass in
                         the pipeline that takes it (layout-assignment): tpu,
                         cpu-avx2, cpu-avx512, arm64 or default (the default).
@@ -96,7 +98,14 @@ Commands:
                         streaming-store copy), measured in the same run.
   run FILE              Run the module's entry computation on the CPU with
                         every value in its physical layout (copies run on
-                        the packing core) and print each output.
+                        the packing core) and print each output. A
+                        custom-call runs the kernel a plugin registered for
+                        its target, else a stand-in: values from a hash of
+                        the target and the operands' logical values, not the
+                        vendor kernel's. rng-bit-generator gives XLA's
+                        Philox and Threefry bit streams (rng_default as
+                        Philox, as XLA's CPU and GPU do); rng draws from a
+                        seeded Philox stream.
   verify FILE --passes=P | --against=OTHER.hlo
                         Run FILE, and FILE after the pipeline (or OTHER), on
                         the same inputs; compare every output bit for bit.

@@ -370,10 +370,17 @@ absl::StatusOr<ModulePair> ReadModulePair(const Args& args, int* exit_code) {
 
 int RunRunCommand(const Args& args) {
   absl::Status known = args.CheckKnown({"inputs", "output-dir", "max-memory", "max-work",
-                                        "replicas", "partitions", "verbose", "accept-old-dumps",
-                                        "help"});
+                                        "replicas", "partitions", "load-pass-plugin", "verbose",
+                                        "accept-old-dumps", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("run takes one HLO file (or -)");
+  // A plugin may bring reference kernels for custom calls.
+  for (const auto& [flag, value] : args.flags) {
+    if (flag != "load-pass-plugin") continue;
+    if (!value || value->empty()) return UsageError("--load-pass-plugin needs a file");
+    absl::Status loaded = LoadPassPlugin(*value);
+    if (!loaded.ok()) return InputError(loaded.message());
+  }
   absl::StatusOr<ExecutorOptions> options = OptionsFrom(args);
   if (!options.ok()) return UsageError(options.status().message());
   std::optional<std::string> dir;

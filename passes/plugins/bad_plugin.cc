@@ -1,6 +1,7 @@
 // Plugins that break the rules, for the tests of the plugin boundary. One
 // source, three builds (see BUILD): BAD_PLUGIN_THROW_IN_PASS throws from
-// Run(), BAD_PLUGIN_THROW_IN_REGISTER throws from registration, and
+// Run() (and registers a custom-call kernel, for target Throwing, that
+// throws), BAD_PLUGIN_THROW_IN_REGISTER throws from registration, and
 // BAD_PLUGIN_DATA_VERSION exports its version symbol as an int, not a function.
 #include <stdexcept>
 
@@ -40,3 +41,14 @@ extern "C" void xla_layout_register_passes(xla_layout::PassRegistrar* registrar,
   *status = registrar->Register("throwing", "(plugin) throws from Run()",
                                 [] { return std::make_unique<ThrowingPass>(); });
 }
+
+#ifdef BAD_PLUGIN_THROW_IN_PASS
+extern "C" void xla_layout_register_custom_call_kernels(
+    xla_layout::CustomCallKernelRegistrar* registrar, absl::Status* status) {
+  *status = registrar->Register(
+      "Throwing", [](absl::Span<const xla_layout::KernelArray>,
+                     absl::Span<xla_layout::KernelArray>) -> absl::Status {
+        throw std::runtime_error("thrown from the kernel");
+      });
+}
+#endif
