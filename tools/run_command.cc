@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <random>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "runtime/custom_call.h"
 #include "runtime/executor.h"
 #include "runtime/logical.h"
 #include "tools/module_args.h"
@@ -177,6 +179,8 @@ struct Outcome {
   std::vector<std::pair<std::string, Shape>> leaves;  // paths of the outputs
   std::vector<std::vector<LogicalArray>> outputs;     // by device; outfeeds last
   runtime::ExecutionStats stats;
+  // Custom-call targets that ran as stand-ins, with how many calls each.
+  std::map<std::string, int64_t> stand_in_targets;
 };
 
 // Loads `module` for running, strict about layouts or not.
@@ -198,6 +202,9 @@ absl::StatusOr<Outcome> Execute(const HloModule& module, runtime::Executor& exec
   if (!outputs.ok()) return outputs.status();
   out.outputs = *std::move(outputs);
   out.stats = executor.stats();
+  for (const HloInstruction* call : executor.StandInCalls()) {
+    ++out.stand_in_targets[runtime::CustomCallTarget(*call)];
+  }
   Leaves(module.entry()->root()->shape(), "", out.leaves);
   const size_t results = out.leaves.size();
   for (size_t d = 0; d < out.outputs.size(); ++d) {
@@ -231,11 +238,17 @@ std::string OutputFile(const std::string& path, int64_t device, int64_t devices)
   return absl::StrCat(name, ".npy");
 }
 
-std::string StandIns(const runtime::ExecutionStats& stats) {
-  if (stats.stand_in_calls == 0) return "";
-  return absl::StrCat("custom calls run as stand-ins: ", stats.stand_in_calls,
-                      " (their results are a function of their operands, not the vendor "
-                      "kernel's)\n");
+// Which custom calls ran as stand-ins: "AwsNeuronGelu x11, ...".
+std::string StandIns(const Outcome& outcome) {
+  if (outcome.stats.stand_in_calls == 0) return "";
+  std::vector<std::string> targets;
+  for (const auto& [target, calls] : outcome.stand_in_targets) {
+    targets.push_back(absl::StrCat(target, " x", calls));
+  }
+  return absl::StrCat("custom calls run as stand-ins (results a function of their operands, "
+                      "not the vendor kernel's): ",
+                      absl::StrJoin(targets, ", "), "; ", outcome.stats.stand_in_calls,
+                      " runs\n");
 }
 
 std::string IndexText(const Shape& shape, int64_t k) {
@@ -274,7 +287,7 @@ int PrintOutputs(const Outcome& outcome, const std::optional<std::string>& dir) 
   }
   std::cout << "copies executed: " << outcome.stats.copies
             << ", bytes moved: " << outcome.stats.copy_bytes << "\n"
-            << StandIns(outcome.stats);
+            << StandIns(outcome);
   return kExitOk;
 }
 
@@ -478,7 +491,7 @@ int RunVerifyCommand(const Args& args) {
             << "copies executed: " << b->stats.copies << " (original: " << a->stats.copies
             << "), bytes moved: " << b->stats.copy_bytes << " (original: " << a->stats.copy_bytes
             << ")\n"
-            << StandIns(b->stats);
+            << StandIns(*b);
   return kExitOk;
 }
 
