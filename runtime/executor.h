@@ -68,6 +68,10 @@ struct ExecutorOptions {
   // else the smallest counts its collectives allow (InferDeviceGrid).
   int64_t replicas = 0;
   int64_t partitions = 0;
+  // The seed of `rng` (stateless in HLO): each execution draws from a
+  // stream seeded by this, the device, the instruction's name and how often
+  // the device has run it, so a run is the same before and after a pass.
+  uint64_t rng_seed = 0;
   // Where infeed data comes from: called for each array leaf an infeed
   // reads, in the order the device runs its infeeds (so the same before
   // and after a pass); without it an infeed is an error.

@@ -485,5 +485,29 @@ TEST(ExecutorTest, InfeedReadsTheSourceInOrderAndOutfeedSendsItsData) {
               HasSubstr("no infeed data"));
 }
 
+// rng has no state in HLO: each execution draws from the run's seed, the
+// device, the instruction and how often it ran, so two calls differ and two
+// runs with one seed agree.
+TEST(ExecutorTest, RngDrawsFromTheRunSeedAndTheExecution) {
+  std::unique_ptr<HloModule> m = Parse(
+      "HloModule t\n\ndraw {\n  a = f32[] parameter(0)\n  b = f32[] constant(1)\n"
+      "  ROOT r = f32[4] rng(a, b), distribution=rng_uniform\n}\n\n"
+      "ENTRY e {\n  z = f32[] constant(0)\n  x = f32[4] call(z), to_apply=draw\n"
+      "  y = f32[4] call(z), to_apply=draw\n  ROOT t = (f32[4], f32[4]) tuple(x, y)\n}\n");
+  ASSERT_NE(m, nullptr);
+  auto run = [&](uint64_t seed) {
+    ExecutorOptions options;
+    options.rng_seed = seed;
+    absl::StatusOr<std::vector<LogicalArray>> out = RunLogical(*m, {}, options);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? std::make_pair(DescribeArray((*out)[0]), DescribeArray((*out)[1]))
+                    : std::make_pair(std::string(), std::string());
+  };
+  const auto first = run(1);
+  EXPECT_NE(first.first, first.second);  // the same instruction, run twice
+  EXPECT_EQ(run(1), first);
+  EXPECT_NE(run(2).first, first.first);
+}
+
 }  // namespace
 }  // namespace xla_layout::runtime

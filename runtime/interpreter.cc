@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/executor_internal.h"
+#include "runtime/rng.h"
 
 namespace xla_layout::runtime {
 namespace {
@@ -284,6 +285,12 @@ absl::StatusOr<Value> Interpreter::Local(const HloInstruction& i, const Compiled
       return Done(i, *ops[0]);
     case HloOpcode::kAfterAll:
       return Value::Token();
+    case HloOpcode::kRng: {
+      uint64_t seed = p_.options.rng_seed * 0x9e3779b97f4a7c15ull ^ InstructionSeed(i);
+      seed = seed * 0xbf58476d1ce4e5b9ull + static_cast<uint64_t>(run_.device);
+      seed = seed * 0x94d049bb133111ebull + static_cast<uint64_t>(run_.occurrences[&i]++);
+      return RngOp(i, ops, c.out[0], seed);
+    }
     case HloOpcode::kCustomCall:
       if (c.kernel != nullptr) return KernelCustomCall(i, ops, c.out, *c.kernel);
       ++run_.stats.stand_in_calls;

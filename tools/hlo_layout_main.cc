@@ -105,7 +105,9 @@ Commands:
                         vendor kernel's. rng-bit-generator gives XLA's
                         Philox and Threefry bit streams (rng_default as
                         Philox, as XLA's CPU and GPU do); rng draws from a
-                        seeded Philox stream.
+                        Philox stream seeded by --inputs=random:SEED, the
+                        device, the instruction and its execution count (a
+                        stand-in for XLA's per-run seed).
   verify FILE --passes=P | --against=OTHER.hlo
                         Run FILE, and FILE after the pipeline (or OTHER), on
                         the same inputs; compare every output bit for bit.

@@ -172,6 +172,11 @@ absl::StatusOr<ExecutorOptions> OptionsFrom(const Args& args) {
     if (!v.ok()) return v.status();
     *f.field = *v;
   }
+  // rng draws from the inputs' seed, so --inputs=random:SEED decides it too.
+  const std::string spec = args.Value("inputs").value_or("random:0");
+  if (absl::StartsWith(spec, "random:")) {
+    (void)absl::SimpleAtoi(spec.substr(7), &options.rng_seed);
+  }
   return options;
 }
 
