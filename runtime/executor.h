@@ -18,7 +18,10 @@
 // any scalar to_apply), batch-norm-training, batch-norm-inference,
 // batch-norm-grad, tuple, get-tuple-element, while, conditional, call,
 // fusion, after-all, add-dependency, optimization-barrier, infeed, outfeed
-// (tokens hold nothing), replica-id, partition-id, rng-bit-generator (XLA's
+// (tokens hold nothing), replica-id, partition-id, the collectives of
+// collectives.h (all-reduce, all-gather, reduce-scatter, all-to-all,
+// collective-permute, collective-broadcast, their -start/-done forms) over
+// the grid's devices, rng-bit-generator (XLA's
 // Philox and Threefry streams; rng_default is Philox), rng (uniform and
 // normal, from a seed; see rng.h), custom-call (the kernel registered for
 // its target in passes/custom_call_kernels.h, else a stand-in: see
