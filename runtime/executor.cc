@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -20,7 +21,7 @@ struct Compiled {
   std::vector<Info> out;                    // array leaves it allocates
   std::vector<RelayoutPlan> plans;          // copy: one per array leaf
   bool moves_data = true;                   // transpose: false when a bitcast
-  std::unique_ptr<ScalarProgram> to_apply;  // an array op's to_apply
+  std::vector<ScalarProgram> programs;      // an array op's called computations
 };
 
 bool IsControlOp(HloOpcode op) {
@@ -198,44 +199,71 @@ absl::Status CompileTranspose(const HloInstruction& i, Compiled& c) {
 }
 
 // Work: a dot or convolution does one multiply-add per output element and
-// contracted element; a reduce one step per input element. Other ops: 0.
+// contracted element; a reduce one step per input element; a window op one
+// per window position of each output (or source) element; a sort or topk
+// about log2(n) comparisons per element of rows of n; a cholesky or
+// triangular-solve one multiply-add per element and matrix row. Other
+// ops: 0.
 double Operations(const HloInstruction& i, const Compiled& c) {
   const HloOpcode op = i.opcode();
-  if (op != HloOpcode::kDot && op != HloOpcode::kConvolution && op != HloOpcode::kReduce) {
-    return 0;
-  }
-  double out_elements = static_cast<double>(c.out[0]->element_count());
+  if (i.operand_count() < 1 || !i.operand(0)->shape().IsArray()) return 0;
+  const double out_elements = static_cast<double>(c.out[0]->element_count());
+  const Shape& first = i.operand(0)->shape();
   double lhs = 1;
-  for (int64_t d : i.operand(0)->shape().dimensions()) lhs *= static_cast<double>(d);
+  for (int64_t d : first.dimensions()) lhs *= static_cast<double>(d);
   double rhs = 1;
-  if (i.operand_count() > 1) {
+  if (i.operand_count() > 1 && i.operand(1)->shape().IsArray()) {
     for (int64_t d : i.operand(1)->shape().dimensions()) rhs *= static_cast<double>(d);
   }
-  if (op == HloOpcode::kReduce) return lhs * (i.operand_count() / 2);
-  // Per output element at most the smaller operand's size: a dot's
-  // contracted elements divide both, a convolution's window lies in the
-  // kernel.
-  return out_elements * std::min(lhs, rhs);
+  const double minor =
+      first.rank() > 0 ? static_cast<double>(first.dimensions(first.rank() - 1)) : 1;
+  double window = 1;
+  const auto& dims = i.attributes().rare().window;
+  for (const WindowDimension& w : dims.value_or(std::vector<WindowDimension>{})) {
+    window *= static_cast<double>(w.size);
+  }
+  switch (op) {
+    case HloOpcode::kReduce: return lhs * (i.operand_count() / 2);
+    // Per output element at most the smaller operand's size: a dot's
+    // contracted elements divide both, a convolution's window lies in the
+    // kernel.
+    case HloOpcode::kDot: case HloOpcode::kConvolution: return out_elements * std::min(lhs, rhs);
+    case HloOpcode::kReduceWindow: return out_elements * window * (i.operand_count() / 2);
+    case HloOpcode::kSelectAndScatter: return rhs * window;
+    case HloOpcode::kSort: case HloOpcode::kTopK:
+      return lhs * std::log2(std::max(2.0, minor)) * i.operand_count();
+    case HloOpcode::kCholesky: return lhs * minor;
+    case HloOpcode::kTriangularSolve: return rhs * minor;
+    default: return 0;
+  }
 }
 
-// An array op's scalar computation (a reduce's or scatter's to_apply, a
-// sort's comparator...), compiled once into a ScalarProgram. The op's own
-// check (CheckArrayOp) says how many parameters and results it needs,
-// except for reduce, checked here.
-absl::Status CompileScalarComputation(const HloInstruction& i, Compiled& c) {
-  const HloComputation* to_apply = i.called_computation("to_apply");
-  if (to_apply == nullptr) {
-    if (i.opcode() == HloOpcode::kReduce) return Unsupported(i, "no to_apply");
-    return absl::OkStatus();
+// An array op's scalar computations (a reduce's or scatter's to_apply, a
+// sort's comparator, select-and-scatter's select and scatter), compiled
+// once into ScalarPrograms, in that order. The op's own check
+// (CheckArrayOp) says how many parameters and results each needs, except
+// for reduce, checked here.
+absl::Status CompileScalarComputations(const HloInstruction& i, Compiled& c) {
+  static constexpr absl::string_view kToApply[] = {"to_apply"};
+  static constexpr absl::string_view kSelectScatter[] = {"select", "scatter"};
+  const absl::Span<const absl::string_view> names =
+      i.opcode() == HloOpcode::kSelectAndScatter ? absl::MakeConstSpan(kSelectScatter)
+                                                 : absl::MakeConstSpan(kToApply);
+  for (absl::string_view name : names) {
+    const HloComputation* computation = i.called_computation(name);
+    if (computation == nullptr) {
+      if (i.opcode() == HloOpcode::kReduce) return Unsupported(i, "no to_apply");
+      return absl::OkStatus();  // CheckArrayOp says whether the op needs it
+    }
+    absl::StatusOr<ScalarProgram> p = ScalarProgram::Compile(*computation);
+    if (!p.ok()) return Unsupported(i, p.status().message());
+    c.programs.push_back(*std::move(p));
   }
-  absl::StatusOr<ScalarProgram> p = ScalarProgram::Compile(*to_apply);
-  if (!p.ok()) return Unsupported(i, p.status().message());
   if (i.opcode() == HloOpcode::kReduce &&
-      (p->parameter_count() != i.operand_count() ||
-       p->result_count() * 2 != i.operand_count())) {
+      (c.programs[0].parameter_count() != i.operand_count() ||
+       c.programs[0].result_count() * 2 != i.operand_count())) {
     return Unsupported(i, "to_apply does not take and return one scalar per input");
   }
-  c.to_apply = std::make_unique<ScalarProgram>(*std::move(p));
   return absl::OkStatus();
 }
 
@@ -265,7 +293,7 @@ absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
   if (!s.ok()) return s;
   total_operations += Operations(i, c);
   if (IsArrayOp(op)) {
-    s = CompileScalarComputation(i, c);
+    s = CompileScalarComputations(i, c);
     if (s.ok()) s = CheckArrayOp(i);
   }
   if (!s.ok()) return s;
@@ -334,6 +362,7 @@ absl::StatusOr<Value> Executor::Impl::RunInstruction(const HloInstruction& i,
                                                      std::vector<const Value*> ops,
                                                      ExecutionStats& stats) {
   const Compiled& c = compiled.at(&i);
+  const ScalarProgram* programs = c.programs.empty() ? nullptr : c.programs.data();
   auto operand_values = [&](size_t from) {
     std::vector<Value> args;
     for (size_t k = from; k < ops.size(); ++k) args.push_back(*ops[k]);
@@ -411,13 +440,13 @@ absl::StatusOr<Value> Executor::Impl::RunInstruction(const HloInstruction& i,
     case HloOpcode::kDot:
     case HloOpcode::kConvolution: {
       const auto start = std::chrono::steady_clock::now();
-      absl::StatusOr<Value> v = ArrayOp(i, ops, c.out, c.to_apply.get());
+      absl::StatusOr<Value> v = ArrayOp(i, ops, c.out, programs);
       stats.dot_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return v;
     }
     default:
-      return ArrayOp(i, ops, c.out, c.to_apply.get());
+      return ArrayOp(i, ops, c.out, programs);
   }
 }
 

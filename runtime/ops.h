@@ -24,9 +24,10 @@ bool IsArrayOp(HloOpcode opcode);
 // (supported element types per op, literal values).
 absl::Status CheckArrayOp(const HloInstruction& instruction);
 
-// `out` holds the result's ArrayInfo, or one per element of a variadic
-// reduce's tuple; `to_apply` is the reduce's compiled computation (null for
-// other ops).
+// `out` holds the result's ArrayInfo, or one per element of a tuple result
+// (a variadic reduce, reduce-window or sort; topk); `to_apply` points at the
+// op's called computations compiled, in order: its to_apply, or
+// select-and-scatter's select then scatter (null when it calls none).
 absl::StatusOr<Value> ArrayOp(const HloInstruction& instruction,
                               absl::Span<const Value* const> operands,
                               absl::Span<const Info> out, const ScalarProgram* to_apply);
