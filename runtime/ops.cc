@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/hlo_literal.h"
+#include "runtime/bits.h"
 #include "runtime/dot_kernel.h"
 #include "runtime/ops_util.h"
 #include "xla_layout/primitive_type.h"
@@ -527,7 +528,7 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kConcatenate:
     case HloOpcode::kPad: case HloOpcode::kReverse: case HloOpcode::kIota:
     case HloOpcode::kConstant: case HloOpcode::kDot: case HloOpcode::kConvolution:
-    case HloOpcode::kReduce:
+    case HloOpcode::kReduce: case HloOpcode::kBitcastConvert:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
@@ -536,6 +537,11 @@ bool IsArrayOp(HloOpcode op) {
 
 absl::Status CheckArrayOp(const HloInstruction& inst) {
   const HloOpcode op = inst.opcode();
+  switch (op) {
+    case HloOpcode::kBitcastConvert: return CheckBitcastConvert(inst);
+    case HloOpcode::kReducePrecision: return CheckReducePrecision(inst);
+    default: break;
+  }
   auto fail = [&](absl::string_view why) {
     return absl::UnimplementedError(absl::StrCat(inst.name(), " (", HloOpcodeString(op),
                                                  "): ", why));
@@ -597,6 +603,8 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
     case HloOpcode::kDot: return Dot(inst, *ops[0], *ops[1], o);
     case HloOpcode::kConvolution: return Convolution(inst, *ops[0], *ops[1], o);
     case HloOpcode::kReduce: return Reduce(inst, ops, out, *to_apply);
+    case HloOpcode::kBitcastConvert: return BitcastConvert(*ops[0], o);
+    case HloOpcode::kReducePrecision: return ReducePrecision(inst, *ops[0], o);
     default: return Elementwise(inst, ops, o);
   }
 }
