@@ -8,6 +8,7 @@
 #include "runtime/bits.h"
 #include "runtime/dot_kernel.h"
 #include "runtime/ops_util.h"
+#include "runtime/sort.h"
 #include "xla_layout/primitive_type.h"
 
 namespace xla_layout::runtime {
@@ -528,7 +529,8 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kConcatenate:
     case HloOpcode::kPad: case HloOpcode::kReverse: case HloOpcode::kIota:
     case HloOpcode::kConstant: case HloOpcode::kDot: case HloOpcode::kConvolution:
-    case HloOpcode::kReduce: case HloOpcode::kBitcastConvert:
+    case HloOpcode::kReduce: case HloOpcode::kBitcastConvert: case HloOpcode::kSort:
+    case HloOpcode::kTopK:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
@@ -540,6 +542,8 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
   switch (op) {
     case HloOpcode::kBitcastConvert: return CheckBitcastConvert(inst);
     case HloOpcode::kReducePrecision: return CheckReducePrecision(inst);
+    case HloOpcode::kSort: return CheckSort(inst);
+    case HloOpcode::kTopK: return CheckTopK(inst);
     default: break;
   }
   auto fail = [&](absl::string_view why) {
@@ -605,6 +609,8 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
     case HloOpcode::kReduce: return Reduce(inst, ops, out, *to_apply);
     case HloOpcode::kBitcastConvert: return BitcastConvert(*ops[0], o);
     case HloOpcode::kReducePrecision: return ReducePrecision(inst, *ops[0], o);
+    case HloOpcode::kSort: return Sort(inst, ops, out, *to_apply);
+    case HloOpcode::kTopK: return TopK(inst, *ops[0], out);
     default: return Elementwise(inst, ops, o);
   }
 }
