@@ -272,8 +272,10 @@ absl::Status CompileScalarComputations(const HloInstruction& i, Compiled& c) {
 absl::Status Executor::Impl::CompileInstruction(const HloInstruction& i) {
   const HloOpcode op = i.opcode();
   if (!IsControlOp(op) && !IsArrayOp(op)) {
-    return absl::UnimplementedError(
-        absl::StrCat(HloOpcodeString(op), " is not supported by the executor (", i.name(), ")"));
+    const absl::string_view reason = RefusalReason(op);
+    return absl::UnimplementedError(absl::StrCat(HloOpcodeString(op),
+                                                 " is not supported by the executor (", i.name(),
+                                                 ")", reason.empty() ? "" : ": ", reason));
   }
   Compiled c;
   std::vector<const Shape*> leaves;

@@ -7,6 +7,7 @@
 #include "hlo/hlo_literal.h"
 #include "runtime/bits.h"
 #include "runtime/dot_kernel.h"
+#include "runtime/linalg.h"
 #include "runtime/ops_util.h"
 #include "runtime/sort.h"
 #include "xla_layout/primitive_type.h"
@@ -530,11 +531,15 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kPad: case HloOpcode::kReverse: case HloOpcode::kIota:
     case HloOpcode::kConstant: case HloOpcode::kDot: case HloOpcode::kConvolution:
     case HloOpcode::kReduce: case HloOpcode::kBitcastConvert: case HloOpcode::kSort:
-    case HloOpcode::kTopK:
+    case HloOpcode::kTopK: case HloOpcode::kCholesky: case HloOpcode::kTriangularSolve:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
   }
+}
+
+absl::string_view RefusalReason(HloOpcode op) {
+  return op == HloOpcode::kFft ? kFftRefusal : "";
 }
 
 absl::Status CheckArrayOp(const HloInstruction& inst) {
@@ -544,6 +549,8 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
     case HloOpcode::kReducePrecision: return CheckReducePrecision(inst);
     case HloOpcode::kSort: return CheckSort(inst);
     case HloOpcode::kTopK: return CheckTopK(inst);
+    case HloOpcode::kCholesky: return CheckCholesky(inst);
+    case HloOpcode::kTriangularSolve: return CheckTriangularSolve(inst);
     default: break;
   }
   auto fail = [&](absl::string_view why) {
@@ -611,6 +618,8 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
     case HloOpcode::kReducePrecision: return ReducePrecision(inst, *ops[0], o);
     case HloOpcode::kSort: return Sort(inst, ops, out, *to_apply);
     case HloOpcode::kTopK: return TopK(inst, *ops[0], out);
+    case HloOpcode::kCholesky: return Cholesky(inst, *ops[0], o);
+    case HloOpcode::kTriangularSolve: return TriangularSolve(inst, *ops[0], *ops[1], o);
     default: return Elementwise(inst, ops, o);
   }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "hlo/hlo_module.h"
 #include "runtime/buffer.h"
@@ -20,6 +21,9 @@ using Info = std::shared_ptr<const ArrayInfo>;
 
 // Whether ArrayOp computes `opcode` (the executor runs the others itself).
 bool IsArrayOp(HloOpcode opcode);
+// Why the executor refuses `opcode` when there is more to say than that it
+// is not covered (fft: its complex numbers); empty otherwise.
+absl::string_view RefusalReason(HloOpcode opcode);
 // Checks what ArrayOp will need of `instruction` beyond the verifier
 // (supported element types per op, literal values).
 absl::Status CheckArrayOp(const HloInstruction& instruction);
