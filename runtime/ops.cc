@@ -10,6 +10,7 @@
 #include "runtime/linalg.h"
 #include "runtime/ops_util.h"
 #include "runtime/sort.h"
+#include "runtime/window.h"
 #include "xla_layout/primitive_type.h"
 
 namespace xla_layout::runtime {
@@ -532,6 +533,7 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kConstant: case HloOpcode::kDot: case HloOpcode::kConvolution:
     case HloOpcode::kReduce: case HloOpcode::kBitcastConvert: case HloOpcode::kSort:
     case HloOpcode::kTopK: case HloOpcode::kCholesky: case HloOpcode::kTriangularSolve:
+    case HloOpcode::kReduceWindow: case HloOpcode::kSelectAndScatter:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
@@ -551,6 +553,8 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
     case HloOpcode::kTopK: return CheckTopK(inst);
     case HloOpcode::kCholesky: return CheckCholesky(inst);
     case HloOpcode::kTriangularSolve: return CheckTriangularSolve(inst);
+    case HloOpcode::kReduceWindow: return CheckReduceWindow(inst);
+    case HloOpcode::kSelectAndScatter: return CheckSelectAndScatter(inst);
     default: break;
   }
   auto fail = [&](absl::string_view why) {
@@ -620,6 +624,9 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
     case HloOpcode::kTopK: return TopK(inst, *ops[0], out);
     case HloOpcode::kCholesky: return Cholesky(inst, *ops[0], o);
     case HloOpcode::kTriangularSolve: return TriangularSolve(inst, *ops[0], *ops[1], o);
+    case HloOpcode::kReduceWindow: return ReduceWindow(inst, ops, out, *to_apply);
+    case HloOpcode::kSelectAndScatter:
+      return SelectAndScatter(inst, ops, o, to_apply[0], to_apply[1]);
     default: return Elementwise(inst, ops, o);
   }
 }
