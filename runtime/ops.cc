@@ -8,6 +8,7 @@
 #include "runtime/bits.h"
 #include "runtime/dot_kernel.h"
 #include "runtime/linalg.h"
+#include "runtime/map.h"
 #include "runtime/ops_util.h"
 #include "runtime/sort.h"
 #include "runtime/window.h"
@@ -533,7 +534,8 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kConstant: case HloOpcode::kDot: case HloOpcode::kConvolution:
     case HloOpcode::kReduce: case HloOpcode::kBitcastConvert: case HloOpcode::kSort:
     case HloOpcode::kTopK: case HloOpcode::kCholesky: case HloOpcode::kTriangularSolve:
-    case HloOpcode::kReduceWindow: case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kReduceWindow: case HloOpcode::kSelectAndScatter: case HloOpcode::kMap:
+    case HloOpcode::kDynamicReshape:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
@@ -555,6 +557,8 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
     case HloOpcode::kTriangularSolve: return CheckTriangularSolve(inst);
     case HloOpcode::kReduceWindow: return CheckReduceWindow(inst);
     case HloOpcode::kSelectAndScatter: return CheckSelectAndScatter(inst);
+    case HloOpcode::kMap: return CheckMap(inst);
+    case HloOpcode::kDynamicReshape: return CheckDynamicReshape(inst);
     default: break;
   }
   auto fail = [&](absl::string_view why) {
@@ -627,6 +631,8 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
     case HloOpcode::kReduceWindow: return ReduceWindow(inst, ops, out, *to_apply);
     case HloOpcode::kSelectAndScatter:
       return SelectAndScatter(inst, ops, o, to_apply[0], to_apply[1]);
+    case HloOpcode::kMap: return Map(ops, o, *to_apply);
+    case HloOpcode::kDynamicReshape: return DynamicReshape(inst, ops, o);
     default: return Elementwise(inst, ops, o);
   }
 }
