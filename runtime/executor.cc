@@ -30,6 +30,7 @@ bool IsControlOp(HloOpcode op) {
     case HloOpcode::kGetTupleElement: case HloOpcode::kCopy:
     case HloOpcode::kBitcast: case HloOpcode::kTranspose: case HloOpcode::kWhile:
     case HloOpcode::kConditional: case HloOpcode::kCall: case HloOpcode::kFusion:
+    case HloOpcode::kOptimizationBarrier: case HloOpcode::kDomain:
       return true;
     default:
       return false;
@@ -149,7 +150,8 @@ bool CountsBytes(const HloInstruction& i) {
   const bool allocates = op != HloOpcode::kParameter && op != HloOpcode::kTuple &&
                          op != HloOpcode::kGetTupleElement && op != HloOpcode::kBitcast &&
                          op != HloOpcode::kWhile && op != HloOpcode::kConditional &&
-                         op != HloOpcode::kCall && op != HloOpcode::kFusion;
+                         op != HloOpcode::kCall && op != HloOpcode::kFusion &&
+                         op != HloOpcode::kOptimizationBarrier && op != HloOpcode::kDomain;
   return allocates || (op == HloOpcode::kParameter && i.parent()->is_entry());
 }
 
@@ -396,6 +398,10 @@ absl::StatusOr<Value> Executor::Impl::RunInstruction(const HloInstruction& i,
       size_t leaf = 0;
       return Copy(*ops[0], c.plans, c.out, leaf, stats);
     }
+    // Both hand their operand on unchanged, in the layouts written here.
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kDomain:
+      return checked(*ops[0]);
     case HloOpcode::kCall:
       return checked(RunComputation(*i.called_computation("to_apply"), operand_values(0), stats));
     case HloOpcode::kFusion:

@@ -20,7 +20,8 @@
 // feature_group_count; batch_group_count 1 only), reduce (variadic, any
 // scalar to_apply), reduce-window (variadic), select-and-scatter, sort (one
 // or several operands, any comparator; always stable), topk, cholesky,
-// triangular-solve, tuple, get-tuple-element, while, conditional, call,
+// triangular-solve, get-dimension-size (static dims), tuple,
+// get-tuple-element, opt-barrier, domain, while, conditional, call,
 // fusion. Refused by Create, with an error naming the instruction: any
 // other op (fft with the reason: its complex numbers), a dot or
 // convolution with pred operands, a tuple constant, a constant whose values

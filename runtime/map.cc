@@ -86,4 +86,30 @@ absl::StatusOr<Value> DynamicReshape(const HloInstruction& inst, absl::Span<cons
   });
 }
 
+absl::Status CheckGetDimensionSize(const HloInstruction& inst) {
+  const std::vector<int64_t> dims = Attr(inst.attributes().dimensions);
+  const Shape& in = inst.operand_count() == 1 ? inst.operand(0)->shape() : inst.shape();
+  if (inst.operand_count() != 1 || !in.IsArray() || dims.size() != 1 || dims[0] < 0 ||
+      dims[0] >= in.rank()) {
+    return OpError(inst,
+                   "get-dimension-size takes an array and dimensions={d} naming one of its dims");
+  }
+  if (in.is_dynamic_dimension(static_cast<int>(dims[0]))) {
+    return OpError(inst, absl::StrCat("dim ", dims[0], " of ", in.ToString(),
+                                      " is dynamic; the executor keeps no runtime sizes"));
+  }
+  const Domain d = inst.shape().IsArray() ? DomainOf(inst.shape().element_type()) : Domain::kFloat;
+  if (d != Domain::kSigned && d != Domain::kUnsigned) {
+    return OpError(inst, "the result of a get-dimension-size is an integer");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Value> GetDimensionSize(const HloInstruction& inst, const Info& out) {
+  Num size;
+  size.i = inst.operand(0)->shape().dimensions(
+      static_cast<int>(Attr(inst.attributes().dimensions).at(0)));
+  return Generate<false>(out, [&](const IndexVector&) { return Normalize(size, out->type()); });
+}
+
 }  // namespace xla_layout::runtime

@@ -1,6 +1,7 @@
 // Ops the executor runs as another op it has (internal to runtime/): map,
-// a scalar computation applied per element, and dynamic-reshape whose
-// result has static sizes, a reshape.
+// a scalar computation applied per element; dynamic-reshape whose result
+// has static sizes, a reshape; get-dimension-size of a static dim, a
+// constant.
 #ifndef RUNTIME_MAP_H_
 #define RUNTIME_MAP_H_
 
@@ -30,6 +31,13 @@ absl::Status CheckDynamicReshape(const HloInstruction& inst);
 // instruction when a size operand is not the result's static size.
 absl::StatusOr<Value> DynamicReshape(const HloInstruction& inst, absl::Span<const Value* const> ops,
                                      const Info& out);
+
+// Load-time checks of a get-dimension-size: dimensions={d} names a dim of
+// the array operand, and that dim is static (the executor keeps no runtime
+// sizes, so a dynamic dim's size is unknown to it).
+absl::Status CheckGetDimensionSize(const HloInstruction& inst);
+// The size of dim d, as the result's integer type.
+absl::StatusOr<Value> GetDimensionSize(const HloInstruction& inst, const Info& out);
 
 }  // namespace xla_layout::runtime
 

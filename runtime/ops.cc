@@ -535,7 +535,7 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kReduce: case HloOpcode::kBitcastConvert: case HloOpcode::kSort:
     case HloOpcode::kTopK: case HloOpcode::kCholesky: case HloOpcode::kTriangularSolve:
     case HloOpcode::kReduceWindow: case HloOpcode::kSelectAndScatter: case HloOpcode::kMap:
-    case HloOpcode::kDynamicReshape:
+    case HloOpcode::kDynamicReshape: case HloOpcode::kGetDimensionSize:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
@@ -559,6 +559,7 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
     case HloOpcode::kSelectAndScatter: return CheckSelectAndScatter(inst);
     case HloOpcode::kMap: return CheckMap(inst);
     case HloOpcode::kDynamicReshape: return CheckDynamicReshape(inst);
+    case HloOpcode::kGetDimensionSize: return CheckGetDimensionSize(inst);
     default: break;
   }
   auto fail = [&](absl::string_view why) {
@@ -633,6 +634,7 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
       return SelectAndScatter(inst, ops, o, to_apply[0], to_apply[1]);
     case HloOpcode::kMap: return Map(ops, o, *to_apply);
     case HloOpcode::kDynamicReshape: return DynamicReshape(inst, ops, o);
+    case HloOpcode::kGetDimensionSize: return GetDimensionSize(inst, o);
     default: return Elementwise(inst, ops, o);
   }
 }
