@@ -31,6 +31,7 @@ bool IsControlOp(HloOpcode op) {
     case HloOpcode::kBitcast: case HloOpcode::kTranspose: case HloOpcode::kWhile:
     case HloOpcode::kConditional: case HloOpcode::kCall: case HloOpcode::kFusion:
     case HloOpcode::kOptimizationBarrier: case HloOpcode::kDomain:
+    case HloOpcode::kAsyncStart: case HloOpcode::kAsyncUpdate: case HloOpcode::kAsyncDone:
       return true;
     default:
       return false;
@@ -67,6 +68,21 @@ bool SameLayouts(const Shape& actual, const Shape& declared) {
   return SamePhysicalLayout(actual, actual.layout(), d.layout());
 }
 
+// A value of `shape` with every array leaf zero, its infos taken from
+// `out` from `leaf` on (the order Leaves gives).
+absl::StatusOr<Value> ZeroValue(const Shape& shape, absl::Span<const Info> out, size_t& leaf) {
+  if (shape.IsTuple()) {
+    std::vector<Value> elements;
+    for (const Shape& s : shape.tuple_shapes()) {
+      absl::StatusOr<Value> e = ZeroValue(s, out, leaf);
+      if (!e.ok()) return e;
+      elements.push_back(*std::move(e));
+    }
+    return Value::Tuple(std::move(elements));
+  }
+  return Value::Allocate(out[leaf++]);
+}
+
 Shape ShapeOf(const Value& v) {
   if (v.kind == Value::Kind::kTuple) {
     std::vector<Shape> elements;
@@ -91,6 +107,10 @@ struct Executor::Impl {
                                        ExecutionStats& stats);
   absl::StatusOr<Value> RunInstruction(const HloInstruction& i, std::vector<const Value*> ops,
                                        ExecutionStats& stats);
+  // ((operands...), result, context...): the wrapped computation runs at
+  // once; the context (ids a runtime would keep) is zeros.
+  absl::StatusOr<Value> RunAsyncStart(const HloInstruction& i, std::vector<Value> operands,
+                                      const Compiled& c, ExecutionStats& stats);
   // `v` where `declared` is written: as is when the layouts agree; else an
   // error (strict) or moved into the declared layout.
   absl::StatusOr<Value> Conform(Value v, const Shape& declared, absl::string_view where,
@@ -398,7 +418,12 @@ absl::StatusOr<Value> Executor::Impl::RunInstruction(const HloInstruction& i,
       size_t leaf = 0;
       return Copy(*ops[0], c.plans, c.out, leaf, stats);
     }
-    // Both hand their operand on unchanged, in the layouts written here.
+    case HloOpcode::kAsyncStart:
+      return RunAsyncStart(i, operand_values(0), c, stats);
+    case HloOpcode::kAsyncDone:
+      return checked(ops[0]->elements.at(1));
+    case HloOpcode::kAsyncUpdate:
+    // These hand their operand on unchanged, in the layouts written here.
     case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kDomain:
       return checked(*ops[0]);
@@ -456,6 +481,24 @@ absl::StatusOr<Value> Executor::Impl::RunInstruction(const HloInstruction& i,
     default:
       return ArrayOp(i, ops, c.out, programs);
   }
+}
+
+absl::StatusOr<Value> Executor::Impl::RunAsyncStart(const HloInstruction& i,
+                                                    std::vector<Value> operands,
+                                                    const Compiled& c, ExecutionStats& stats) {
+  const HloComputation* wrapped = i.called_computation("calls");
+  if (wrapped == nullptr || !i.shape().IsTuple() || i.shape().tuple_shapes().size() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Where(i), ": needs calls= and a ((operands...), result, ...) shape"));
+  }
+  size_t leaf = 0;
+  absl::StatusOr<Value> state = ZeroValue(i.shape(), c.out, leaf);
+  if (!state.ok()) return state;
+  absl::StatusOr<Value> result = RunComputation(*wrapped, operands, stats);
+  if (!result.ok()) return result;
+  state->elements[0] = Value::Tuple(std::move(operands));
+  state->elements[1] = *std::move(result);
+  return Conform(*std::move(state), i.shape(), Where(i), stats);
 }
 
 absl::StatusOr<Value> Executor::Impl::RunComputation(const HloComputation& comp,

@@ -22,7 +22,8 @@
 // or several operands, any comparator; always stable), topk, cholesky,
 // triangular-solve, get-dimension-size (static dims), tuple,
 // get-tuple-element, opt-barrier, domain, while, conditional, call,
-// fusion. Refused by Create, with an error naming the instruction: any
+// fusion, async-start/-update/-done (the wrapped computation runs at the
+// start; a wrapped op the executor refuses is refused). Refused by Create, with an error naming the instruction: any
 // other op (fft with the reason: its complex numbers), a dot or
 // convolution with pred operands, a tuple constant, a constant whose values
 // were left out (`{...}`), a called computation of the wrong arity or

@@ -234,6 +234,20 @@ TEST(ExecutorOpsTest, PassThroughsAndDimensionSizes) {
               HasSubstr("is dynamic; the executor keeps no runtime sizes"));
 }
 
+// async-start runs the wrapped computation (its context is zeros);
+// async-update hands the state on; async-done gives the result.
+TEST(ExecutorOpsTest, AsyncOpsRunTheWrappedComputation) {
+  const std::string ab = "  a = f32[2] constant({1, 2})\n  b = f32[2] constant({3, 5})\n";
+  EXPECT_EQ(Eval(ab + "  s = ((f32[2], f32[2]), f32[2]) add-start(a, b)\n"
+                      "  u = ((f32[2], f32[2]), f32[2]) add-update(s)\n"
+                      "  ROOT d = f32[2] add-done(u)\n"),
+            "f32[2] {4, 7}");
+  EXPECT_EQ(Eval(ab + "  s = ((f32[2]), f32[2], s32[]) async-start(a), calls=wrapped\n"
+                      "  ROOT d = f32[2] async-done(s)\n",
+                 "wrapped {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p)\n}\n\n"),
+            "f32[2] {-1, -2}");
+}
+
 // XLA's type=TOTALORDER: -NaN < -inf < -0 < +0 < +inf < +NaN, and a NaN
 // equals a NaN of the same bits; without it, IEEE's partial order. Array
 // ops and the scalar computations of reduce share the rule.
