@@ -276,6 +276,7 @@ absl::Status CheckElementwise(HloOpcode opcode, PrimitiveType type) {
       break;
     case HloOpcode::kShiftLeft: case HloOpcode::kShiftRightLogical:
     case HloOpcode::kShiftRightArithmetic: case HloOpcode::kPopulationCount:
+    case HloOpcode::kClz:
       ok = d == Domain::kSigned || d == Domain::kUnsigned;
       break;
     case HloOpcode::kExp: case HloOpcode::kLog: case HloOpcode::kTanh:
@@ -284,7 +285,10 @@ absl::Status CheckElementwise(HloOpcode opcode, PrimitiveType type) {
     case HloOpcode::kExpm1: case HloOpcode::kLog1p: case HloOpcode::kLogistic:
     case HloOpcode::kRoundNearestAfz: case HloOpcode::kRoundNearestEven:
     case HloOpcode::kCbrt: case HloOpcode::kIsFinite: case HloOpcode::kAtan2:
-    case HloOpcode::kTan: case HloOpcode::kErf:
+    case HloOpcode::kTan: case HloOpcode::kErf: case HloOpcode::kAcos:
+    case HloOpcode::kAcosh: case HloOpcode::kAsin: case HloOpcode::kAsinh:
+    case HloOpcode::kAtan: case HloOpcode::kAtanh: case HloOpcode::kCosh:
+    case HloOpcode::kSinh:
       ok = d == Domain::kFloat;
       break;
     default:
@@ -318,6 +322,14 @@ Num ApplyUnary(HloOpcode opcode, PrimitiveType type, Num a) {
       case HloOpcode::kLogistic: r.f = 1.0 / (1.0 + std::exp(-x)); break;
       case HloOpcode::kCbrt: r.f = std::cbrt(x); break;
       case HloOpcode::kErf: r.f = std::erf(x); break;
+      case HloOpcode::kAcos: r.f = std::acos(x); break;
+      case HloOpcode::kAcosh: r.f = std::acosh(x); break;
+      case HloOpcode::kAsin: r.f = std::asin(x); break;
+      case HloOpcode::kAsinh: r.f = std::asinh(x); break;
+      case HloOpcode::kAtan: r.f = std::atan(x); break;
+      case HloOpcode::kAtanh: r.f = std::atanh(x); break;
+      case HloOpcode::kCosh: r.f = std::cosh(x); break;
+      case HloOpcode::kSinh: r.f = std::sinh(x); break;
       case HloOpcode::kRoundNearestAfz: r.f = std::round(x); break;
       case HloOpcode::kRoundNearestEven: r.f = std::nearbyint(x); break;
       case HloOpcode::kSign:
@@ -341,6 +353,12 @@ Num ApplyUnary(HloOpcode opcode, PrimitiveType type, Num a) {
     case HloOpcode::kPopulationCount:
       r.i = __builtin_popcountll(u & WidthMask(TypeBits(type)));
       break;
+    case HloOpcode::kClz: {
+      // Leading zeros within the type's width: the width itself for 0.
+      const uint64_t bits = u & WidthMask(TypeBits(type));
+      r.i = bits == 0 ? TypeBits(type) : __builtin_clzll(bits) - (64 - TypeBits(type));
+      break;
+    }
     default: break;
   }
   return Normalize(r, type);

@@ -1,6 +1,7 @@
 #include "runtime/executor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 #include <utility>
 
@@ -29,6 +30,8 @@ bool IsControlOp(HloOpcode op) {
     case HloOpcode::kCollectivePermuteDone: case HloOpcode::kAfterAll:
     case HloOpcode::kAddDependency: case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kInfeed: case HloOpcode::kOutfeed: case HloOpcode::kCustomCall:
+    case HloOpcode::kDomain: case HloOpcode::kAsyncStart: case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
       return true;
     default:
       return false;
@@ -255,44 +258,74 @@ double MacsPerElement(const HloInstruction& i) {
   return macs;
 }
 
-// The steps an instruction counts each time it runs: one per element it
-// writes, one per multiply-add of a dot or convolution and one per element
-// a reduce reads.
-int64_t Work(const HloInstruction& i, const Compiled& c) {
-  double steps = 1;
-  for (const Info& o : c.out) steps += static_cast<double>(o->element_count());
-  const HloOpcode op = i.opcode();
-  if (op == HloOpcode::kDot || op == HloOpcode::kConvolution) {
-    steps += static_cast<double>(c.out[0]->element_count()) * MacsPerElement(i);
-  } else if (op == HloOpcode::kReduce) {
-    double in = 1;
-    for (int64_t d : i.operand(0)->shape().dimensions()) in *= static_cast<double>(d);
-    steps += in * (i.operand_count() / 2);
+// Steps beyond the elements written: one per element a reduce reads, per
+// window position of a window op, per comparison of a sort (about log2(n)
+// per element of rows of n), per multiply-add of a cholesky or
+// triangular-solve (one per element and matrix row).
+double ExtraWork(const HloInstruction& i, const Compiled& c) {
+  if (i.operand_count() < 1 || !i.operand(0)->shape().IsArray()) return 0;
+  const Shape& first = i.operand(0)->shape();
+  double lhs = 1, rhs = 1, window = 1;
+  for (int64_t d : first.dimensions()) lhs *= static_cast<double>(d);
+  if (i.operand_count() > 1 && i.operand(1)->shape().IsArray()) {
+    for (int64_t d : i.operand(1)->shape().dimensions()) rhs *= static_cast<double>(d);
   }
+  const double minor =
+      first.rank() > 0 ? static_cast<double>(first.dimensions(first.rank() - 1)) : 1;
+  for (const WindowDimension& w :
+       i.attributes().rare().window.value_or(std::vector<WindowDimension>{})) {
+    window *= static_cast<double>(w.size);
+  }
+  const double out = static_cast<double>(c.out.empty() ? 0 : c.out[0]->element_count());
+  switch (i.opcode()) {
+    case HloOpcode::kDot: case HloOpcode::kConvolution: return out * MacsPerElement(i);
+    case HloOpcode::kReduce: return lhs * (i.operand_count() / 2);
+    case HloOpcode::kReduceWindow: return out * window * (i.operand_count() / 2);
+    case HloOpcode::kSelectAndScatter: return rhs * window;
+    case HloOpcode::kSort: case HloOpcode::kTopK:
+      return lhs * std::log2(std::max(2.0, minor)) * i.operand_count();
+    case HloOpcode::kCholesky: return lhs * minor;
+    case HloOpcode::kTriangularSolve: return rhs * minor;
+    default: return 0;
+  }
+}
+
+// The steps an instruction counts each time it runs: one per element it
+// writes, and its ExtraWork.
+int64_t Work(const HloInstruction& i, const Compiled& c) {
+  double steps = 1 + ExtraWork(i, c);
+  for (const Info& o : c.out) steps += static_cast<double>(o->element_count());
   return static_cast<int64_t>(std::min(steps, 1e18));
 }
 
-// An array op's scalar computation (a reduce's or scatter's to_apply, a
-// sort's comparator...), compiled once into a ScalarProgram. The op's own
-// check (CheckArrayOp) says how many parameters and results it needs,
-// except for reduce, checked here.
-absl::Status CompileScalarComputation(const HloInstruction& i, Compiled& c) {
-  const HloComputation* to_apply = i.called_computation("to_apply");
-  if (to_apply == nullptr) {
-    if (i.opcode() == HloOpcode::kReduce) return Unsupported(i, "no to_apply");
-    return absl::OkStatus();
+// An array op's scalar computations (a reduce's or scatter's to_apply, a
+// sort's comparator, select-and-scatter's select and scatter), compiled
+// once into ScalarPrograms, in that order. The op's own check
+// (CheckArrayOp) says how many parameters and results each needs, except
+// for reduce, checked here.
+absl::Status CompileScalarComputations(const HloInstruction& i, Compiled& c) {
+  static constexpr absl::string_view kToApply[] = {"to_apply"};
+  static constexpr absl::string_view kSelectScatter[] = {"select", "scatter"};
+  const absl::Span<const absl::string_view> names =
+      i.opcode() == HloOpcode::kSelectAndScatter ? absl::MakeConstSpan(kSelectScatter)
+                                                 : absl::MakeConstSpan(kToApply);
+  for (absl::string_view name : names) {
+    const HloComputation* computation = i.called_computation(name);
+    if (computation == nullptr) {
+      if (i.opcode() == HloOpcode::kReduce) return Unsupported(i, "no to_apply");
+      return absl::OkStatus();  // CheckArrayOp says whether the op needs it
+    }
+    absl::StatusOr<ScalarProgram> p = ScalarProgram::Compile(*computation);
+    if (!p.ok()) return Unsupported(i, p.status().message());
+    c.programs.push_back(*std::move(p));
   }
-  absl::StatusOr<ScalarProgram> p = ScalarProgram::Compile(*to_apply);
-  if (!p.ok()) return Unsupported(i, p.status().message());
   if (i.opcode() == HloOpcode::kReduce &&
-      (p->parameter_count() != i.operand_count() ||
-       p->result_count() * 2 != i.operand_count())) {
+      (c.programs[0].parameter_count() != i.operand_count() ||
+       c.programs[0].result_count() * 2 != i.operand_count())) {
     return Unsupported(i, "to_apply does not take and return one scalar per input");
   }
-  c.to_apply = std::make_unique<ScalarProgram>(*std::move(p));
   return absl::OkStatus();
 }
-
 
 }  // namespace
 
@@ -345,8 +378,10 @@ absl::Status Compiler::CompileInstruction(
     const absl::flat_hash_map<const HloInstruction*, int>& at) {
   const HloOpcode op = i.opcode();
   if (!IsControlOp(op) && !IsArrayOp(op) && !IsCollective(op)) {
-    return absl::UnimplementedError(
-        absl::StrCat(HloOpcodeString(op), " is not supported by the executor (", i.name(), ")"));
+    const absl::string_view reason = RefusalReason(op);
+    return absl::UnimplementedError(absl::StrCat(HloOpcodeString(op),
+                                                 " is not supported by the executor (", i.name(),
+                                                 ")", reason.empty() ? "" : ": ", reason));
   }
   Compiled c;
   c.position = position;
@@ -369,7 +404,7 @@ absl::Status Compiler::CompileInstruction(
   if (!s.ok()) return s;
   c.work = Work(i, c);
   if (IsArrayOp(op) || IsCollective(op)) {
-    s = CompileScalarComputation(i, c);
+    s = CompileScalarComputations(i, c);
     if (s.ok()) s = IsCollective(op) ? CheckCollective(i) : CheckArrayOp(i);
   }
   if (!s.ok()) return s;

@@ -6,30 +6,38 @@
 //
 // Arithmetic follows logical indices in a fixed order (a dot adds its
 // products in increasing contracting index, a reduce walks the reduced dims
-// in row-major order), so a module gives bit-identical results whatever its
-// layouts: that is what `hlo-layout verify` checks after a pass.
+// in row-major order, a window its positions in row-major order, a sort
+// reads each row in increasing index), so a module gives bit-identical
+// results whatever its layouts: that is what `hlo-layout verify` checks
+// after a pass.
 //
 // Covered: parameter, constant, iota, copy, bitcast, transpose, reshape,
-// broadcast, slice, dynamic-slice, dynamic-update-slice, concatenate, pad,
-// reverse, convert, the elementwise unary and binary ops of element.h,
-// compare, select, clamp, dot (dense only: not a sparse one), convolution
-// (any dim_labels, window and feature_group_count; batch_group_count 1
-// only), reduce (variadic, any scalar to_apply), gather, scatter (variadic,
-// any scalar to_apply), batch-norm-training, batch-norm-inference,
-// batch-norm-grad, tuple, get-tuple-element, while, conditional, call,
-// fusion, after-all, add-dependency, optimization-barrier, infeed, outfeed
-// (tokens hold nothing), replica-id, partition-id, the collectives of
-// collectives.h (all-reduce, all-gather, reduce-scatter, all-to-all,
-// collective-permute, collective-broadcast, their -start/-done forms) over
-// the grid's devices, rng-bit-generator (XLA's
-// Philox and Threefry streams; rng_default is Philox), rng (uniform and
-// normal, from a seed; see rng.h), custom-call (the kernel registered for
-// its target in passes/custom_call_kernels.h, else a stand-in: see
-// custom_call.h and StandInCalls). Refused by Create, with an error naming
-// the instruction: any other op, a dot or convolution with pred operands, a
-// tuple constant, a constant whose values were left out (`{...}`), opaque
-// values, and element types element.h does not run; the executor never
-// guesses.
+// dynamic-reshape (static result sizes), broadcast, slice, dynamic-slice,
+// dynamic-update-slice, concatenate, pad, reverse, convert, bitcast-convert
+// (equal and different widths; not pred), reduce-precision, the elementwise
+// unary and binary ops of element.h, compare, select, clamp, map, dot
+// (dense only: not a sparse one), convolution (any dim_labels, window and
+// feature_group_count; batch_group_count 1 only), reduce (variadic, any
+// scalar to_apply), reduce-window (variadic), select-and-scatter, sort (one
+// or several operands, any comparator; always stable), topk, cholesky,
+// triangular-solve, get-dimension-size (static dims), gather, scatter
+// (variadic, any scalar to_apply), batch-norm-training,
+// batch-norm-inference, batch-norm-grad, tuple, get-tuple-element,
+// opt-barrier, domain, while, conditional, call, fusion,
+// async-start/-update/-done (the wrapped computation runs at the start),
+// after-all, add-dependency, infeed, outfeed (tokens hold nothing),
+// replica-id, partition-id, the collectives of collectives.h (all-reduce,
+// all-gather, reduce-scatter, all-to-all, collective-permute,
+// collective-broadcast, their -start/-done forms) over the grid's devices,
+// rng-bit-generator (XLA's Philox and Threefry streams; rng_default is
+// Philox), rng (uniform and normal, from a seed; see rng.h), custom-call
+// (the kernel registered for its target in passes/custom_call_kernels.h,
+// else a stand-in: see custom_call.h and StandInCalls). Refused by Create,
+// with an error naming the instruction: any other op (fft with the reason:
+// its complex numbers), a dot or convolution with pred operands, a tuple
+// constant, a constant whose values were left out (`{...}`), a called
+// computation of the wrong arity or types, opaque values, and element types
+// element.h does not run; the executor never guesses.
 #ifndef RUNTIME_EXECUTOR_H_
 #define RUNTIME_EXECUTOR_H_
 

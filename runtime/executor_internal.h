@@ -32,7 +32,8 @@ struct Compiled {
   std::vector<Info> out;                    // array leaves it allocates
   std::vector<RelayoutPlan> plans;          // copy: one per array leaf
   bool moves_data = true;                   // transpose: false when a bitcast
-  std::unique_ptr<ScalarProgram> to_apply;  // an array op's to_apply
+  std::vector<ScalarProgram> programs;      // an array op's called computations
+  const ScalarProgram* to_apply() const { return programs.empty() ? nullptr : programs.data(); }
   int position = 0;                         // in its computation's order
   std::vector<int> operands;                // the operands' positions
   int64_t work = 0;                         // steps it counts per execution

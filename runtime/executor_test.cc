@@ -188,6 +188,67 @@ TEST(ExecutorOpsTest, Arithmetic) {
             "f16[2] {inf, 2}");
 }
 
+// Inverse trigonometric and hyperbolic functions on floats; leading zeros
+// counted within the integer type's width (all of it for 0).
+TEST(ExecutorOpsTest, InverseAndHyperbolicFunctionsAndLeadingZeros) {
+  const std::string a = "  a = f32[4] constant({1, -1, 0, 0.5})\n";
+  EXPECT_EQ(Eval(a + "  ROOT r = f32[4] acos(a)\n"),
+            "f32[4] {0, 3.14159274, 1.57079637, 1.04719758}");
+  EXPECT_EQ(Eval(a + "  ROOT r = f32[4] asin(a)\n"),
+            "f32[4] {1.57079637, -1.57079637, 0, 0.52359879}");
+  EXPECT_EQ(Eval(a + "  ROOT r = f32[4] atan(a)\n"),
+            "f32[4] {0.785398185, -0.785398185, 0, 0.463647604}");
+  const std::string b = "  b = f32[3] constant({0, 1, -2})\n";
+  EXPECT_EQ(Eval(b + "  ROOT r = f32[3] cosh(b)\n"), "f32[3] {1, 1.54308069, 3.76219559}");
+  EXPECT_EQ(Eval(b + "  ROOT r = f32[3] sinh(b)\n"), "f32[3] {0, 1.17520118, -3.62686038}");
+  EXPECT_EQ(Eval(b + "  ROOT r = f32[3] asinh(b)\n"), "f32[3] {0, 0.881373584, -1.44363546}");
+  EXPECT_EQ(Eval("  c = f32[2] constant({1, 2})\n  ROOT r = f32[2] acosh(c)\n"),
+            "f32[2] {0, 1.31695795}");
+  EXPECT_EQ(Eval("  c = f32[3] constant({0, 0.5, 1})\n  ROOT r = f32[3] atanh(c)\n"),
+            "f32[3] {0, 0.549306154, inf}");
+  EXPECT_EQ(
+      Eval("  c = s32[4] constant({0, 1, -1, 256})\n  ROOT r = s32[4] count-leading-zeros(c)\n"),
+      "s32[4] {32, 31, 0, 23}");
+  EXPECT_EQ(Eval("  c = u4[3] constant({0, 1, 8})\n  ROOT r = u4[3] count-leading-zeros(c)\n"),
+            "u4[3] {4, 3, 0}");
+  EXPECT_THAT(Eval("  c = f32[1] constant({1})\n  ROOT r = f32[1] count-leading-zeros(c)\n"),
+              HasSubstr("count-leading-zeros on f32 is not supported by the executor"));
+}
+
+// opt-barrier and domain hand their operand on; get-dimension-size gives a
+// static dim's size.
+TEST(ExecutorOpsTest, PassThroughsAndDimensionSizes) {
+  EXPECT_EQ(Eval("  a = f32[2] constant({1, -2})\n  b = s32[] constant(7)\n"
+                 "  t = (f32[2], s32[]) tuple(a, b)\n"
+                 "  o = (f32[2], s32[]) opt-barrier(t)\n"
+                 "  ROOT r = f32[2] get-tuple-element(o), index=0\n"),
+            "f32[2] {1, -2}");
+  EXPECT_EQ(
+      Eval("  a = f32[2,3]{0,1} constant({{1, 2, 3}, {4, 5, 6}})\n"
+           "  ROOT d = f32[2,3]{0,1} domain(a), domain={kind=\"sharding\", entry={}, exit={}}\n"),
+      "f32[2,3] {1, 2, 3, 4, 5, 6}");
+  EXPECT_EQ(Eval("  a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n"
+                 "  ROOT d = s32[] get-dimension-size(a), dimensions={1}\n"),
+            "s32[] {3}");
+  EXPECT_THAT(Eval("  a = f32[<=3] constant({1, 2, 3})\n"
+                   "  ROOT d = s32[] get-dimension-size(a), dimensions={0}\n"),
+              HasSubstr("is dynamic; the executor keeps no runtime sizes"));
+}
+
+// async-start runs the wrapped computation (its context is zeros);
+// async-update hands the state on; async-done gives the result.
+TEST(ExecutorOpsTest, AsyncOpsRunTheWrappedComputation) {
+  const std::string ab = "  a = f32[2] constant({1, 2})\n  b = f32[2] constant({3, 5})\n";
+  EXPECT_EQ(Eval(ab + "  s = ((f32[2], f32[2]), f32[2]) add-start(a, b)\n"
+                      "  u = ((f32[2], f32[2]), f32[2]) add-update(s)\n"
+                      "  ROOT d = f32[2] add-done(u)\n"),
+            "f32[2] {4, 7}");
+  EXPECT_EQ(Eval(ab + "  s = ((f32[2]), f32[2], s32[]) async-start(a), calls=wrapped\n"
+                      "  ROOT d = f32[2] async-done(s)\n",
+                 "wrapped {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p)\n}\n\n"),
+            "f32[2] {-1, -2}");
+}
+
 // XLA's type=TOTALORDER: -NaN < -inf < -0 < +0 < +inf < +NaN, and a NaN
 // equals a NaN of the same bits; without it, IEEE's partial order. Array
 // ops and the scalar computations of reduce share the rule.

@@ -18,7 +18,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 // What a frame's result is for in its caller.
-enum class Role { kEntry, kCall, kCondition, kBody, kBranch };
+enum class Role { kEntry, kCall, kCondition, kBody, kBranch, kAsync };
 
 struct Frame {
   const CompiledComputation* computation;
@@ -52,6 +52,22 @@ absl::StatusOr<Value> CopyLeaves(const Value& v, const Compiled& c, size_t& leaf
   return dst;
 }
 
+// A value of `shape` with every array leaf zero, its infos taken from
+// `out` from `leaf` on (the order the compiler's leaves have).
+absl::StatusOr<Value> ZeroValue(const Shape& shape, absl::Span<const Info> out, size_t& leaf) {
+  if (shape.IsToken()) return Value::Token();
+  if (shape.IsTuple()) {
+    std::vector<Value> elements;
+    for (const Shape& s : shape.tuple_shapes()) {
+      absl::StatusOr<Value> e = ZeroValue(s, out, leaf);
+      if (!e.ok()) return e;
+      elements.push_back(*std::move(e));
+    }
+    return Value::Tuple(std::move(elements));
+  }
+  return Value::Allocate(out[leaf++]);
+}
+
 Value Rebadged(const Value& v, const Info& info) {
   Value out = v;
   out.info = info;
@@ -77,6 +93,17 @@ absl::StatusOr<Value> Done(const HloInstruction& i, const Value& start) {
     return absl::InvalidArgumentError(absl::StrCat(Where(i), ": its -start holds no result"));
   }
   return start.elements[1];
+}
+
+bool HandsOn(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kTuple: case HloOpcode::kGetTupleElement: case HloOpcode::kAsyncDone:
+    case HloOpcode::kAsyncUpdate: case HloOpcode::kDomain:
+    case HloOpcode::kOptimizationBarrier:
+      return true;
+    default:
+      return false;
+  }
 }
 
 class Interpreter {
@@ -155,6 +182,19 @@ absl::Status Interpreter::Resume(Value result, Role role) {
     case Role::kCall:
     case Role::kBranch:
       return finish(std::move(result));
+    case Role::kAsync: {
+      // ((operands...), result, context...): the wrapped computation ran at
+      // once; the context (ids a runtime would keep) is zeros.
+      const Compiled& c = p_.compiled.at(&i);
+      size_t leaf = 0;
+      absl::StatusOr<Value> state = ZeroValue(i.shape(), c.out, leaf);
+      if (!state.ok()) return state.status();
+      std::vector<Value> operands;
+      for (int k : c.operands) operands.push_back(f.values[k]);
+      state->elements[0] = Value::Tuple(std::move(operands));
+      state->elements[1] = std::move(result);
+      return finish(*std::move(state));
+    }
     case Role::kCondition: {
       if (!result.info->Load(result.data(), result.info->Slot({})).i) {
         return finish(std::move(f.loop_state));
@@ -230,6 +270,17 @@ absl::StatusOr<bool> Interpreter::Step(Frame& f) {
            std::move(args), Role::kCall);
       return true;
     }
+    case HloOpcode::kAsyncStart: {
+      const HloComputation* wrapped = i.called_computation("calls");
+      if (wrapped == nullptr || !i.shape().IsTuple() || i.shape().tuple_shapes().size() < 2) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(Where(i), ": needs calls= and a ((operands...), result, ...) shape"));
+      }
+      std::vector<Value> args;
+      for (const Value* v : ops) args.push_back(*v);
+      Push(wrapped, std::move(args), Role::kAsync);
+      return true;
+    }
     case HloOpcode::kWhile:
       f.loop_state = *ops[0];
       Push(i.called_computation("condition"), {*ops[0]}, Role::kCondition);
@@ -246,10 +297,9 @@ absl::StatusOr<bool> Interpreter::Step(Frame& f) {
   absl::StatusOr<Value> v = IsCollective(i.opcode()) ? Collective(i, c, std::move(ops))
                                                       : Local(i, c, std::move(ops));
   if (!v.ok()) return v.status();
-  // A tuple or get-tuple-element hands on values made elsewhere: they must
-  // be in the layouts written here (the copies and transposes that read
-  // them planned for those).
-  if (i.opcode() == HloOpcode::kTuple || i.opcode() == HloOpcode::kGetTupleElement) {
+  // These hand on values made elsewhere: they must be in the layouts written
+  // here (the copies and transposes that read them planned for those).
+  if (HandsOn(i.opcode())) {
     v = Conformed(*std::move(v), i);
     if (!v.ok()) return v.status();
   }
@@ -296,7 +346,13 @@ absl::StatusOr<Value> Interpreter::Local(const HloInstruction& i, const Compiled
       ++run_.stats.stand_in_calls;
       return StandInCustomCall(i, ops, c.out);
     case HloOpcode::kAddDependency: case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kAsyncUpdate: case HloOpcode::kDomain:
       return *ops[0];
+    case HloOpcode::kAsyncDone:
+      if (ops[0]->kind != Value::Kind::kTuple || ops[0]->elements.size() < 2) {
+        return absl::InvalidArgumentError(absl::StrCat(Where(i), ": its start holds no result"));
+      }
+      return ops[0]->elements[1];
     case HloOpcode::kInfeed:
       return Infeed(i);
     case HloOpcode::kOutfeed: {
@@ -307,12 +363,12 @@ absl::StatusOr<Value> Interpreter::Local(const HloInstruction& i, const Compiled
     case HloOpcode::kDot:
     case HloOpcode::kConvolution: {
       const auto start = std::chrono::steady_clock::now();
-      absl::StatusOr<Value> v = ArrayOp(i, ops, c.out, c.to_apply.get());
+      absl::StatusOr<Value> v = ArrayOp(i, ops, c.out, c.to_apply());
       run_.stats.dot_seconds += SecondsSince(start);
       return v;
     }
     default:
-      return ArrayOp(i, ops, c.out, c.to_apply.get());
+      return ArrayOp(i, ops, c.out, c.to_apply());
   }
 }
 
@@ -357,7 +413,7 @@ absl::StatusOr<Value> Interpreter::Collective(const HloInstruction& i, const Com
         peers->source ? &views.at(*peers->source) : nullptr;
     return CollectivePermuteResult(i, source, views.at(rank), c.out);
   }
-  return CollectiveResult(i, views, rank, c.out, c.to_apply.get());
+  return CollectiveResult(i, views, rank, c.out, c.to_apply());
 }
 
 // An infeed's (data, token): each array leaf of the data from the options'

@@ -6,10 +6,15 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/hlo_literal.h"
 #include "runtime/batch_norm.h"
+#include "runtime/bits.h"
 #include "runtime/dot_kernel.h"
 #include "runtime/gather_scatter.h"
+#include "runtime/linalg.h"
+#include "runtime/map.h"
 #include "runtime/ops_util.h"
 #include "runtime/rng.h"
+#include "runtime/sort.h"
+#include "runtime/window.h"
 #include "xla_layout/primitive_type.h"
 
 namespace xla_layout::runtime {
@@ -534,15 +539,37 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kBatchNormTraining: case HloOpcode::kBatchNormInference:
     case HloOpcode::kBatchNormGrad:
     case HloOpcode::kRng: case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kBitcastConvert: case HloOpcode::kSort:
+    case HloOpcode::kTopK: case HloOpcode::kCholesky: case HloOpcode::kTriangularSolve:
+    case HloOpcode::kReduceWindow: case HloOpcode::kSelectAndScatter: case HloOpcode::kMap:
+    case HloOpcode::kDynamicReshape: case HloOpcode::kGetDimensionSize:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
   }
 }
 
+absl::string_view RefusalReason(HloOpcode op) {
+  return op == HloOpcode::kFft ? kFftRefusal : "";
+}
+
 absl::Status CheckArrayOp(const HloInstruction& inst) {
   const HloOpcode op = inst.opcode();
   if (op == HloOpcode::kRng || op == HloOpcode::kRngBitGenerator) return CheckRng(inst);
+  switch (op) {
+    case HloOpcode::kBitcastConvert: return CheckBitcastConvert(inst);
+    case HloOpcode::kReducePrecision: return CheckReducePrecision(inst);
+    case HloOpcode::kSort: return CheckSort(inst);
+    case HloOpcode::kTopK: return CheckTopK(inst);
+    case HloOpcode::kCholesky: return CheckCholesky(inst);
+    case HloOpcode::kTriangularSolve: return CheckTriangularSolve(inst);
+    case HloOpcode::kReduceWindow: return CheckReduceWindow(inst);
+    case HloOpcode::kSelectAndScatter: return CheckSelectAndScatter(inst);
+    case HloOpcode::kMap: return CheckMap(inst);
+    case HloOpcode::kDynamicReshape: return CheckDynamicReshape(inst);
+    case HloOpcode::kGetDimensionSize: return CheckGetDimensionSize(inst);
+    default: break;
+  }
   auto fail = [&](absl::string_view why) {
     return absl::UnimplementedError(absl::StrCat(inst.name(), " (", HloOpcodeString(op),
                                                  "): ", why));
@@ -617,6 +644,18 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
       return BatchNorm(inst, ops, out);
     case HloOpcode::kRngBitGenerator: return RngBitGenerator(inst, ops, out);
     case HloOpcode::kRng: return RngOp(inst, ops, o, InstructionSeed(inst));
+    case HloOpcode::kBitcastConvert: return BitcastConvert(*ops[0], o);
+    case HloOpcode::kReducePrecision: return ReducePrecision(inst, *ops[0], o);
+    case HloOpcode::kSort: return Sort(inst, ops, out, *to_apply);
+    case HloOpcode::kTopK: return TopK(inst, *ops[0], out);
+    case HloOpcode::kCholesky: return Cholesky(inst, *ops[0], o);
+    case HloOpcode::kTriangularSolve: return TriangularSolve(inst, *ops[0], *ops[1], o);
+    case HloOpcode::kReduceWindow: return ReduceWindow(inst, ops, out, *to_apply);
+    case HloOpcode::kSelectAndScatter:
+      return SelectAndScatter(inst, ops, o, to_apply[0], to_apply[1]);
+    case HloOpcode::kMap: return Map(ops, o, *to_apply);
+    case HloOpcode::kDynamicReshape: return DynamicReshape(inst, ops, o);
+    case HloOpcode::kGetDimensionSize: return GetDimensionSize(inst, o);
     default: return Elementwise(inst, ops, o);
   }
 }
