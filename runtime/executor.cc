@@ -102,27 +102,37 @@ bool CountsBytes(const HloInstruction& i) {
 }
 
 // What an array of `shape` costs the executor before it is made: its
-// buffer, the slot tables of its ArrayInfo and, for an entry parameter, the
-// logical input it is laid out from.
-absl::StatusOr<int64_t> Footprint(const Shape& shape, bool is_input) {
+// buffer; and the slot tables of its ArrayInfo plus, for an entry
+// parameter, the logical input it is laid out from, which live for the
+// whole run.
+struct Footprint {
+  int64_t buffer = 0;
+  int64_t tables = 0;
+  int64_t input = 0;
+};
+
+absl::StatusOr<Footprint> FootprintOf(const Shape& shape, bool is_input) {
   absl::StatusOr<TiledLayout> tiled = TiledLayout::Create(shape);
   if (!tiled.ok()) return tiled.status();
-  int64_t dims = 0;
-  for (int64_t d : shape.dimensions()) dims += d;
-  int64_t bytes = tiled->byte_size() + dims * static_cast<int64_t>(sizeof(int64_t));
+  Footprint f;
+  for (int64_t d : shape.dimensions()) f.tables += d * static_cast<int64_t>(sizeof(int64_t));
+  f.buffer = tiled->byte_size();
   if (is_input) {
     const int64_t element = std::max<int64_t>(1, PrimitiveBitWidth(shape.element_type()) / 8);
-    bytes += tiled->element_count() * element;
+    f.input = tiled->element_count() * element;
   }
-  return bytes;
+  return f;
 }
 
-// Compiles a module into a Program, counting the bytes it will need (on
-// every device) before anything is allocated.
+// Compiles a module into a Program, checking the bytes it will need (on
+// every device) before anything is allocated: each array before its index
+// tables are built, and the whole run's peak (PeakBufferBytes) at the end.
 class Compiler {
  public:
   explicit Compiler(Program& program) : p_(program) {}
   absl::Status CompileAll(const HloComputation& entry);
+  // `buffers` more bytes alive at the peak; `where` names what reached it.
+  absl::Status CheckBytes(int64_t buffers, absl::string_view where) const;
 
  private:
   absl::Status CompileComputation(const HloComputation& c);
@@ -130,36 +140,38 @@ class Compiler {
                                   const absl::flat_hash_map<const HloInstruction*, int>& at);
   absl::Status CompileLeaves(const HloInstruction& i, const std::vector<const Shape*>& leaves,
                              Compiled& c);
-  absl::Status Reserve(const HloInstruction& i, int64_t bytes);
 
   Program& p_;
-  int64_t bytes_ = 0;  // on one device
+  int64_t fixed_ = 0;  // index tables and inputs, on one device
+  // One ArrayInfo per distinct shape: its index tables are as large as the
+  // sum of its dims, and a module repeats its shapes.
+  absl::flat_hash_map<std::string, Info> infos_;
 };
 
-absl::Status Compiler::Reserve(const HloInstruction& i, int64_t bytes) {
+absl::Status Compiler::CheckBytes(int64_t buffers, absl::string_view where) const {
   const int64_t devices = p_.grid.device_count();
-  bytes_ = bytes > (int64_t{1} << 62) / devices - bytes_ ? (int64_t{1} << 62) / devices
-                                                         : bytes_ + bytes;
+  const int64_t cap = (int64_t{1} << 62) / devices;
+  const int64_t bytes = buffers > cap - fixed_ ? cap : fixed_ + buffers;
   const int64_t limit = p_.options.max_bytes;
   const std::string total = absl::StrCat(
-      devices == 1 ? "" : absl::StrCat(devices, " devices x "), "at least ", bytes_, " bytes");
+      devices == 1 ? "" : absl::StrCat(devices, " devices x "), "at least ", bytes, " bytes");
   // Under a gigabyte any machine that runs this has room; above, ask.
-  if (bytes_ * devices > (int64_t{1} << 30)) {
-    absl::Status machine = CheckAllocationSize(bytes_ * devices, "the module's run");
+  if (bytes * devices > (int64_t{1} << 30)) {
+    absl::Status machine = CheckAllocationSize(bytes * devices, "the module's run");
     if (!machine.ok()) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "the module is too large for this machine: its run needs ", total, " (", Where(i),
-          " reached it): ", machine.message()));
+          "the module is too large for this machine: its run needs ", total, " (", where,
+          "): ", machine.message()));
     }
   }
-  if (bytes_ <= limit / devices) return absl::OkStatus();
+  if (bytes <= limit / devices) return absl::OkStatus();
   return absl::ResourceExhaustedError(absl::StrCat(
-      "the module's run needs ", total, " (buffers, index tables and inputs; ", Where(i),
-      " reached it), over the executor's limit of ", limit, " (--max-memory raises it)"));
+      "the module's run needs ", total, " (buffers at their peak, index tables and inputs; ",
+      where, "), over the executor's limit of ", limit, " (--max-memory raises it)"));
 }
 
-// The result's array leaves (`leaves`) into c.out, each reserved before it
-// is made; opaque values are refused, in the result and in the
+// The result's array leaves (`leaves`) into c.out, each checked before its
+// tables are made; opaque values are refused, in the result and in the
 // operands.
 absl::Status Compiler::CompileLeaves(const HloInstruction& i,
                                      const std::vector<const Shape*>& leaves, Compiled& c) {
@@ -169,14 +181,22 @@ absl::Status Compiler::CompileLeaves(const HloInstruction& i,
       return Unsupported(
           i, absl::StrCat(leaf->ToString(), " values are not supported by the executor"));
     }
-    if (CountsBytes(i)) {
-      absl::StatusOr<int64_t> bytes = Footprint(*leaf, input);
-      if (!bytes.ok()) return Unsupported(i, bytes.status().message());
-      absl::Status room = Reserve(i, *bytes);
-      if (!room.ok()) return room;
+    absl::StatusOr<Footprint> f = FootprintOf(*leaf, input);
+    if (!f.ok()) return Unsupported(i, f.status().message());
+    if (CountsBytes(i) || CallsComputations(i.opcode())) c.bytes += f->buffer;
+    fixed_ += f->input;
+    const std::string key = leaf->ToString();
+    auto known = infos_.find(key);
+    if (known != infos_.end()) {
+      c.out.push_back(known->second);
+      continue;
     }
+    fixed_ += f->tables;
+    absl::Status room = CheckBytes(f->buffer, absl::StrCat(Where(i), " reached it"));
+    if (!room.ok()) return room;
     absl::StatusOr<Info> info = ArrayInfo::Create(*leaf);
     if (!info.ok()) return Unsupported(i, info.status().message());
+    infos_[key] = *info;
     c.out.push_back(*std::move(info));
   }
   for (const HloInstruction* o : i.operands()) {
@@ -188,6 +208,7 @@ absl::Status Compiler::CompileLeaves(const HloInstruction& i,
   }
   return absl::OkStatus();
 }
+
 // A copy's plan per array leaf.
 absl::Status CompileCopy(const HloInstruction& i, const std::vector<const Shape*>& leaves,
                          Compiled& c) {
@@ -369,6 +390,7 @@ absl::Status Compiler::CompileComputation(const HloComputation& comp) {
     absl::Status s = CompileInstruction(*cc.order[k], static_cast<int>(k), at);
     if (!s.ok()) return s;
   }
+  PlanReleases(p_, cc);
   p_.computations[&comp] = std::move(cc);
   return absl::OkStatus();
 }
@@ -484,6 +506,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const HloModule& modu
   p.grid = *grid;
   Compiler compiler(p);
   absl::Status s = compiler.CompileAll(*module.entry());
+  if (!s.ok()) return s;
+  s = compiler.CheckBytes(PeakBufferBytes(p), "the whole run");
   if (!s.ok()) return s;
   // One pass over the entry (loop bodies once) is the least a run does.
   int64_t once = 0;

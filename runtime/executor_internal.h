@@ -37,6 +37,9 @@ struct Compiled {
   int position = 0;                         // in its computation's order
   std::vector<int> operands;                // the operands' positions
   int64_t work = 0;                         // steps it counts per execution
+  // Buffer bytes of its result that it allocates, or that a callee made and
+  // it hands back (an entry parameter's: the laid-out argument).
+  int64_t bytes = 0;
   // A custom call's registered kernel; null when it runs as a stand-in.
   std::shared_ptr<const CustomCallKernel> kernel;
 };
@@ -46,6 +49,9 @@ struct CompiledComputation {
   const HloComputation* computation = nullptr;
   std::vector<const HloInstruction*> order;
   int root = 0;  // position of the root
+  // release[k]: positions whose value the frame drops after position k ran
+  // (their last use); the root's is never dropped.
+  std::vector<std::vector<int>> release;
 };
 
 struct Program {
@@ -79,6 +85,19 @@ absl::StatusOr<Value> Assemble(const Shape& shape, absl::Span<const LogicalArray
                                size_t& next);
 // Appends the logical array of every array leaf of `v`.
 absl::Status Flatten(const Value& v, std::vector<LogicalArray>& out);
+
+// Whether `op` runs computations the interpreter pushes frames for.
+bool CallsComputations(HloOpcode op);
+
+// Fills `cc.release` (memory_plan.cc); the compiled instructions of `cc`
+// must be in `program`.
+void PlanReleases(const Program& program, CompiledComputation& cc);
+
+// The most buffer bytes alive at once on one device while the entry runs:
+// each computation's values live from their instruction to their last use
+// (or to the last use of a tuple, get-tuple-element or bitcast that holds
+// them), and a callee's peak adds while it runs.
+int64_t PeakBufferBytes(const Program& program);
 
 // Runs `entry` on `arguments` as device `run.device`.
 absl::StatusOr<Value> Interpret(const Program& program, const HloComputation& entry,

@@ -180,5 +180,30 @@ TEST(ExecutorLimitsTest, LongCallChainsRun) {
   EXPECT_EQ(v, 42);
 }
 
+// The bytes checked are the run's peak: a value is dropped after its last
+// reader, so a chain of 100 4 MB steps needs about three of them at once,
+// not 100; a tuple holding its elements keeps them alive.
+TEST(ExecutorLimitsTest, TheLimitIsOnThePeakNotTheSum) {
+  std::string text = "HloModule t\n\nENTRY e {\n  v0 = f32[1048576] parameter(0)\n";
+  for (int k = 1; k <= 100; ++k) {
+    absl::StrAppend(&text, "  v", k, " = f32[1048576] negate(v", k - 1, ")\n");
+  }
+  absl::StrAppend(&text, "  ROOT r = f32[1048576] negate(v100)\n}\n");
+  ExecutorOptions limit;
+  limit.max_bytes = 40 << 20;
+  EXPECT_EQ(CreateError(text, limit), "<created>");
+  std::string held = text;
+  held.replace(held.find("  ROOT r = f32[1048576] negate(v100)"), 36,
+               "  ROOT r = (f32[1048576], f32[1048576], f32[1048576], f32[1048576], "
+               "f32[1048576], f32[1048576], f32[1048576], f32[1048576], f32[1048576], "
+               "f32[1048576]) tuple(v1, v11, v21, v31, v41, v51, v61, v71, v81, v91)");
+  EXPECT_THAT(CreateError(held, limit), HasSubstr("buffers at their peak"));
+  std::unique_ptr<HloModule> m = Parse(text);
+  ASSERT_NE(m, nullptr);
+  LogicalArray input{m->entry()->parameters()[0]->shape(), std::vector<uint8_t>(4 << 20)};
+  absl::StatusOr<std::vector<LogicalArray>> out = RunLogical(*m, {input}, limit);
+  ASSERT_TRUE(out.ok()) << out.status();
+}
+
 }  // namespace
 }  // namespace xla_layout::runtime

@@ -106,6 +106,14 @@ bool HandsOn(HloOpcode op) {
   }
 }
 
+// Stores the value of the instruction at `f.next` and moves on, dropping
+// the values it was the last to read.
+void Finish(Frame& f, Value v) {
+  f.values[f.next] = std::move(v);
+  for (int j : f.computation->release[f.next]) f.values[j] = Value();
+  ++f.next;
+}
+
 class Interpreter {
  public:
   Interpreter(const Program& program, DeviceRun& run) : p_(program), run_(run) {}
@@ -175,7 +183,7 @@ absl::Status Interpreter::Resume(Value result, Role role) {
   auto finish = [&](Value v) -> absl::Status {
     absl::StatusOr<Value> conformed = Conformed(std::move(v), i);
     if (!conformed.ok()) return conformed.status();
-    f.values[f.next++] = *std::move(conformed);
+    Finish(f, *std::move(conformed));
     return absl::OkStatus();
   };
   switch (role) {
@@ -253,7 +261,7 @@ absl::StatusOr<bool> Interpreter::Step(Frame& f) {
                 absl::StrCat("parameter ", n, " of ", f.computation->computation->name()),
                 run_.stats);
     if (!arg.ok()) return arg.status();
-    f.values[f.next++] = *std::move(arg);
+    Finish(f, *std::move(arg));
     return false;
   }
   absl::Status counted = Count(i, c.work);
@@ -303,7 +311,7 @@ absl::StatusOr<bool> Interpreter::Step(Frame& f) {
     v = Conformed(*std::move(v), i);
     if (!v.ok()) return v.status();
   }
-  f.values[f.next++] = *std::move(v);
+  Finish(f, *std::move(v));
   return false;
 }
 
