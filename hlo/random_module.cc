@@ -75,6 +75,11 @@ class Generator {
   void AddWhile(const Value& a);
   std::string SharedLoop(const Value& a, const std::string& n);
   void AddCallee(const Value& a);
+  std::string Reducer(const std::string& type);
+  std::string RowIndices(int64_t rows, int count);
+  void AddGather(const Value& a);
+  void AddScatter(const Value& a);
+  void AddCollective(const Value& a, bool gather);
 
   std::mt19937_64 rng_;
   const RandomModuleOptions& options_;
@@ -103,6 +108,7 @@ std::string Generator::Build() {
     result = LaidOut(a);
   }
   std::string header = "HloModule random";
+  if (options_.replicas > 1) absl::StrAppend(&header, ", replica_count=", options_.replicas);
   if (rng_() % options_.entry_layout_one_in == 0) {
     std::vector<std::string> ps;
     for (const Value& v : params_) ps.push_back(LaidOut(v));
@@ -213,6 +219,13 @@ void Generator::AddOp() {
     case RandomOp::kReduce: return AddReduce(a);
     case RandomOp::kWhile: return AddWhile(a);
     case RandomOp::kCallee: return AddCallee(a);
+    case RandomOp::kGather: return AddGather(a);
+    case RandomOp::kScatter: return AddScatter(a);
+    case RandomOp::kAllReduce: return AddCollective(a, /*gather=*/false);
+    case RandomOp::kAllGather: return AddCollective(a, /*gather=*/true);
+    case RandomOp::kCustomCall:
+      return Emit(New(a.type, a.dims),
+                  absl::StrCat("custom-call(", a.name, "), custom_call_target=\"RandomVendorOp\""));
   }
 }
 
@@ -374,15 +387,69 @@ void Generator::AddDot() {
                                         "), lhs_contracting_dims={1}, rhs_contracting_dims={0}"));
 }
 
+// The name of an add (and on pred) of two `type` scalars, written once.
+std::string Generator::Reducer(const std::string& type) {
+  const std::string fn = absl::StrCat("reducer_", type);
+  if (reducers_.insert(fn).second) {
+    absl::StrAppend(&extra_, fn, " {\n  l = ", type, "[] parameter(0)\n  r = ", type,
+                    "[] parameter(1)\n  ROOT s = ", type, "[] ", type == "pred" ? "and" : "add",
+                    "(l, r)\n}\n\n");
+  }
+  return fn;
+}
+
+// A constant s32[count] of row numbers in [-1, rows]: some out of range.
+std::string Generator::RowIndices(int64_t rows, int count) {
+  std::vector<int64_t> rows_drawn(count);
+  for (auto& r : rows_drawn) r = static_cast<int64_t>(rng_() % (rows + 2)) - 1;
+  const std::string name = absl::StrCat("i", counter_++);
+  absl::StrAppend(&body_, "  ", name, " = s32[", count, "] constant({", Dims(rows_drawn), "})\n");
+  return name;
+}
+
+void Generator::AddGather(const Value& a) {
+  const int count = 1 + static_cast<int>(rng_() % 4);
+  const std::string idx = RowIndices(a.dims[0], count);
+  std::vector<int64_t> dims = a.dims, offsets, sizes = a.dims;
+  dims[0] = count;
+  sizes[0] = 1;
+  for (size_t d = 1; d < a.dims.size(); ++d) offsets.push_back(d);
+  Emit(New(a.type, dims),
+       absl::StrCat("gather(", a.name, ", ", idx, "), offset_dims={", Dims(offsets),
+                    "}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+                    "slice_sizes={", Dims(sizes), "}"));
+}
+
+void Generator::AddScatter(const Value& a) {
+  const std::string idx = RowIndices(a.dims[0], 2);
+  std::vector<int64_t> rows = a.dims, windows;
+  rows[0] = 2;
+  for (size_t d = 1; d < a.dims.size(); ++d) windows.push_back(d);
+  const Value updates = New(a.type, rows);
+  Emit(updates, absl::StrCat("broadcast(", ScalarConstant(a.type, 1), "), dimensions={}"));
+  Emit(New(a.type, a.dims),
+       absl::StrCat("scatter(", a.name, ", ", idx, ", ", updates.name, "), update_window_dims={",
+                    Dims(windows), "}, inserted_window_dims={0}, "
+                    "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=",
+                    Reducer(a.type)));
+}
+
+void Generator::AddCollective(const Value& a, bool gather) {
+  if (!gather) {
+    return Emit(New(a.type, a.dims), absl::StrCat("all-reduce(", a.name,
+                                                  "), replica_groups={}, to_apply=",
+                                                  Reducer(a.type)));
+  }
+  std::vector<int64_t> dims = a.dims;
+  dims[0] *= options_.replicas;
+  Emit(New(a.type, dims),
+       absl::StrCat("all-gather(", a.name, "), dimensions={0}, replica_groups={}"));
+}
+
 void Generator::AddReduce(const Value& a) {
   if (a.dims.size() < 2) return;
   const bool pred = a.type == "pred";
-  const std::string fn = absl::StrCat("reducer_", a.type);
-  if (reducers_.insert(fn).second) {
-    absl::StrAppend(&extra_, fn, " {\n  l = ", a.type, "[] parameter(0)\n  r = ", a.type,
-                    "[] parameter(1)\n  ROOT s = ", a.type, "[] ", pred ? "and" : "add",
-                    "(l, r)\n}\n\n");
-  }
+  const std::string fn = Reducer(a.type);
   const size_t dim = rng_() % a.dims.size();
   std::vector<int64_t> dims = a.dims;
   dims.erase(dims.begin() + dim);

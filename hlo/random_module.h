@@ -46,6 +46,13 @@ enum class RandomOp {
   kWhile,               // a loop negating a three times; not on pred
   kCallee,              // a fusion, call or conditional around an
                         // elementwise op; not on pred
+  // Not drawn by default (the executor's multi-device and vendor paths):
+  kGather,              // rows of a by constant indices, some out of range
+  kScatter,             // two rows added into a at constant indices, one
+                        // sometimes out of range (its window dropped)
+  kAllReduce,           // over every replica, with add (and on pred)
+  kAllGather,           // along dim 0, over every replica
+  kCustomCall,          // a vendor call of a's shape, on a
 };
 
 struct RandomModuleOptions {
@@ -84,6 +91,9 @@ struct RandomModuleOptions {
   // condition and body (a call graph the layout pass flattens), and a
   // loop's state and body value sometimes write random layouts.
   bool loops_share_bodies = false;
+  // replica_count written in the header when above 1 (collectives then run
+  // over that many devices).
+  int replicas = 1;
 };
 
 // The module's text.

@@ -510,6 +510,82 @@ TEST(ExecutorPropertyTest, LayoutAssignmentPreservesResultsOnEveryTarget) {
   EXPECT_GT(copies, 1000);    // the rewrites do run copies
 }
 
+// Every device's outputs of `module` on inputs from random:SEED (each
+// device its own draws).
+absl::StatusOr<std::vector<std::vector<LogicalArray>>> RunDevices(const HloModule& module,
+                                                                  uint64_t seed, bool strict) {
+  ExecutorOptions options;
+  options.strict_layouts = strict;
+  absl::StatusOr<std::unique_ptr<Executor>> e = Executor::Create(module, options);
+  if (!e.ok()) return e.status();
+  std::vector<std::vector<LogicalArray>> inputs((*e)->grid().device_count());
+  for (size_t d = 0; d < inputs.size(); ++d) {
+    std::mt19937_64 rng(seed * 1000 + d);
+    for (const HloInstruction* p : module.entry()->parameters()) {
+      absl::StatusOr<LogicalArray> a = RandomLogicalArray(p->shape(), rng);
+      if (!a.ok()) return a.status();
+      inputs[d].push_back(*std::move(a));
+    }
+  }
+  return RunLogicalOnDevices(**e, inputs);
+}
+
+// The same property on modules that also gather, scatter, run collectives
+// over 2 or 4 devices and call vendor kernels (stand-ins).
+TEST(ExecutorPropertyTest, LayoutAssignmentPreservesCollectivesGathersAndCustomCalls) {
+  int verified = 0, multi = 0;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    RandomModuleOptions options;
+    for (RandomOp op : {RandomOp::kGather, RandomOp::kScatter, RandomOp::kAllReduce,
+                        RandomOp::kAllGather, RandomOp::kCustomCall}) {
+      options.ops.push_back(op);
+      options.ops.push_back(op);
+    }
+    options.replicas = seed % 2 == 0 ? 2 : 4;
+    const std::string text = RandomHloModule(seed, options);
+    std::unique_ptr<HloModule> original = Parse(text);
+    ASSERT_NE(original, nullptr) << "seed " << seed;
+    auto want = RunDevices(*original, seed, /*strict=*/false);
+    ASSERT_TRUE(want.ok()) << "seed " << seed << ": " << want.status() << "\n" << text;
+    multi += want->size() > 1;
+    for (const std::string& target : TargetConfig::BuiltinNames()) {
+      SCOPED_TRACE(absl::StrCat("seed ", seed, " target ", target, "\n", text));
+      std::unique_ptr<HloModule> m = Parse(text);
+      LayoutAssignment pass(*TargetConfig::Builtin(target));
+      if (!pass.Run(*m).ok()) continue;
+      auto got = RunDevices(*m, seed, /*strict=*/true);
+      ASSERT_TRUE(got.ok()) << got.status() << "\n" << m->ToString();
+      ASSERT_EQ(got->size(), want->size());
+      for (size_t d = 0; d < got->size(); ++d) {
+        ASSERT_EQ((*got)[d].size(), (*want)[d].size());
+        for (size_t k = 0; k < (*got)[d].size(); ++k) {
+          std::optional<int64_t> diff = FirstDifference((*want)[d][k], (*got)[d][k]);
+          ASSERT_FALSE(diff.has_value()) << "device " << d << " output " << k << "\n"
+                                         << m->ToString();
+        }
+      }
+      ++verified;
+    }
+  }
+  EXPECT_GE(verified, 800);  // 200 modules x 5 targets, most laid out
+  EXPECT_EQ(multi, 200);
+  // The draws reach the new ops.
+  int gathers = 0, collectives = 0, calls = 0;
+  for (uint64_t seed = 0; seed < 80; ++seed) {
+    RandomModuleOptions options;
+    options.ops = {RandomOp::kGather, RandomOp::kScatter, RandomOp::kAllReduce,
+                   RandomOp::kAllGather, RandomOp::kCustomCall};
+    options.replicas = 2;
+    const std::string text = RandomHloModule(seed, options);
+    gathers += text.find(" gather(") != std::string::npos;
+    collectives += text.find(" all-reduce(") != std::string::npos;
+    calls += text.find(" custom-call(") != std::string::npos;
+  }
+  EXPECT_GT(gathers, 20);
+  EXPECT_GT(collectives, 20);
+  EXPECT_GT(calls, 20);
+}
+
 // Tokens order infeeds and outfeeds; an infeed reads the options' source
 // in the order it runs, an outfeed's data comes back with the run.
 TEST(ExecutorTest, InfeedReadsTheSourceInOrderAndOutfeedSendsItsData) {
