@@ -17,7 +17,7 @@
 // (equal and different widths; not pred), reduce-precision, the elementwise
 // unary and binary ops of element.h, compare, select, clamp, map, dot
 // (dense only: not a sparse one), convolution (any dim_labels, window and
-// feature_group_count; batch_group_count 1 only), reduce (variadic, any
+// feature_group_count and batch_group_count), reduce (variadic, any
 // scalar to_apply), reduce-window (variadic), select-and-scatter, sort (one
 // or several operands, any comparator; always stable), topk, cholesky,
 // triangular-solve, get-dimension-size (static dims), gather, scatter

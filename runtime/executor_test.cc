@@ -328,6 +328,13 @@ TEST(ExecutorOpsTest, DotConvolutionReduce) {
                  "  ROOT r = f32[1,2,2,1] convolution(x, k), window={size=2x2 stride=2x2 pad=1_0x1_0}, "
                  "dim_labels=b01f_01io->b01f\n"),
             "f32[1,2,2,1] {1, 5, 11, 28}");
+  // batch_group_count=2 (a weight gradient's form): output feature 0 reads
+  // input batch 0 ([1,2,3]), feature 1 batch 1 ([10,20,30]); window 2.
+  EXPECT_EQ(Eval("  l = f32[2,3,1] constant({{{1},{2},{3}},{{10},{20},{30}}})\n"
+                 "  k = f32[2,1,2] constant({{{1,1}},{{1,-1}}})\n"
+                 "  ROOT c = f32[1,2,2] convolution(l, k), window={size=2}, "
+                 "dim_labels=b0f_0io->b0f, batch_group_count=2\n"),
+            "f32[1,2,2] {3, -10, 5, -10}");
   const std::string sum = "sum {\n  l = f32[] parameter(0)\n  r = f32[] parameter(1)\n  ROOT s = f32[] add(l, r)\n}\n\n";
   EXPECT_EQ(Eval("  a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})\n  z = f32[] constant(0)\n"
                  "  ROOT r = f32[2] reduce(a, z), dimensions={1}, to_apply=sum\n", sum),

@@ -425,6 +425,12 @@ absl::StatusOr<Value> Convolution(const HloInstruction& inst, const Value& lhs,
   const int64_t groups = rare.feature_group_count.value_or(1);
   const int64_t cg = rhs.info->dims()[ker.feature];
   const int64_t per_group = out->dims()[res.feature] / groups;
+  // batch_group_count: output feature o reads the input batch group
+  // o / (features / batch groups), which holds the output's batch size of
+  // consecutive input batch entries.
+  const int64_t batch_groups = rare.batch_group_count.value_or(1);
+  const int64_t per_batch_group = out->dims()[res.feature] / batch_groups;
+  const int64_t out_batch = out->dims()[res.batch];
   std::vector<int64_t> kdims;
   for (size_t k = 0; k < spatial; ++k) kdims.push_back(rhs.info->dims()[ker.spatial[k]]);
   std::vector<IndexVector> positions;
@@ -447,7 +453,8 @@ absl::StatusOr<Value> Convolution(const HloInstruction& inst, const Value& lhs,
       for (int64_t ci = 0; ci < cg; ++ci) lfeat[ci] = lhs.info->DimOffset(in.feature, g * cg + ci);
       cached_group = g;
     }
-    li[in.batch] = index[res.batch];
+    const int64_t gb = per_batch_group > 0 ? o / per_batch_group : 0;
+    li[in.batch] = gb * out_batch + index[res.batch];
     ri[ker.batch] = o;
     Accumulator acc{ot, is_float};
     for (const IndexVector& kk : positions) {
@@ -592,9 +599,6 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
     if (op == HloOpcode::kConvolution) {
       const auto& rare = inst.attributes().rare();
       if (!rare.dim_labels) return fail("a convolution needs dim_labels");
-      if (rare.batch_group_count.value_or(1) != 1) {
-        return fail("batch_group_count is not supported by the executor");
-      }
     }
     return absl::OkStatus();
   }
