@@ -97,9 +97,11 @@ void ConstraintBuilder::AddEntryResult(HloComputation* entry) {
                   k < LaidOutLeafCount(entry->root()->shape());
        ++k) {
     if (!ls[k]->has_layout()) continue;
-    Need(SlotOf(entry->root(), k), ls[k]->layout(), "entry result layout",
-         nullptr, entry, 0, k);
-    c_.exact_[SlotOf(entry->root(), k)] = ls[k]->layout();
+    // Written without tiles, on a target that requires them, the result's
+    // layout fixes its order only.
+    const Layout layout = cost_.WithRequiredTiles(*ls[k], ls[k]->layout());
+    Need(SlotOf(entry->root(), k), layout, "entry result layout", nullptr, entry, 0, k);
+    c_.exact_[SlotOf(entry->root(), k)] = layout;
   }
 }
 
@@ -132,8 +134,10 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
           fixed = false;
           continue;
         }
-        Produce(SlotOf(i, k), leaf.layout());
-        c_.exact_[SlotOf(i, k)] = leaf.layout();
+        // No header fixes its bytes: written without tiles, the order binds.
+        const Layout layout = cost_.WithRequiredTiles(leaf, leaf.layout());
+        Produce(SlotOf(i, k), layout);
+        c_.exact_[SlotOf(i, k)] = layout;
       }
       if (fixed) return;
     }
@@ -151,24 +155,37 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
   //   (descending, untiled) says nothing: the value is left to the target as
   //   if nothing were written. A copy's layout is its purpose and always
   //   counts.
+  // On a target that requires tiles, the values delivered from outside the
+  // device program (infeed, custom-call results) and bitcasts keep their
+  // layout as written and are copied into tiles where they are used;
+  // anything else written without tiles fixes the order only (a recv's
+  // data comes from a send of the same program).
   const HloOpcode op = i->opcode();
-  const bool delivered = DeliversLayout(op) || op == HloOpcode::kBitcast;
+  const bool delivered = op == HloOpcode::kInfeed || op == HloOpcode::kBitcast;
+  const bool received = DeliversLayout(op) && !delivered;  // recv, recv-done
   const bool constrained = i->attributes().rare().operand_layout_constraints.has_value();
   for (int k = 0; k < leaves; ++k) {
     const Shape& leaf = *c_.slots_[SlotOf(i, k)].shape;
-    if (delivered || HasAttributesBeyondTiles(leaf.layout()) ||
-        (op == HloOpcode::kCustomCall && (constrained || IsChosenLayout(leaf)))) {
+    if (delivered || (op == HloOpcode::kCustomCall && (constrained || IsChosenLayout(leaf)))) {
       Produce(SlotOf(i, k), leaf.layout());
+    } else if (received || HasAttributesBeyondTiles(leaf.layout())) {
+      Produce(SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()));
     } else if (i->layout_written() &&
                (module_.entry_computation_layout() || op == HloOpcode::kCopy ||
                 IsChosenLayout(leaf))) {
-      c_.hints_.push_back({SlotOf(i, k), leaf.layout(), kHint});
+      c_.hints_.push_back({SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()), kHint});
     }
   }
 }
 
 absl::Status ConstraintBuilder::Build() {
   CreateSlots();
+  for (HloComputation* c : module_.computations()) {
+    for (HloInstruction* i : c->instruction_range()) {
+      if (i->opcode() != HloOpcode::kFusion) continue;
+      for (const auto& called : i->called_computations()) fused_.insert(called.computation);
+    }
+  }
   // Callees first: when mandatory constraints conflict, the one inside a
   // loop body wins and the copy lands outside, where it runs once.
   for (HloComputation* c : module_.MakeComputationPostOrder()) {
