@@ -557,10 +557,32 @@ absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& r
       for (const auto& called : i->called_computations()) fused.insert(called.computation);
     }
   }
+  // An output that is one buffer with a parameter the header pins untiled
+  // is written untiled too (the same bytes).
+  absl::flat_hash_set<const HloInstruction*> aliased_outputs;
+  const HloInstruction* root = module.entry() != nullptr ? module.entry()->root() : nullptr;
+  for (const InputOutputAlias& a : module.input_output_aliases()) {
+    const Shape* in = header && a.parameter >= 0 &&
+                              a.parameter < static_cast<int64_t>(header->parameters.size())
+                          ? ShapeAtIndex(header->parameters[a.parameter], a.parameter_index)
+                          : nullptr;
+    if (root == nullptr || in == nullptr || !in->has_layout() || !in->layout().tiles().empty()) {
+      continue;
+    }
+    if (a.output_index.empty()) {
+      aliased_outputs.insert(root);
+    } else if (a.output_index.size() == 1 && root->opcode() == HloOpcode::kTuple &&
+               a.output_index[0] >= 0 && a.output_index[0] < root->operand_count()) {
+      aliased_outputs.insert(root->operand(a.output_index[0]));
+    }
+  }
   for (HloComputation* c : module.computations()) {
     if (fused.contains(c)) continue;
     for (HloInstruction* i : c->instruction_range()) {
-      if (ExemptFromTiles(*i, module) || bitcast_operands.contains(i)) continue;
+      if (ExemptFromTiles(*i, module) || bitcast_operands.contains(i) ||
+          aliased_outputs.contains(i)) {
+        continue;
+      }
       std::vector<const Shape*> leaves, pinned;
       ArrayLeaves(i->shape(), leaves);
       if (i->opcode() == HloOpcode::kParameter && header &&

@@ -76,7 +76,8 @@ absl::Status VerifyAliasing(const HloModule& module);
 // bitcasts and the values they read (bytes as written), infeed and custom-call results (delivered
 // as the producer writes them), and entry parameters the header pins
 // untiled: `pinned_entry` when given (the header a pass started from, before
-// it wrote its own), else the module's.
+// it wrote its own), else the module's, and the entry outputs
+// input_output_alias makes one buffer with them.
 using RequiresTiles = std::function<bool(const Shape& array)>;
 absl::Status VerifyLayoutInvariants(
     const HloModule& module, const RequiresTiles& requires_tiles = nullptr,

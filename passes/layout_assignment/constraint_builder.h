@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
@@ -63,6 +64,10 @@ class ConstraintBuilder {
   }
 
   void CreateSlots();
+  // Entry outputs that input_output_alias makes one buffer with a
+  // parameter the header pins untiled where the target requires tiles:
+  // they stay untiled (the same bytes), written by a copy at the root.
+  void FindUntiledOutputs();
   void AddChannels();
   absl::Status AddInputOutputAliases();
   void AddEntryResult(HloComputation* entry);
@@ -100,6 +105,8 @@ class ConstraintBuilder {
   LayoutConstraints& c_;
   int batch_ = 0;
   absl::flat_hash_set<const HloComputation*> fused_;
+  // Output slot -> the parameter's layout (FindUntiledOutputs).
+  absl::flat_hash_map<int, Layout> untiled_outputs_;
 };
 
 }  // namespace xla_layout::layout_assignment

@@ -96,7 +96,7 @@ void ConstraintBuilder::AddEntryResult(HloComputation* entry) {
   for (int k = 0; k < static_cast<int>(ls.size()) &&
                   k < LaidOutLeafCount(entry->root()->shape());
        ++k) {
-    if (!ls[k]->has_layout()) continue;
+    if (!ls[k]->has_layout() || untiled_outputs_.contains(SlotOf(entry->root(), k))) continue;
     // Written without tiles, on a target that requires them, the result's
     // layout fixes its order only.
     const Layout layout = cost_.WithRequiredTiles(*ls[k], ls[k]->layout());
@@ -173,7 +173,12 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
     } else if (i->layout_written() &&
                (module_.entry_computation_layout() || op == HloOpcode::kCopy ||
                 IsChosenLayout(leaf))) {
-      c_.hints_.push_back({SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()), kHint});
+      const int slot = SlotOf(i, k);
+      c_.hints_.push_back({slot,
+                           untiled_outputs_.contains(slot)
+                               ? leaf.layout()
+                               : cost_.WithRequiredTiles(leaf, leaf.layout()),
+                           kHint});
     }
   }
 }
@@ -186,6 +191,7 @@ absl::Status ConstraintBuilder::Build() {
       for (const auto& called : i->called_computations()) fused_.insert(called.computation);
     }
   }
+  FindUntiledOutputs();
   // Callees first: when mandatory constraints conflict, the one inside a
   // loop body wins and the copy lands outside, where it runs once.
   for (HloComputation* c : module_.MakeComputationPostOrder()) {
@@ -226,6 +232,26 @@ void ConstraintBuilder::AddChannels() {
   }
 }
 
+void ConstraintBuilder::FindUntiledOutputs() {
+  HloComputation* entry = module_.entry();
+  const auto& header = module_.entry_computation_layout();
+  if (entry == nullptr || entry->root() == nullptr || !header) return;
+  std::vector<HloInstruction*> params = entry->parameters();
+  for (const InputOutputAlias& a : module_.input_output_aliases()) {
+    if (a.parameter < 0 || a.parameter >= static_cast<int64_t>(params.size()) ||
+        a.parameter >= static_cast<int64_t>(header->parameters.size()) ||
+        params[a.parameter] == nullptr) {
+      continue;
+    }
+    const int out = LeafAt(entry->root()->shape(), a.output_index);
+    const Shape* in = ShapeAtIndex(header->parameters[a.parameter], a.parameter_index);
+    if (out >= 0 && in != nullptr && IsLaidOut(*in) && in->has_layout() &&
+        cost_.LacksRequiredTiles(*in, in->layout())) {
+      untiled_outputs_[SlotOf(entry->root(), out)] = in->layout();
+    }
+  }
+}
+
 // input_output_alias: an output and the parameter buffer it reuses have one
 // layout, whichever side the header fixes; fixed to two layouts, refused.
 absl::Status ConstraintBuilder::AddInputOutputAliases() {
@@ -256,6 +282,13 @@ absl::Status ConstraintBuilder::AddInputOutputAliases() {
             "} one buffer, but the entry layout fixes them to ",
             fixed_out->layout().ToString(), " and ", fixed_in->layout().ToString()));
       }
+    }
+    auto untiled = untiled_outputs_.find(SlotOf(entry->root(), out));
+    if (untiled != untiled_outputs_.end()) {
+      // The value is computed in tiles; a copy at the root writes the buffer.
+      c_.operand_layouts_.push_back({untiled->first, untiled->second, "input_output_alias",
+                                     nullptr, entry, 0, out});
+      continue;
     }
     c_.edges_.push_back({SlotOf(params[a.parameter], in), SlotOf(entry->root(), out),
                          Relation::kSame, "input_output_alias", nullptr, entry, 0, out});

@@ -13,9 +13,12 @@
 namespace xla_layout {
 namespace {
 
-// The built-in tables (SPEC section 5). TPU: 32-bit arrays of rank >= 2 in
-// (8,128) tiles; 16-bit ones also pair rows into 32-bit words, (2,1); 8-bit
-// ones put four rows in a word, (4,1). CPUs pack f32 matmul operands like
+// The built-in tables (SPEC section 5). TPU: every array of 8 to 64 bits
+// and rank >= 1 is tiled (required), as a TPU keeps its memory; rank >= 2 in
+// (8,128) tiles, or 4, 2 or 1 rows where fewer pad less; 16-bit ones also
+// pair rows into 32-bit words, (2,1); 8-bit ones put four rows in a word,
+// (4,1); rank 1 in one 4 KiB vector register's worth (1024 32-bit
+// elements) or a quarter of one for short arrays. CPUs pack f32 matmul operands like
 // IREE's data tiling: 8x8x1 (AVX2, arm64), 16x16x1 (AVX-512). The padding
 // limit of 1.5 lets e.g. f32[100,200] tile (104x256 slots: 1.33x) but
 // refuses the tiny-dim cases users complain about (u32[12582912,1] would
