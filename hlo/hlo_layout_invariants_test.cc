@@ -28,6 +28,52 @@ TEST(LayoutInvariantsTest, Bitcast) {
               HasSubstr("bitcast of f32[4,8]{1,0:T(8,128)} is not the same bytes"));
 }
 
+// A target's rule: f32 arrays of rank >= 1 need tiles.
+std::string CheckTiles(absl::string_view text) {
+  std::unique_ptr<HloModule> m = ParseTestModule(text);
+  if (m == nullptr) return "parse failed";
+  return std::string(
+      VerifyLayoutInvariants(*m, [](const Shape& s) { return s.element_type() == F32; })
+          .message());
+}
+
+TEST(LayoutInvariantsTest, RequiredTiles) {
+  // Tiled everywhere; the s32 array is not the rule's.
+  EXPECT_EQ(CheckTiles("HloModule m\nENTRY e {\n  p = f32[8]{0:T(256)} parameter(0)\n"
+                       "  i = s32[8]{0} parameter(1)\n"
+                       "  ROOT n = f32[8]{0:T(256)} negate(p)\n}\n"),
+            "");
+  EXPECT_THAT(CheckTiles("HloModule m\nENTRY e {\n  p = f32[8]{0:T(256)} parameter(0)\n"
+                         "  ROOT n = f32[8]{0} negate(p)\n}\n"),
+              HasSubstr("instruction 'n': array 0 is f32[8]{0}, without the tiles the target "
+                        "requires"));
+  // A parameter is exempt only where the header pins it untiled; what reads
+  // it must be tiled.
+  EXPECT_EQ(CheckTiles("HloModule m, entry_computation_layout={(f32[8]{0})->f32[8]{0:T(256)}}\n"
+                       "ENTRY e {\n  p = f32[8]{0} parameter(0)\n"
+                       "  c = f32[8]{0:T(256)} copy(p)\n"
+                       "  ROOT n = f32[8]{0:T(256)} negate(c)\n}\n"),
+            "");
+  EXPECT_THAT(CheckTiles("HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n"
+                         "  ROOT n = f32[8]{0:T(256)} negate(p)\n}\n"),
+              HasSubstr("instruction 'p': array 0 is f32[8]{0}"));
+  // Fusion bodies are not buffers; views and delivered values are exempt.
+  EXPECT_EQ(CheckTiles(R"(HloModule m
+fused {
+  a = f32[8]{0} parameter(0)
+  ROOT n = f32[8]{0} negate(a)
+}
+ENTRY e {
+  tok = token[] after-all()
+  in = (f32[8]{0}, token[]) infeed(tok)
+  d = f32[8]{0} get-tuple-element(in), index=0
+  c = f32[8]{0:T(256)} copy(d)
+  ROOT f = f32[8]{0:T(256)} fusion(c), kind=kLoop, calls=fused
+}
+)"),
+            "");
+}
+
 TEST(LayoutInvariantsTest, TupleElements) {
   EXPECT_EQ(Check("HloModule m\nENTRY e {\n  p = f32[4,8]{0,1} parameter(0)\n"
                   "  ROOT t = (f32[4,8]{0,1}) tuple(p)\n}\n"), "");

@@ -526,9 +526,92 @@ absl::Status LayoutRule(const HloInstruction& i, const std::string& what) {
       "': ", what));
 }
 
+// Whether `i`'s result is a view of another value or delivered as written
+// (see VerifyLayoutInvariants): it need not carry the target's tiles.
+bool ExemptFromTiles(const HloInstruction& i, const HloModule& module) {
+  switch (i.opcode()) {
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kTuple:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kCustomCall:
+      return true;
+    case HloOpcode::kParameter:
+      return i.parent() != module.entry();
+    default:
+      return false;
+  }
+}
+
+absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& requires_tiles,
+                                 const std::optional<ComputationLayout>& header) {
+  absl::flat_hash_set<const HloComputation*> fused;
+  absl::flat_hash_set<const HloInstruction*> bitcast_operands;  // bytes as written
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instruction_range()) {
+      if (i->opcode() == HloOpcode::kBitcast && i->operand_count() == 1) {
+        bitcast_operands.insert(i->operand(0));
+      }
+      if (i->opcode() != HloOpcode::kFusion) continue;
+      for (const auto& called : i->called_computations()) fused.insert(called.computation);
+    }
+  }
+  // An output that is one buffer with a parameter the header pins untiled
+  // is written untiled too (the same bytes).
+  absl::flat_hash_set<const HloInstruction*> aliased_outputs;
+  const HloInstruction* root = module.entry() != nullptr ? module.entry()->root() : nullptr;
+  for (const InputOutputAlias& a : module.input_output_aliases()) {
+    const Shape* in = header && a.parameter >= 0 &&
+                              a.parameter < static_cast<int64_t>(header->parameters.size())
+                          ? ShapeAtIndex(header->parameters[a.parameter], a.parameter_index)
+                          : nullptr;
+    if (root == nullptr || in == nullptr || !in->has_layout() || !in->layout().tiles().empty()) {
+      continue;
+    }
+    if (a.output_index.empty()) {
+      aliased_outputs.insert(root);
+    } else if (a.output_index.size() == 1 && root->opcode() == HloOpcode::kTuple &&
+               a.output_index[0] >= 0 && a.output_index[0] < root->operand_count()) {
+      aliased_outputs.insert(root->operand(a.output_index[0]));
+    }
+  }
+  for (HloComputation* c : module.computations()) {
+    if (fused.contains(c)) continue;
+    for (HloInstruction* i : c->instruction_range()) {
+      if (ExemptFromTiles(*i, module) || bitcast_operands.contains(i) ||
+          aliased_outputs.contains(i)) {
+        continue;
+      }
+      std::vector<const Shape*> leaves, pinned;
+      ArrayLeaves(i->shape(), leaves);
+      if (i->opcode() == HloOpcode::kParameter && header &&
+          i->parameter_number() < static_cast<int64_t>(header->parameters.size())) {
+        ArrayLeaves(header->parameters[i->parameter_number()], pinned);
+      }
+      for (size_t k = 0; k < leaves.size(); ++k) {
+        const Shape& leaf = *leaves[k];
+        if (leaf.rank() == 0 || !leaf.has_layout() || !leaf.layout().tiles().empty() ||
+            !requires_tiles(leaf)) {
+          continue;
+        }
+        if (k < pinned.size() && pinned[k]->has_layout() && pinned[k]->layout().tiles().empty()) {
+          continue;  // the header pins it untiled: copied where it is used
+        }
+        return LayoutRule(*i, absl::StrCat("array ", k, " is ", leaf.ToString(),
+                                           ", without the tiles the target requires"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-absl::Status VerifyLayoutInvariants(const HloModule& module) {
+namespace {
+
+// The relations between layouts (everything but the required tiles).
+absl::Status VerifyLayoutRelations(const HloModule& module) {
   for (HloComputation* c : module.computations()) {
     for (HloInstruction* i : c->instruction_range()) {
       const HloOpcode op = i->opcode();
@@ -626,6 +709,17 @@ absl::Status VerifyLayoutInvariants(const HloModule& module) {
     }
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status VerifyLayoutInvariants(const HloModule& module, const RequiresTiles& requires_tiles,
+                                    const std::optional<ComputationLayout>* pinned_entry) {
+  absl::Status status = VerifyLayoutRelations(module);
+  if (!status.ok() || !requires_tiles) return status;
+  return VerifyRequiredTiles(module, requires_tiles,
+                             pinned_entry != nullptr ? *pinned_entry
+                                                     : module.entry_computation_layout());
 }
 
 }  // namespace xla_layout

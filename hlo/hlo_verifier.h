@@ -23,6 +23,9 @@
 #ifndef HLO_HLO_VERIFIER_H_
 #define HLO_HLO_VERIFIER_H_
 
+#include <functional>
+#include <optional>
+
 #include "absl/status/status.h"
 #include "hlo/hlo_module.h"
 #include "hlo/source_text.h"
@@ -63,7 +66,22 @@ absl::Status VerifyAliasing(const HloModule& module);
 // a send's data is its operand's, a recv-done's data its recv's; a tuple's
 // elements have its operands' layouts. Layout assignment runs it after
 // every run.
-absl::Status VerifyLayoutInvariants(const HloModule& module);
+//
+// With `requires_tiles` (a target's rule: which arrays of rank >= 1 it
+// keeps in tiles only), every such array has tiles, outside fusion bodies
+// (not buffers of their own) and except where the value is another's or
+// comes from outside as written: get-tuple-element and tuple leaves (their
+// operands' buffers, checked there), parameters of other computations than
+// the entry (their callers' values), recv-done (its recv's buffer),
+// bitcasts and the values they read (bytes as written), infeed and custom-call results (delivered
+// as the producer writes them), and entry parameters the header pins
+// untiled: `pinned_entry` when given (the header a pass started from, before
+// it wrote its own), else the module's, and the entry outputs
+// input_output_alias makes one buffer with them.
+using RequiresTiles = std::function<bool(const Shape& array)>;
+absl::Status VerifyLayoutInvariants(
+    const HloModule& module, const RequiresTiles& requires_tiles = nullptr,
+    const std::optional<ComputationLayout>* pinned_entry = nullptr);
 
 }  // namespace xla_layout
 

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "hlo/hlo_module.h"
@@ -62,6 +64,10 @@ class ConstraintBuilder {
   }
 
   void CreateSlots();
+  // Entry outputs that input_output_alias makes one buffer with a
+  // parameter the header pins untiled where the target requires tiles:
+  // they stay untiled (the same bytes), written by a copy at the root.
+  void FindUntiledOutputs();
   void AddChannels();
   absl::Status AddInputOutputAliases();
   void AddEntryResult(HloComputation* entry);
@@ -86,10 +92,21 @@ class ConstraintBuilder {
   void HandleCollective(HloInstruction* i);
   void HandleDataMovement(HloInstruction* i);
 
+  // Inside a fusion body a value is no buffer of its own: the fused ops
+  // address their operands through the index math, so their edges carry
+  // preferences (no copy) and the parameters keep the fusion operands'
+  // layouts, as in XLA.
+  const char* UnlessFused(const HloInstruction* i, const char* reason) const {
+    return fused_.contains(i->parent()) ? nullptr : reason;
+  }
+
   HloModule& module_;
   const LayoutCostModel& cost_;
   LayoutConstraints& c_;
   int batch_ = 0;
+  absl::flat_hash_set<const HloComputation*> fused_;
+  // Output slot -> the parameter's layout (FindUntiledOutputs).
+  absl::flat_hash_map<int, Layout> untiled_outputs_;
 };
 
 }  // namespace xla_layout::layout_assignment

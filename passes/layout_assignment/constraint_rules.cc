@@ -128,7 +128,7 @@ void ConstraintBuilder::HandleElementwise(HloInstruction* i) {
     bool same_width = PrimitiveBitWidth(s.element_type()) ==
                       PrimitiveBitWidth(i->shape().element_type());
     AddEdges(i, k, 0, same_width ? Relation::kSame : Relation::kOrder,
-             "elementwise operand");
+             UnlessFused(i, "elementwise operand"));
   }
 }
 
@@ -294,7 +294,7 @@ void ConstraintBuilder::HandleDataMovement(HloInstruction* i) {
   for (int k = 0; k < i->operand_count(); ++k) {
     const Shape& s = i->operand(k)->shape();
     if (s.IsArray() && s.rank() == i->shape().rank()) {
-      AddEdges(i, k, 0, Relation::kOrder, "operand dimension order");
+      AddEdges(i, k, 0, Relation::kOrder, UnlessFused(i, "operand dimension order"));
     }
   }
 }
@@ -325,18 +325,19 @@ void ConstraintBuilder::HandleCollective(HloInstruction* i) {
   // buffer it returns; its input may keep any layout.
   const int first = IsInPlaceCollectivePermute(*i) ? 1 : 0;
   for (int k = 0; k + first < i->operand_count() && k < results; ++k) {
-    const Shape& in = i->operand(k + first)->shape();
-    if (LaidOutLeafCount(in) != 1) continue;
-    const Shape& out = *c_.slots_[SlotOf(i, k)].shape;
-    AddEdges(i, k + first, k,
-             in.dimensions() == out.dimensions() ? Relation::kSame : Relation::kOrder,
-             "layout-preserving op");
+    // One order and the same tiles, also where sizes differ (all-gather,
+    // reduce-scatter): each side's padding follows from the other's.
+    if (LaidOutLeafCount(i->operand(k + first)->shape()) != 1) continue;
+    AddEdges(i, k + first, k, Relation::kSame, "layout-preserving op");
   }
-  // constrain_layout=true: the written layouts are the op's contract.
+  // constrain_layout=true: the written layouts are the op's contract; one
+  // written without tiles fixes the order where the target requires tiles
+  // (a TPU keeps every array tiled, whatever the framework wrote).
   for (const HloAttribute& a : i->raw_attributes()) {
     if (a.name != "constrain_layout" || a.value != "true") continue;
     for (int k = 0; k < results; ++k) {
-      Produce(SlotOf(i, k), c_.slots_[SlotOf(i, k)].shape->layout());
+      const Shape& leaf = *c_.slots_[SlotOf(i, k)].shape;
+      Produce(SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()));
     }
   }
   // Tying the outputs ties the inputs too: each input has its output's.
@@ -372,8 +373,8 @@ void ConstraintBuilder::TieVariadic(HloInstruction* i, int inputs, bool inputs_t
 
 // IREE-style data tiling of a rank-2 dot, lhs[M,K] x rhs[K,N] with no batch
 // dims: lhs in M0xK0 tiles, rhs as N-major N0xK0 panels, the result in M0xN0
-// tiles. A tiling the padding rule refuses (M < M0 for a matrix-vector
-// product) is left out. Other dots are left free.
+// tiles. A tiling the padding rule refuses (M < M0) is left out, and so is
+// the matrix of a matrix-vector product. Other dots are left free.
 void ConstraintBuilder::HandleDot(HloInstruction* dot) {
   const auto& a = dot->attributes();
   if (dot->operand_count() != 2 || dot->shape().rank() != 2 ||
@@ -410,7 +411,12 @@ void ConstraintBuilder::HandleDot(HloInstruction* dot) {
     decision.reads = reads[k];
     absl::StatusOr<int64_t> count = op->shape().ElementCount();
     decision.bytes = count.ok() ? *count * PrimitiveByteSize(op->shape().element_type()) : 0;
-    if (!cost_.Acceptable(op->shape(), *operands[k])) {
+    // The matrix of a matrix-vector product (the rhs when M is 1, the lhs
+    // when N is 1) is read element by element once, whatever the table's
+    // min_dot_operand_reads says: packing it, even a constant, gains nothing.
+    if ((k == 1 && m == 1) || (k == 0 && n == 1)) {
+      decision.why = "a matrix-vector product reads each element once";
+    } else if (!cost_.Acceptable(op->shape(), *operands[k])) {
       decision.why = "the tiles would pad too much";
     } else if (op->opcode() == HloOpcode::kConstant) {
       // Laid out at compile time: the constant itself takes the layout.
@@ -497,7 +503,8 @@ absl::Status ConstraintBuilder::HandleCustomCall(HloInstruction* call) {
   for (int k = 0; k < call->operand_count(); ++k) {
     LeafShapes ls = LaidOutLeaves(shapes[k]);
     for (int leaf = 0; leaf < static_cast<int>(ls.size()); ++leaf) {
-      Need(SlotOf(call->operand(k), leaf), ls[leaf]->layout(),
+      // Without tiles, on a target that requires them: the order only.
+      Need(SlotOf(call->operand(k), leaf), cost_.WithRequiredTiles(*ls[leaf], ls[leaf]->layout()),
            "custom-call operand constraint", call, call->parent(), k, leaf);
     }
   }

@@ -96,10 +96,12 @@ void ConstraintBuilder::AddEntryResult(HloComputation* entry) {
   for (int k = 0; k < static_cast<int>(ls.size()) &&
                   k < LaidOutLeafCount(entry->root()->shape());
        ++k) {
-    if (!ls[k]->has_layout()) continue;
-    Need(SlotOf(entry->root(), k), ls[k]->layout(), "entry result layout",
-         nullptr, entry, 0, k);
-    c_.exact_[SlotOf(entry->root(), k)] = ls[k]->layout();
+    if (!ls[k]->has_layout() || untiled_outputs_.contains(SlotOf(entry->root(), k))) continue;
+    // Written without tiles, on a target that requires them, the result's
+    // layout fixes its order only.
+    const Layout layout = cost_.WithRequiredTiles(*ls[k], ls[k]->layout());
+    Need(SlotOf(entry->root(), k), layout, "entry result layout", nullptr, entry, 0, k);
+    c_.exact_[SlotOf(entry->root(), k)] = layout;
   }
 }
 
@@ -132,8 +134,10 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
           fixed = false;
           continue;
         }
-        Produce(SlotOf(i, k), leaf.layout());
-        c_.exact_[SlotOf(i, k)] = leaf.layout();
+        // No header fixes its bytes: written without tiles, the order binds.
+        const Layout layout = cost_.WithRequiredTiles(leaf, leaf.layout());
+        Produce(SlotOf(i, k), layout);
+        c_.exact_[SlotOf(i, k)] = layout;
       }
       if (fixed) return;
     }
@@ -151,24 +155,43 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
   //   (descending, untiled) says nothing: the value is left to the target as
   //   if nothing were written. A copy's layout is its purpose and always
   //   counts.
+  // On a target that requires tiles, the values delivered from outside the
+  // device program (infeed, custom-call results) and bitcasts keep their
+  // layout as written and are copied into tiles where they are used;
+  // anything else written without tiles fixes the order only (a recv's
+  // data comes from a send of the same program).
   const HloOpcode op = i->opcode();
-  const bool delivered = DeliversLayout(op) || op == HloOpcode::kBitcast;
+  const bool delivered = op == HloOpcode::kInfeed || op == HloOpcode::kBitcast;
+  const bool received = DeliversLayout(op) && !delivered;  // recv, recv-done
   const bool constrained = i->attributes().rare().operand_layout_constraints.has_value();
   for (int k = 0; k < leaves; ++k) {
     const Shape& leaf = *c_.slots_[SlotOf(i, k)].shape;
-    if (delivered || HasAttributesBeyondTiles(leaf.layout()) ||
-        (op == HloOpcode::kCustomCall && (constrained || IsChosenLayout(leaf)))) {
+    if (delivered || (op == HloOpcode::kCustomCall && (constrained || IsChosenLayout(leaf)))) {
       Produce(SlotOf(i, k), leaf.layout());
+    } else if (received || HasAttributesBeyondTiles(leaf.layout())) {
+      Produce(SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()));
     } else if (i->layout_written() &&
                (module_.entry_computation_layout() || op == HloOpcode::kCopy ||
                 IsChosenLayout(leaf))) {
-      c_.hints_.push_back({SlotOf(i, k), leaf.layout(), kHint});
+      const int slot = SlotOf(i, k);
+      c_.hints_.push_back({slot,
+                           untiled_outputs_.contains(slot)
+                               ? leaf.layout()
+                               : cost_.WithRequiredTiles(leaf, leaf.layout()),
+                           kHint});
     }
   }
 }
 
 absl::Status ConstraintBuilder::Build() {
   CreateSlots();
+  for (HloComputation* c : module_.computations()) {
+    for (HloInstruction* i : c->instruction_range()) {
+      if (i->opcode() != HloOpcode::kFusion) continue;
+      for (const auto& called : i->called_computations()) fused_.insert(called.computation);
+    }
+  }
+  FindUntiledOutputs();
   // Callees first: when mandatory constraints conflict, the one inside a
   // loop body wins and the copy lands outside, where it runs once.
   for (HloComputation* c : module_.MakeComputationPostOrder()) {
@@ -209,6 +232,26 @@ void ConstraintBuilder::AddChannels() {
   }
 }
 
+void ConstraintBuilder::FindUntiledOutputs() {
+  HloComputation* entry = module_.entry();
+  const auto& header = module_.entry_computation_layout();
+  if (entry == nullptr || entry->root() == nullptr || !header) return;
+  std::vector<HloInstruction*> params = entry->parameters();
+  for (const InputOutputAlias& a : module_.input_output_aliases()) {
+    if (a.parameter < 0 || a.parameter >= static_cast<int64_t>(params.size()) ||
+        a.parameter >= static_cast<int64_t>(header->parameters.size()) ||
+        params[a.parameter] == nullptr) {
+      continue;
+    }
+    const int out = LeafAt(entry->root()->shape(), a.output_index);
+    const Shape* in = ShapeAtIndex(header->parameters[a.parameter], a.parameter_index);
+    if (out >= 0 && in != nullptr && IsLaidOut(*in) && in->has_layout() &&
+        cost_.LacksRequiredTiles(*in, in->layout())) {
+      untiled_outputs_[SlotOf(entry->root(), out)] = in->layout();
+    }
+  }
+}
+
 // input_output_alias: an output and the parameter buffer it reuses have one
 // layout, whichever side the header fixes; fixed to two layouts, refused.
 absl::Status ConstraintBuilder::AddInputOutputAliases() {
@@ -239,6 +282,13 @@ absl::Status ConstraintBuilder::AddInputOutputAliases() {
             "} one buffer, but the entry layout fixes them to ",
             fixed_out->layout().ToString(), " and ", fixed_in->layout().ToString()));
       }
+    }
+    auto untiled = untiled_outputs_.find(SlotOf(entry->root(), out));
+    if (untiled != untiled_outputs_.end()) {
+      // The value is computed in tiles; a copy at the root writes the buffer.
+      c_.operand_layouts_.push_back({untiled->first, untiled->second, "input_output_alias",
+                                     nullptr, entry, 0, out});
+      continue;
     }
     c_.edges_.push_back({SlotOf(params[a.parameter], in), SlotOf(entry->root(), out),
                          Relation::kSame, "input_output_alias", nullptr, entry, 0, out});

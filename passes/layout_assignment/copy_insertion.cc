@@ -118,6 +118,52 @@ HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
   return raw;
 }
 
+constexpr char kTilingRequired[] = "tiling required";
+
+// Uses that view their operand's buffer rather than read it: a
+// get-tuple-element (its tuple's element), a call or conditional (the
+// callee's parameter), a bitcast (the bytes as written), a recv-done (its
+// recv's buffer), and a copy, which changes the layout itself.
+bool ViewsOperand(HloOpcode op) {
+  return op == HloOpcode::kGetTupleElement || op == HloOpcode::kCall ||
+         op == HloOpcode::kConditional || op == HloOpcode::kBitcast ||
+         op == HloOpcode::kRecvDone || op == HloOpcode::kCopy;
+}
+
+// On a target that requires tiles, every use outside fusion bodies that
+// reads a value left untiled (an input the pass may not change) reads a
+// tiled copy of it: `need(user, operand, leaf, layout)` for each leaf.
+template <typename Need>
+void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
+                     LayoutPropagation& propagation, const LayoutCostModel& cost, Need need) {
+  absl::flat_hash_set<const HloComputation*> fused;
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instruction_range()) {
+      if (i->opcode() != HloOpcode::kFusion) continue;
+      for (const auto& called : i->called_computations()) fused.insert(called.computation);
+    }
+  }
+  for (HloComputation* c : module.computations()) {
+    if (fused.contains(c)) continue;
+    for (HloInstruction* user : c->instruction_range()) {
+      if (ViewsOperand(user->opcode()) || !constraints.Covers(user)) continue;
+      for (int k = 0; k < user->operand_count(); ++k) {
+        const HloInstruction* value = user->operand(k);
+        if (!constraints.Covers(value)) continue;
+        const int leaves = LaidOutLeafCount(value->shape());
+        for (int leaf = 0; leaf < leaves; ++leaf) {
+          const int slot = constraints.SlotOf(value, leaf);
+          const Shape& shape = *constraints.slots()[slot].shape;
+          const Layout& have = propagation.LayoutOf(slot);
+          if (cost.LacksRequiredTiles(shape, have)) {
+            need(user, k, leaf, cost.WithRequiredTiles(shape, have));
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation& propagation,
@@ -146,7 +192,10 @@ void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation
     r.copy_seconds = copy_class.ok() ? cost.CopyCost(r.copy_bytes, *copy_class) : 0;
     r.timed = copy_class.ok() && cost.CopyRate(*copy_class) &&
               cost.CopyRate(CopyClass::kContiguous);
-    r.copied = copy_class.ok() && (factor == 0 || r.read_seconds > r.copy_seconds);
+    // An untiled input on a target that requires tiles is copied anyway:
+    // into the layout the convolution prefers.
+    r.copied = copy_class.ok() && (factor == 0 || r.read_seconds > r.copy_seconds ||
+                                   cost.LacksRequiredTiles(shape, have));
     if (r.copied) {
       constraints.AddOperandLayout({p.operand, p.layout, "convolution operand layout", p.conv,
                                     p.conv->parent(), p.operand_index, 0});
@@ -183,6 +232,8 @@ absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraint
   for (const OperandEdge& e : constraints.edges()) {
     if (e.reason == nullptr) continue;
     const Layout& have = propagation.LayoutOf(e.operand);
+    const char* reason =
+        cost.LacksRequiredTiles(*slots[e.operand].shape, have) ? kTilingRequired : e.reason;
     const Layout& want = propagation.LayoutOf(e.result);
     const Shape& shape = *slots[e.operand].shape;
     std::optional<Layout> need;
@@ -192,16 +243,30 @@ absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraint
       need = cost.AdaptTiles(want, result, shape);
     } else {
       need = RelatedLayout(e, constraints, cost, /*toward_operand=*/true, want);
+      // A use that takes an untiled input's layout reads it tiled.
+      if (need) need = cost.WithRequiredTiles(shape, *need);
       if (!need || SamePhysicalLayout(shape, have, *need)) continue;
     }
-    record(e.user, e.computation, e.operand_index, e.leaf, *need, e.reason);
+    record(e.user, e.computation, e.operand_index, e.leaf, *need, reason);
   }
   for (const OperandLayout& n : constraints.operand_layouts()) {
-    if (!SamePhysicalLayout(*slots[n.operand].shape, propagation.LayoutOf(n.operand),
-                            n.layout)) {
-      record(n.user, n.computation, n.operand_index, n.leaf, n.layout, n.reason);
+    const Shape& shape = *slots[n.operand].shape;
+    const Layout& have = propagation.LayoutOf(n.operand);
+    if (!SamePhysicalLayout(shape, have, n.layout)) {
+      record(n.user, n.computation, n.operand_index, n.leaf, n.layout,
+             cost.LacksRequiredTiles(shape, have) ? kTilingRequired : n.reason);
     }
   }
+  AddTilingCopies(module, constraints, propagation, cost,
+                  [&](HloInstruction* user, int operand_index, int leaf, const Layout& layout) {
+                    auto it = use_index.find(std::pair<const void*, int>(user, operand_index));
+                    if (it != use_index.end()) {
+                      for (const auto& [l, _] : uses[it->second].leaves) {
+                        if (l == leaf) return;
+                      }
+                    }
+                    record(user, user->parent(), operand_index, leaf, layout, kTilingRequired);
+                  });
   absl::flat_hash_map<const HloComputation*, Batch> batches;
   // Users that need the same copy of a value share it.
   absl::flat_hash_map<std::pair<const HloInstruction*, std::string>, HloInstruction*>

@@ -33,7 +33,9 @@ void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation
                                std::vector<LayoutAssignmentStats::ConvolutionRead>& reads);
 
 // Inserts the copies `module` needs after its layouts were set from
-// `propagation`, and records each in `copies` with the packing core's class
+// `propagation` (on a target that requires tiles, also a copy into tiles of
+// each untiled input at its first use: reason "tiling required"), and
+// records each in `copies` with the packing core's class
 // for it and its estimated time. An error names the first copy the packing
 // core cannot run (the copies are inserted all the same).
 absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraints,

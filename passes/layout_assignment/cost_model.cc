@@ -31,9 +31,37 @@ bool LayoutCostModel::Acceptable(const Shape& shape, const Layout& layout) const
   return ratio && (limit == 0 || *ratio <= limit);
 }
 
+Layout LayoutCostModel::LeastPaddedVariant(const Shape& shape, const Layout& layout) const {
+  Layout best = layout;
+  std::optional<double> best_ratio;
+  for (std::vector<Tile>& tiles : target_.TileVariants(shape)) {
+    Layout tiled = layout;
+    tiled.set_tiles(std::move(tiles));
+    if (!ValidateLayoutForShape(tiled, shape).ok()) continue;
+    Shape laid_out = shape;
+    laid_out.set_layout(tiled);
+    std::optional<double> ratio = PaddingRatio(laid_out);
+    if (ratio && (!best_ratio || *ratio < *best_ratio)) {
+      best = std::move(tiled);
+      best_ratio = ratio;
+    }
+  }
+  return best;
+}
+
+Layout LayoutCostModel::WithRequiredTiles(const Shape& shape, const Layout& layout) const {
+  if (!layout.tiles().empty() || !target_.RequiresTiles(shape)) return layout;
+  return LeastPaddedVariant(shape, layout);
+}
+
+bool LayoutCostModel::LacksRequiredTiles(const Shape& shape, const Layout& layout) const {
+  return layout.tiles().empty() && target_.RequiresTiles(shape);
+}
+
 Layout LayoutCostModel::TargetTiled(const Shape& shape,
                               absl::Span<const int64_t> m2m) const {
   Layout layout(m2m);
+  if (target_.RequiresTiles(shape)) return LeastPaddedVariant(shape, layout);
   std::vector<Tile> tiles = target_.BaseTiles(shape);
   if (tiles.empty()) return layout;
   Layout tiled = layout;
@@ -141,7 +169,8 @@ Layout LayoutCostModel::AdaptTiles(const Layout& from, const Shape& from_shape,
       PrimitiveBitWidth(to.element_type())) {
     return TargetTiled(to, from.minor_to_major());
   }
-  if (from.tiles().empty() || Acceptable(to, from)) return from;
+  if (from.tiles().empty()) return WithRequiredTiles(to, from);
+  if (Acceptable(to, from)) return from;
   return TargetTiled(to, from.minor_to_major());
 }
 

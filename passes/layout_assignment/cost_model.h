@@ -4,7 +4,9 @@
 //
 // The rule is the target table's: a tiling is refused when its padded bytes
 // exceed max_padding_ratio times the data bytes. Refused means untiled,
-// never a different tile: the pass does not search tile shapes.
+// never a different tile. Where the target requires tiles (a required base
+// tiling) nothing is refused: the variant that pads least is taken, and the
+// free-value search weighs the orders with it.
 #ifndef PASSES_LAYOUT_ASSIGNMENT_COST_MODEL_H_
 #define PASSES_LAYOUT_ASSIGNMENT_COST_MODEL_H_
 
@@ -32,8 +34,19 @@ class LayoutCostModel {
   bool Acceptable(const Shape& shape, const Layout& layout) const;
 
   // Order `m2m` with the target's tiles for `shape`; untiled when the
-  // target has none for it or refuses their padding.
+  // target has none for it or refuses their padding. Where the target
+  // requires tiles, the variant that pads least on that order (the first
+  // listed on a tie), whatever its padding.
   Layout TargetTiled(const Shape& shape, absl::Span<const int64_t> m2m) const;
+
+  // Whether the target keeps arrays like `shape` in tiles only.
+  bool RequiresTiles(const Shape& shape) const { return target_.RequiresTiles(shape); }
+  // Whether `layout` of `shape` is untiled where the target requires tiles.
+  bool LacksRequiredTiles(const Shape& shape, const Layout& layout) const;
+  // `layout` as a target that requires tiles reads an untiled one: its
+  // order (and other attributes) with the least padded variant added.
+  // Unchanged when tiled already or when the target does not require tiles.
+  Layout WithRequiredTiles(const Shape& shape, const Layout& layout) const;
 
   // The layout of a value no constraint reaches: descending order with the
   // target's tiles. When the padding rule refuses them, size-1 dims move
@@ -65,7 +78,8 @@ class LayoutCostModel {
 
   // `from`, a layout of `from_shape`, carried to `to` in the same order:
   // its tiles when the element widths match and `to` accepts them, else the
-  // target's tiles for `to`.
+  // target's tiles for `to` (an untiled `from` stays untiled unless the
+  // target requires tiles for `to`).
   Layout AdaptTiles(const Layout& from, const Shape& from_shape,
                     const Shape& to) const;
 
@@ -82,6 +96,9 @@ class LayoutCostModel {
 
  private:
   Default SearchFreeLayout(const Shape& shape, absl::Span<const int64_t> keep_major) const;
+  // `layout` with the target's tile variant that pads `shape` least; as it
+  // is when no variant is valid for the shape.
+  Layout LeastPaddedVariant(const Shape& shape, const Layout& layout) const;
   // Slots over padding (TargetConfig::PaddingRatio), memoized per
   // shape; none when the index math refuses the shape.
   std::optional<double> PaddingRatio(const Shape& shape) const;

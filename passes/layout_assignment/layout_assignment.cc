@@ -48,6 +48,72 @@ bool ApplyLayouts(const LayoutConstraints& constraints,
   return changed;
 }
 
+// Leaf by leaf, writes `from`'s layouts on `to` where they are physically
+// the same but written otherwise (size-1 dims placed elsewhere); returns
+// whether any changed.
+bool WriteAs(const Shape& from, Shape& to) {
+  if (from.IsTuple() && to.IsTuple()) {
+    bool changed = false;
+    for (size_t k = 0; k < from.tuple_shapes().size() && k < to.tuple_shapes().size(); ++k) {
+      changed |= WriteAs(from.tuple_shapes()[k], to.mutable_tuple_shapes()[k]);
+    }
+    return changed;
+  }
+  if (!layout_assignment::IsLaidOut(from) || !layout_assignment::IsLaidOut(to) ||
+      !from.has_layout() || !to.has_layout() || from.layout() == to.layout() ||
+      from.dimensions() != to.dimensions() ||
+      !SamePhysicalLayout(to, from.layout(), to.layout())) {
+    return false;
+  }
+  to.set_layout(from.layout());
+  return true;
+}
+
+// A view is written in its value's layout, as XLA's layout-sensitive
+// verifier compares them as written: a tuple's elements are its operands',
+// a get-tuple-element is its tuple element, a fused parameter is the
+// fusion's operand. Callers first, so that a fused parameter sees its
+// operand's final layout.
+bool WriteViewsAsTheirValues(HloModule& module) {
+  bool changed = false;
+  std::vector<HloComputation*> order = module.MakeComputationPostOrder();
+  for (auto c = order.rbegin(); c != order.rend(); ++c) {
+    for (HloInstruction* i : (*c)->instruction_range()) {
+      switch (i->opcode()) {
+        case HloOpcode::kTuple:
+          for (int k = 0; k < i->operand_count() &&
+                          k < static_cast<int>(i->shape().tuple_shapes().size());
+               ++k) {
+            changed |= WriteAs(i->operand(k)->shape(), i->mutable_shape()->mutable_tuple_shapes()[k]);
+          }
+          break;
+        case HloOpcode::kGetTupleElement: {
+          const auto& index = i->attributes().index;
+          const Shape& tuple = i->operand(0)->shape();
+          if (index && tuple.IsTuple() && *index >= 0 &&
+              *index < static_cast<int64_t>(tuple.tuple_shapes().size())) {
+            changed |= WriteAs(tuple.tuple_shapes()[*index], *i->mutable_shape());
+          }
+          break;
+        }
+        case HloOpcode::kFusion: {
+          if (i->called_computations().empty()) break;
+          std::vector<HloInstruction*> params = i->called_computations()[0].computation->parameters();
+          for (size_t k = 0; k < params.size() && static_cast<int>(k) < i->operand_count(); ++k) {
+            if (params[k] != nullptr) {
+              changed |= WriteAs(i->operand(k)->shape(), *params[k]->mutable_shape());
+            }
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+  return changed;
+}
+
 // Writes the entry's parameter and result layouts into the header; returns
 // whether they changed.
 absl::StatusOr<bool> WriteEntryLayout(HloModule& module) {
@@ -108,6 +174,8 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   if (module.entry() == nullptr) {
     return absl::FailedPreconditionError("the module has no entry computation");
   }
+  // What the module came with: parameters it pins untiled stay so.
+  const std::optional<ComputationLayout> header = module.entry_computation_layout();
   // One caller per control-flow computation, so each takes one set of
   // layouts (FlattenCallGraph returns only once none is shared).
   absl::StatusOr<int> cloned = FlattenCallGraph(module);
@@ -126,6 +194,7 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
                                                         cost, stats_.copies);
   if (!copied.ok()) return copied;
   changed |= !stats_.copies.empty();
+  changed |= WriteViewsAsTheirValues(module);
   absl::StatusOr<bool> entry_changed = WriteEntryLayout(module);
   if (!entry_changed.ok()) return entry_changed.status();
   changed |= *entry_changed;
@@ -134,7 +203,8 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
     layout_assignment::CollectStats(module, *constraints, propagation, stats_);
   }
   // The rules a laid-out module keeps: a break is a bug of this pass.
-  absl::Status invariants = VerifyLayoutInvariants(module);
+  absl::Status invariants = VerifyLayoutInvariants(
+      module, [this](const Shape& array) { return target_.RequiresTiles(array); }, &header);
   if (!invariants.ok()) return absl::InternalError(invariants.message());
   return changed;
 }

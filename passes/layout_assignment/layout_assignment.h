@@ -36,7 +36,10 @@
 // share a channel_id (send/recv, all-reduces) agree; the outputs of variadic
 // ops (sort, reduce, all-reduce over a tuple) share one layout, as do the
 // inputs where the op needs it; collectives and sort written with
-// constrain_layout=true keep the layouts written.
+// constrain_layout=true keep the layouts written. On a target that requires
+// tiles (tpu) every array outside fusion bodies is tiled: a layout written
+// without tiles fixes the order only, and an untiled input the pass may not
+// change is copied into tiles at its first use.
 #ifndef PASSES_LAYOUT_ASSIGNMENT_LAYOUT_ASSIGNMENT_H_
 #define PASSES_LAYOUT_ASSIGNMENT_LAYOUT_ASSIGNMENT_H_
 

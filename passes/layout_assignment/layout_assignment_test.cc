@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest-spi.h"
@@ -31,9 +32,22 @@ namespace {
 using ::testing::HasSubstr;
 
 
+// A built-in target by name, or a table written inline (text starting
+// with `name:`).
 LayoutAssignment ForTarget(absl::string_view name) {
+  if (absl::StartsWith(name, "name:")) {
+    absl::StatusOr<TargetConfig> table = TargetConfig::FromTextProto(name, "inline");
+    EXPECT_TRUE(table.ok()) << table.status();
+    return LayoutAssignment(*table);
+  }
   return LayoutAssignment(*TargetConfig::Builtin(name));
 }
+
+// The tpu table before tiles were required: 32-bit arrays of rank >= 2 in
+// (8,128) tiles, refused above 1.5x padding.
+constexpr char kOptionalTiles[] =
+    "name: \"optional-tiles\" base_tilings { element_bits: 32 min_rank: 2 "
+    "tiles { dimensions: [8, 128] } } cost_model { max_padding_ratio: 1.5 }";
 
 // Runs the pass, checks the result verifies with every layout set, and that
 // a second run changes nothing.
@@ -133,7 +147,8 @@ ENTRY %main (operand: f32[32,650], indices: s32[16,1,18]) -> f32[16,1,18,32] {
   %gather.1 = f32[288,1,32]{2,1,0} gather(f32[650,32]{0,1} %transpose, s32[288,1]{1,0} %reshape.1), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,32}
   ROOT %reshape.3 = f32[16,1,18,32]{3,2,1,0} reshape(f32[288,1,32]{2,1,0} %gather.1)
 })";
-  for (const char* target : {"default", "tpu", "cpu-avx2"}) {
+  // (On tpu the header's untiled inputs are copied into tiles first.)
+  for (const char* target : {"default", "cpu-avx2", kOptionalTiles}) {
     LayoutAssignmentStats stats;
     auto m = Assign(kText, target, &stats);
     ASSERT_NE(m, nullptr);
@@ -340,7 +355,7 @@ ENTRY e {
   p = u32[12582912,1] parameter(0)
   ROOT n = u32[12582912,1] not(p)
 })",
-                  "tpu", &stats);
+                  kOptionalTiles, &stats);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(LayoutOf(*m, "n"), "{1,0}");
   ASSERT_FALSE(stats.tilings_refused.empty());
@@ -355,7 +370,7 @@ ENTRY e {
   p = f32[1280,1,128] parameter(0)
   ROOT n = f32[1280,1,128] negate(p)
 })",
-                  "tpu");
+                  kOptionalTiles);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(LayoutOf(*m, "n"), "{2,0,1:T(8,128)}");
 }
@@ -802,6 +817,212 @@ TEST(LayoutAssignmentTest, CostsAtTheTargetTableBoundsStayFinite) {
     EXPECT_TRUE(std::isfinite(cost.CopyCost(INT64_MAX, c) * 1e6));
   }
   EXPECT_TRUE(std::isfinite(cost.ReadCost(INT64_MAX) * 1e6)) << cost.ReadCost(INT64_MAX);
+}
+
+
+// --- tpu: tiles are required ---------------------------------------------
+
+// Whether every array of rank >= 1 outside fusion bodies has tiles.
+std::vector<std::string> Untiled(const HloModule& m) {
+  std::vector<std::string> out;
+  std::set<const HloComputation*> fused;
+  for (HloComputation* c : m.computations()) {
+    for (HloInstruction* i : c->instructions()) {
+      if (i->opcode() != HloOpcode::kFusion) continue;
+      for (const auto& called : i->called_computations()) fused.insert(called.computation);
+    }
+  }
+  for (HloComputation* c : m.computations()) {
+    if (fused.count(c)) continue;
+    for (HloInstruction* i : c->instructions()) {
+      if (i->shape().IsArray() && i->shape().rank() > 0 &&
+          i->shape().layout().tiles().empty()) {
+        out.push_back(i->name());
+      }
+    }
+  }
+  return out;
+}
+
+// An optimizer step as frameworks write it (the shape of a BERT step): no
+// entry layout, and an all-reduce of the gradients with
+// constrain_layout=true written in the default layouts. On tpu those fix
+// the order only; every array gets the target's tiles, and nothing is
+// copied.
+TEST(RequiredTilesTest, ConstrainedLayoutsWithoutTilesFixTheOrderOnly) {
+  constexpr char kText[] = R"(
+HloModule step
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  w = f32[30522,16]{1,0} parameter(0)
+  g = f32[30522,16]{1,0} parameter(1)
+  bias = f32[16]{0} parameter(2)
+  gb = f32[16]{0} parameter(3)
+  ar = (f32[30522,16]{1,0}, f32[16]{0}) all-reduce(g, gb), replica_groups={}, constrain_layout=true, to_apply=sum
+  g0 = f32[30522,16]{1,0} get-tuple-element(ar), index=0
+  g1 = f32[16]{0} get-tuple-element(ar), index=1
+  w1 = f32[30522,16]{1,0} subtract(w, g0)
+  b1 = f32[16]{0} subtract(bias, g1)
+  ROOT t = (f32[30522,16]{1,0}, f32[16]{0}) tuple(w1, b1)
+})";
+  LayoutAssignmentStats stats;
+  auto m = Assign(kText, "tpu", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_THAT(Untiled(*m), ::testing::IsEmpty());
+  // 30522 rows are a multiple of 2, not of 8: (2,128) pads least.
+  EXPECT_EQ(LayoutOf(*m, "g0"), "{1,0:T(2,128)}");
+  EXPECT_EQ(LayoutOf(*m, "w1"), "{1,0:T(2,128)}");
+  // 16 elements: the small 1-D tile pads least (256 slots, not 1024).
+  EXPECT_EQ(LayoutOf(*m, "b1"), "{0:T(256)}");
+  EXPECT_TRUE(stats.copies.empty());
+  // A constraint written with tiles stays exact.
+  std::string tiled = kText;
+  absl::StrReplaceAll({{"ar = (f32[30522,16]{1,0}", "ar = (f32[30522,16]{1,0:T(4,128)}"}},
+                      &tiled);
+  auto exact = Assign(tiled, "tpu");
+  ASSERT_NE(exact, nullptr);
+  EXPECT_EQ(LayoutOf(*exact, "g0"), "{1,0:T(4,128)}");
+}
+
+// Free values take the order and tile variant that pad least, never none:
+// f32[30522,16] row-major would pad 8x; u32[12582912,1] and f32[2,1000] fit
+// a tile variant whose rows match.
+TEST(RequiredTilesTest, FreeValuesTakeTheLeastPaddedOrderAndVariant) {
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m
+ENTRY e {
+  a = f32[30522,16] parameter(0)
+  na = f32[30522,16] negate(a)
+  b = u32[12582912,1] parameter(1)
+  nb = u32[12582912,1] not(b)
+  c = f32[2,1000] parameter(2)
+  nc = f32[2,1000] negate(c)
+  d = bf16[3] parameter(3)
+  ROOT t = (f32[30522,16], u32[12582912,1], f32[2,1000], bf16[3]) tuple(na, nb, nc, d)
+})",
+                  "tpu", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "na"), "{0,1:T(8,128)}");
+  EXPECT_EQ(LayoutOf(*m, "nb"), "{0,1:T(1,128)}");
+  EXPECT_EQ(LayoutOf(*m, "nc"), "{1,0:T(2,128)}");
+  EXPECT_EQ(LayoutOf(*m, "d"), "{0:T(512)}");
+  EXPECT_TRUE(stats.tilings_refused.empty());
+  EXPECT_THAT(Untiled(*m), ::testing::IsEmpty());
+}
+
+// Inputs the pass may not change, untiled: the header's parameter, an
+// infeed's data, a custom call's result. Each is copied into tiles once, at
+// its first use, and the copies count as "tiling required"; a custom
+// call's operand constraint written without tiles gets the target's.
+TEST(RequiredTilesTest, PinnedUntiledInputsAreCopiedAtTheirFirstUse) {
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[64,256]{1,0})->(f32[64,256], f32[64,256], f32[8,128], f32[8,128])}
+ENTRY e {
+  p = f32[64,256] parameter(0)
+  n = f32[64,256] negate(p)
+  x = f32[64,256] exponential(p)
+  tok = token[] after-all()
+  in = (f32[8,128]{0,1}, token[]) infeed(tok)
+  d = f32[8,128]{0,1} get-tuple-element(in), index=0
+  nd = f32[8,128] negate(d)
+  cc = f32[8,128]{0,1} custom-call(nd), custom_call_target="f", operand_layout_constraints={f32[8,128]{0,1}}
+  ROOT t = (f32[64,256], f32[64,256], f32[8,128], f32[8,128]) tuple(n, x, nd, cc)
+})",
+                  "tpu", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "p"), "{1,0}");
+  EXPECT_EQ(LayoutOf(*m, "n"), "{1,0:T(8,128)}");
+  HloInstruction* n = m->entry()->FindInstruction("n");
+  HloInstruction* x = m->entry()->FindInstruction("x");
+  ASSERT_EQ(n->operand(0)->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(n->operand(0), x->operand(0));  // one copy, shared
+  EXPECT_EQ(LayoutOf(*m, "d"), "{0,1}");
+  EXPECT_EQ(LayoutOf(*m, "nd"), "{0,1:T(8,128)}");
+  EXPECT_EQ(LayoutOf(*m, "cc"), "{0,1}");
+  std::map<std::string, int> reasons;
+  for (const auto& c : stats.copies) ++reasons[c.reason];
+  EXPECT_EQ(reasons["tiling required"], 3);  // p, d and cc
+  EXPECT_EQ(stats.copies.size(), 3u);
+}
+
+// --- XLA's outcomes, written as our own minimal modules -----------------
+
+// XLA: a fusion's parameter and its get-tuple-elements take the operand's
+// layouts, whatever they are; fused ops read them through the index math.
+TEST(LayoutAssignmentTest, FusionTupleParameterTakesTheOperandsLayouts) {
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={((f32[2,2,2]{0,1,2}, (f32[2,2,2]{1,2,0}, f32[2,2,2]{2,0,1})))->f32[2,2,2]{2,1,0}}
+fused {
+  p = (f32[2,2,2], (f32[2,2,2], f32[2,2,2])) parameter(0)
+  a = f32[2,2,2] get-tuple-element(p), index=0
+  inner = (f32[2,2,2], f32[2,2,2]) get-tuple-element(p), index=1
+  b = f32[2,2,2] get-tuple-element(inner), index=0
+  c = f32[2,2,2] get-tuple-element(inner), index=1
+  ab = f32[2,2,2] add(a, b)
+  ROOT abc = f32[2,2,2] add(ab, c)
+}
+ENTRY e {
+  t = (f32[2,2,2], (f32[2,2,2], f32[2,2,2])) parameter(0)
+  ROOT f = f32[2,2,2] fusion(t), kind=kLoop, calls=fused
+})",
+                  "default", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(stats.copies.empty());
+  EXPECT_EQ(LayoutOf(*m, "p"),
+            "(f32[2,2,2]{0,1,2}, (f32[2,2,2]{1,2,0}, f32[2,2,2]{2,0,1}))");
+  EXPECT_EQ(LayoutOf(*m, "a"), "{0,1,2}");
+  EXPECT_EQ(LayoutOf(*m, "inner"), "(f32[2,2,2]{1,2,0}, f32[2,2,2]{2,0,1})");
+  EXPECT_EQ(LayoutOf(*m, "b"), "{1,2,0}");
+  EXPECT_EQ(LayoutOf(*m, "c"), "{2,0,1}");
+  EXPECT_EQ(LayoutOf(*m, "abc"), "{2,1,0}");
+}
+
+// A matrix-vector product reads each element of its matrix once: even a
+// table that always packs (min_dot_operand_reads 0) leaves the parameter
+// rhs of a constant f32[1,k] lhs where it is.
+TEST(LayoutAssignmentTest, MatrixVectorWithConstantLhsPacksNothing) {
+  constexpr char kAlwaysPack[] =
+      "name: \"always-pack\" dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 } "
+      "cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 0 }";
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[64,32]{1,0})->f32[1,32]{1,0}}
+ENTRY e {
+  v = f32[1,64] constant({...})
+  w = f32[64,32] parameter(0)
+  ROOT y = f32[1,32] dot(v, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                  kAlwaysPack, &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(stats.copies.empty());
+  ASSERT_EQ(stats.packing.size(), 2u);
+  EXPECT_FALSE(stats.packing[1].packed);
+  EXPECT_EQ(stats.packing[1].why, "a matrix-vector product reads each element once");
+  EXPECT_EQ(LayoutOf(*m, "w"), "{1,0}");
+}
+
+// Physically the same, written otherwise ({1,0} and {0,1} of f32[1,24]):
+// XLA's layout-sensitive verifier compares a tuple's elements with its
+// operands as written, so the pass writes them equal.
+TEST(LayoutAssignmentTest, DegenerateTupleElementIsWrittenAsItsOperand) {
+  auto m = Assign(R"(
+HloModule m
+ENTRY e {
+  p = f32[1,24]{0,1} parameter(0)
+  n = f32[1,24]{0,1} negate(p)
+  ROOT t = (f32[1,24]{1,0}) tuple(n)
+})",
+                  "default");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(LayoutOf(*m, "n"), "{0,1}");
+  EXPECT_EQ(LayoutOf(*m, "t"), "(f32[1,24]{0,1})");
 }
 
 }  // namespace

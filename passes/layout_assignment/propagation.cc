@@ -166,7 +166,9 @@ void LayoutPropagation::Drain() {
       std::optional<Layout> d = RelatedLayout(
           edge, constraints_, cost_, toward_operand, layouts_[layout_[g]],
           level_[other] != kUnset ? &layouts_[layout_[other]] : nullptr);
-      if (d) Set(there, *d, level, true, g);
+      // Only an input kept as delivered is untiled where the target requires
+      // tiles; what reads it reads a tiled copy.
+      if (d) Set(there, cost_.WithRequiredTiles(*constraints_.slots()[there].shape, *d), level, true, g);
     }
   };
   while ((!queue_.empty() || !deferred.empty()) && ++steps_ < budget) {

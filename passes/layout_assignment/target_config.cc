@@ -13,9 +13,12 @@
 namespace xla_layout {
 namespace {
 
-// The built-in tables (SPEC section 5). TPU: 32-bit arrays of rank >= 2 in
-// (8,128) tiles; 16-bit ones also pair rows into 32-bit words, (2,1); 8-bit
-// ones put four rows in a word, (4,1). CPUs pack f32 matmul operands like
+// The built-in tables (SPEC section 5). TPU: every array of 8 to 64 bits
+// and rank >= 1 is tiled (required), as a TPU keeps its memory; rank >= 2 in
+// (8,128) tiles, or 4, 2 or 1 rows where fewer pad less; 16-bit ones also
+// pair rows into 32-bit words, (2,1); 8-bit ones put four rows in a word,
+// (4,1); rank 1 in one 4 KiB vector register's worth (1024 32-bit
+// elements) or a quarter of one for short arrays. CPUs pack f32 matmul operands like
 // IREE's data tiling: 8x8x1 (AVX2, arm64), 16x16x1 (AVX-512). The padding
 // limit of 1.5 lets e.g. f32[100,200] tile (104x256 slots: 1.33x) but
 // refuses the tiny-dim cases users complain about (u32[12582912,1] would
@@ -32,24 +35,28 @@ constexpr absl::string_view kBuiltins[][2] = {
     )pb"},
     {"tpu", R"pb(
       name: "tpu"
-      description: "TPU-like: T(8,128), (2,1) for 16-bit, (4,1) for 8-bit"
-      base_tilings {
-        element_bits: 32
-        min_rank: 2
-        tiles { dimensions: [ 8, 128 ] }
-      }
-      base_tilings {
-        element_bits: 16
-        min_rank: 2
-        tiles { dimensions: [ 8, 128 ] }
-        tiles { dimensions: [ 2, 1 ] }
-      }
-      base_tilings {
-        element_bits: 8
-        min_rank: 2
-        tiles { dimensions: [ 8, 128 ] }
-        tiles { dimensions: [ 4, 1 ] }
-      }
+      description: "TPU-like: every array tiled; T(8,128), (2,1) for 16-bit, (4,1) for 8-bit; 1-D T(1024)"
+      base_tilings { element_bits: 32 min_rank: 2 required: true tiles { dimensions: [ 8, 128 ] } }
+      base_tilings { element_bits: 32 min_rank: 2 required: true tiles { dimensions: [ 4, 128 ] } }
+      base_tilings { element_bits: 32 min_rank: 2 required: true tiles { dimensions: [ 2, 128 ] } }
+      base_tilings { element_bits: 32 min_rank: 2 required: true tiles { dimensions: [ 1, 128 ] } }
+      base_tilings { element_bits: 64 min_rank: 2 required: true tiles { dimensions: [ 8, 128 ] } }
+      base_tilings { element_bits: 64 min_rank: 2 required: true tiles { dimensions: [ 4, 128 ] } }
+      base_tilings { element_bits: 64 min_rank: 2 required: true tiles { dimensions: [ 2, 128 ] } }
+      base_tilings { element_bits: 64 min_rank: 2 required: true tiles { dimensions: [ 1, 128 ] } }
+      base_tilings { element_bits: 16 min_rank: 2 required: true tiles { dimensions: [ 8, 128 ] } tiles { dimensions: [ 2, 1 ] } }
+      base_tilings { element_bits: 16 min_rank: 2 required: true tiles { dimensions: [ 4, 128 ] } tiles { dimensions: [ 2, 1 ] } }
+      base_tilings { element_bits: 16 min_rank: 2 required: true tiles { dimensions: [ 2, 128 ] } tiles { dimensions: [ 2, 1 ] } }
+      base_tilings { element_bits: 8 min_rank: 2 required: true tiles { dimensions: [ 8, 128 ] } tiles { dimensions: [ 4, 1 ] } }
+      base_tilings { element_bits: 8 min_rank: 2 required: true tiles { dimensions: [ 4, 128 ] } tiles { dimensions: [ 4, 1 ] } }
+      base_tilings { element_bits: 32 min_rank: 1 max_rank: 1 required: true tiles { dimensions: [ 1024 ] } }
+      base_tilings { element_bits: 32 min_rank: 1 max_rank: 1 required: true tiles { dimensions: [ 256 ] } }
+      base_tilings { element_bits: 64 min_rank: 1 max_rank: 1 required: true tiles { dimensions: [ 512 ] } }
+      base_tilings { element_bits: 64 min_rank: 1 max_rank: 1 required: true tiles { dimensions: [ 128 ] } }
+      base_tilings { element_bits: 16 min_rank: 1 max_rank: 1 required: true tiles { dimensions: [ 2048 ] } }
+      base_tilings { element_bits: 16 min_rank: 1 max_rank: 1 required: true tiles { dimensions: [ 512 ] } }
+      base_tilings { element_bits: 8 min_rank: 1 max_rank: 1 required: true tiles { dimensions: [ 4096 ] } }
+      base_tilings { element_bits: 8 min_rank: 1 max_rank: 1 required: true tiles { dimensions: [ 1024 ] } }
       conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 conv_mismatch_read_factor: 1 }
     )pb"},
@@ -169,6 +176,15 @@ absl::StatusOr<TargetConfig> TargetConfig::FromProto(TargetLayoutConfig proto) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": base_tilings[", i, "].min_rank must not be negative"));
     }
+    if (rule.max_rank() < 0 || (rule.max_rank() > 0 && rule.max_rank() < rule.min_rank())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": base_tilings[", i, "].max_rank is ", rule.max_rank(),
+          "; use 0 (no limit) or at least min_rank (", rule.min_rank(), ")"));
+    }
+    if (rule.required() && rule.tiles_size() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": base_tilings[", i, "] is required but has no tiles"));
+    }
     int rank = rule.min_rank() == 0 ? 1 : rule.min_rank();
     if (rule.tiles_size() > kMaxTiles) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -269,17 +285,54 @@ std::vector<std::string> TargetConfig::BuiltinNames() {
   return names;
 }
 
+namespace {
+
+bool Matches(const BaseTiling& rule, const Shape& shape) {
+  return shape.IsArray() &&
+         (rule.element_bits() == 0 ||
+          rule.element_bits() == PrimitiveBitWidth(shape.element_type())) &&
+         shape.rank() >= rule.min_rank() &&
+         (rule.max_rank() == 0 || shape.rank() <= rule.max_rank());
+}
+
+std::vector<Tile> TilesOf(const BaseTiling& rule) {
+  std::vector<Tile> tiles;
+  for (const TileProto& t : rule.tiles()) tiles.push_back(*Tile::FromProto(t));
+  return tiles;
+}
+
+}  // namespace
+
 std::vector<Tile> TargetConfig::BaseTiles(const Shape& shape) const {
-  if (!shape.IsArray()) return {};
-  int64_t bits = PrimitiveBitWidth(shape.element_type());
   for (const BaseTiling& rule : proto_.base_tilings()) {
-    if (rule.element_bits() != 0 && rule.element_bits() != bits) continue;
-    if (shape.rank() < rule.min_rank()) continue;
-    std::vector<Tile> tiles;
-    for (const TileProto& t : rule.tiles()) tiles.push_back(*Tile::FromProto(t));
-    return tiles;
+    if (Matches(rule, shape)) return TilesOf(rule);
   }
   return {};
+}
+
+bool TargetConfig::RequiresTiles(const Shape& shape) const {
+  if (!shape.IsArray() || shape.rank() == 0) return false;
+  // An unbounded dim ('?') has no size to tile.
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (shape.is_unbounded_dynamic_dimension(d)) return false;
+  }
+  for (const BaseTiling& rule : proto_.base_tilings()) {
+    if (Matches(rule, shape)) return rule.required();
+  }
+  return false;
+}
+
+std::vector<std::vector<Tile>> TargetConfig::TileVariants(const Shape& shape) const {
+  std::vector<std::vector<Tile>> variants;
+  for (const BaseTiling& rule : proto_.base_tilings()) {
+    if (!Matches(rule, shape)) continue;
+    if (!rule.required()) {
+      if (variants.empty()) variants.push_back(TilesOf(rule));
+      break;
+    }
+    variants.push_back(TilesOf(rule));
+  }
+  return variants;
 }
 
 std::optional<DotTiling> TargetConfig::DotTilingFor(PrimitiveType type) const {

@@ -6,7 +6,8 @@
 // a base tiling with an element width other than 0 or a power of two up to
 // 128, a negative min_rank, more than kMaxTiles tiles in a rule, a tile of
 // more than 2^31 elements, an invalid tile or a first tile of higher rank
-// than the rule's, a dot tiling without an array type or with a size below
+// than the rule's, a max_rank below min_rank, a required rule without
+// tiles, a dot tiling without an array type or with a size below
 // 1 or above 65536, a max_padding_ratio in (0, 1), and any cost-model
 // number that is not finite, is negative, or lies outside the bounds below
 // (a copy rate other than 0 under kMinCopyGbps, a conv_mismatch_read_factor
@@ -59,6 +60,13 @@ class TargetConfig {
   // The table's tiles for an array of this element type and rank (the first
   // matching rule), or none.
   std::vector<Tile> BaseTiles(const Shape& shape) const;
+  // Whether the first rule matching `shape` (an array of rank >= 1 without
+  // unbounded dims) is required: the target keeps such arrays in tiles only.
+  bool RequiresTiles(const Shape& shape) const;
+  // The tilings `shape` may take: when the first matching rule is required,
+  // every required rule that matches, in table order; otherwise that rule's
+  // tiles alone; none when no rule matches.
+  std::vector<std::vector<Tile>> TileVariants(const Shape& shape) const;
   std::optional<DotTiling> DotTilingFor(PrimitiveType type) const;
   // Padded bytes over data bytes of `shape` in its layout.
   static absl::StatusOr<double> PaddingRatio(const Shape& shape);

@@ -27,15 +27,34 @@ TEST(TargetConfigTest, BuiltinTablesFollowTheSpec) {
   EXPECT_EQ(TilesOf(tpu, "u32[4,4,4]"), "(8,128)");
   EXPECT_EQ(TilesOf(tpu, "bf16[256,256]"), "(8,128)(2,1)");
   EXPECT_EQ(TilesOf(tpu, "s8[256,256]"), "(8,128)(4,1)");
-  EXPECT_EQ(TilesOf(tpu, "f32[256]"), "");   // rank 1 stays untiled
-  EXPECT_EQ(TilesOf(tpu, "f64[64,64]"), "");  // no 64-bit rule
+  EXPECT_EQ(TilesOf(tpu, "f32[256]"), "(1024)");  // rank 1: one 4 KiB tile
+  EXPECT_EQ(TilesOf(tpu, "bf16[256]"), "(2048)");
+  EXPECT_EQ(TilesOf(tpu, "f64[64,64]"), "(8,128)");
+  EXPECT_EQ(TilesOf(tpu, "s4[64,64]"), "");  // no sub-byte rule
   EXPECT_FALSE(tpu.DotTilingFor(F32).has_value());
+  // Every array of rank >= 1 of 8 to 64 bits must be tiled on tpu.
+  for (const char* s : {"f32[3]", "pred[2,2]", "bf16[1,1,1]", "s64[5]", "u8[7,9]"}) {
+    EXPECT_TRUE(tpu.RequiresTiles(Parse(s))) << s;
+  }
+  EXPECT_FALSE(tpu.RequiresTiles(Parse("f32[]")));
+  EXPECT_FALSE(tpu.RequiresTiles(Parse("s4[8,8]")));
+  EXPECT_FALSE(tpu.RequiresTiles(Parse("f32[?,128]")));  // nothing to tile
+  // The variants, in table order: 32-bit rank 2 has four row counts.
+  std::vector<std::string> variants;
+  for (const std::vector<Tile>& v : tpu.TileVariants(Parse("f32[4,4]"))) {
+    std::string text;
+    for (const Tile& t : v) text += t.ToString();
+    variants.push_back(text);
+  }
+  EXPECT_THAT(variants, ElementsAre("(8,128)", "(4,128)", "(2,128)", "(1,128)"));
+  EXPECT_EQ(tpu.TileVariants(Parse("f32[9]")).size(), 2u);
 
   TargetConfig avx2 = *TargetConfig::Builtin("cpu-avx2");
   EXPECT_EQ(TilesOf(avx2, "f32[256,256]"), "");
   ASSERT_TRUE(avx2.DotTilingFor(F32).has_value());
   EXPECT_EQ(avx2.DotTilingFor(F32)->m0(), 8);
   EXPECT_EQ(TargetConfig::Builtin("cpu-avx512")->DotTilingFor(F32)->n0(), 16);
+  EXPECT_FALSE(avx2.RequiresTiles(Parse("f32[256,256]")));
   EXPECT_EQ(TargetConfig::Builtin("arm64")->DotTilingFor(F32)->k0(), 1);
   EXPECT_TRUE(TargetConfig::Builtin("default")->proto().base_tilings().empty());
   EXPECT_THAT(TargetConfig::Builtin("gpu").status().message(),
@@ -53,6 +72,31 @@ TEST(TargetConfigTest, CostModelRefusesWastefulPadding) {
   EXPECT_TRUE(*tpu.PaddingAcceptable(Parse("f32[100,200]{1,0:T(8,128)}")));
   EXPECT_TRUE(*TargetConfig::Builtin("default")->PaddingAcceptable(
       Parse("u32[1000,1]{1,0:T(8,128)}")));  // no limit
+}
+
+// A rule not required is the first match alone; max_rank bounds a rule.
+TEST(TargetConfigTest, RequiredRulesAndMaxRank) {
+  absl::StatusOr<TargetConfig> t = TargetConfig::FromTextProto(R"pb(
+    name: "t"
+    base_tilings { element_bits: 32 min_rank: 1 max_rank: 1 tiles { dimensions: [ 64 ] } }
+    base_tilings { element_bits: 32 min_rank: 2 tiles { dimensions: [ 4, 4 ] } }
+    base_tilings { element_bits: 32 min_rank: 2 tiles { dimensions: [ 2, 2 ] } }
+  )pb", "t");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(TilesOf(*t, "f32[8]"), "(64)");
+  EXPECT_EQ(TilesOf(*t, "f32[8,8]"), "(4,4)");
+  EXPECT_FALSE(t->RequiresTiles(Parse("f32[8,8]")));
+  EXPECT_EQ(t->TileVariants(Parse("f32[8,8]")).size(), 1u);
+  EXPECT_THAT(TargetConfig::FromTextProto(
+                  "name: \"t\" base_tilings { min_rank: 2 max_rank: 1 tiles { dimensions: [ 4 ] } }",
+                  "t")
+                  .status()
+                  .message(),
+              HasSubstr("base_tilings[0].max_rank is 1; use 0 (no limit) or at least min_rank"));
+  EXPECT_THAT(TargetConfig::FromTextProto("name: \"t\" base_tilings { required: true }", "t")
+                  .status()
+                  .message(),
+              HasSubstr("base_tilings[0] is required but has no tiles"));
 }
 
 TEST(TargetConfigTest, ExampleFileLoads) {
