@@ -152,21 +152,29 @@ __attribute__((target("avx512f"))) void Kernel8x16Avx512(const double* a, const 
 struct Kernel {
   int mr, nr;
   void (*run)(const double*, const double*, int64_t, double*);
+  absl::string_view name;
 };
 
-// The widest kernel the CPU runs whose block divides the matmul.
-Kernel ChooseKernel(int64_t m_size, int64_t n_size) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx512 && m_size % 8 == 0 && n_size % 16 == 0) return {8, 16, Kernel8x16Avx512};
-  return {kMr, kNr, avx2 ? Kernel4x8Avx2 : Kernel4x8Scalar};
+// The widest of `isa`'s kernels (`isa` resolved: the CPU runs it) whose
+// block divides the matmul.
+Kernel ChooseKernel(Isa isa, int64_t m_size, int64_t n_size) {
+  if (isa == Isa::kAvx512 && m_size % 8 == 0 && n_size % 16 == 0) {
+    return {8, 16, Kernel8x16Avx512, "avx512 8x16"};
+  }
+  if (isa == Isa::kScalar) return {kMr, kNr, Kernel4x8Scalar, "scalar 4x8"};
+  return {kMr, kNr, Kernel4x8Avx2, "avx2 4x8"};
 }
 
 }  // namespace
 
+absl::string_view PackedDotKernel(int64_t m_size, int64_t n_size, Isa isa) {
+  return ChooseKernel(ResolveIsa(isa), m_size, n_size).name;
+}
+
 std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const Value& lhs,
                                                const Value& rhs,
-                                               const std::shared_ptr<const ArrayInfo>& out) {
+                                               const std::shared_ptr<const ArrayInfo>& out,
+                                               Isa isa) {
   const auto& at = dot.attributes();
   auto is = [](const std::optional<std::vector<int64_t>>& v, std::vector<int64_t> want) {
     return v.value_or(std::vector<int64_t>{}) == want;
@@ -185,7 +193,7 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
   absl::Status room =
       CheckAllocationSize(8 * ((m_size + n_size) * k_size + m_size * n_size), "the dot's panels");
   if (!room.ok()) return absl::StatusOr<Value>(room);
-  const Kernel kernel = ChooseKernel(m_size, n_size);
+  const Kernel kernel = ChooseKernel(ResolveIsa(isa), m_size, n_size);
   const int mr = kernel.mr, nr = kernel.nr;
   // Panels of doubles, converted once: the lhs [M/mr][K][mr], the rhs [N/nr][K][nr].
   Scratch& scratch = ThreadScratch();

@@ -12,16 +12,26 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "hlo/hlo_module.h"
 #include "runtime/buffer.h"
+#include "xla_layout/isa.h"
 
 namespace xla_layout::runtime {
 
 // The result of dot(lhs[M,K], rhs[K,N]) -> out[M,N] on f32, or none when the
-// operands are not packed so (the caller then runs the generic dot).
+// operands are not packed so (the caller then runs the generic dot). `isa`
+// picks the kernel as the packing core's kernels are picked (ResolveIsa:
+// kAuto is the XLA_LAYOUT_ISA override, else the best the CPU has; a path
+// the CPU lacks falls back); every path gives the same bits.
 std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const Value& lhs,
                                                const Value& rhs,
-                                               const std::shared_ptr<const ArrayInfo>& out);
+                                               const std::shared_ptr<const ArrayInfo>& out,
+                                               Isa isa = Isa::kAuto);
+
+// The kernel PackedDot runs with `isa` on a result of m_size x n_size:
+// "avx512 8x16", "avx2 4x8" or "scalar 4x8".
+absl::string_view PackedDotKernel(int64_t m_size, int64_t n_size, Isa isa = Isa::kAuto);
 
 }  // namespace xla_layout::runtime
 
