@@ -5,7 +5,8 @@
 // divide by 8 and its columns by 16, else 4x8 with AVX2 or plain C++) walks
 // whole panels with no index math per product, and gives the bits the
 // generic dot gives: products and sums in double, each sum in increasing
-// contracting index, rounded once.
+// contracting index, rounded once; a NaN sum takes the NaN the rule of
+// runtime/nan_rule.h gives it, whatever the kernel's operand order.
 #ifndef RUNTIME_DOT_KERNEL_H_
 #define RUNTIME_DOT_KERNEL_H_
 

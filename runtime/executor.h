@@ -7,7 +7,9 @@
 // Arithmetic follows logical indices in a fixed order (a dot adds its
 // products in increasing contracting index, a reduce walks the reduced dims
 // in row-major order), so a module gives bit-identical results whatever its
-// layouts: that is what `hlo-layout verify` checks after a pass.
+// layouts: that is what `hlo-layout verify` checks after a pass. A NaN
+// result of a dot or convolution carries the NaN runtime/nan_rule.h gives
+// it, whichever kernel ran.
 //
 // Covered: parameter, constant, iota, copy, bitcast, transpose, reshape,
 // broadcast, slice, dynamic-slice, dynamic-update-slice, concatenate, pad,
