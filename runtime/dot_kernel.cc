@@ -3,9 +3,11 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "runtime/nan_rule.h"
 #include "xla_layout/memory.h"
 
 namespace xla_layout::runtime {
@@ -152,21 +154,88 @@ __attribute__((target("avx512f"))) void Kernel8x16Avx512(const double* a, const 
 struct Kernel {
   int mr, nr;
   void (*run)(const double*, const double*, int64_t, double*);
+  absl::string_view name;
 };
 
-// The widest kernel the CPU runs whose block divides the matmul.
-Kernel ChooseKernel(int64_t m_size, int64_t n_size) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx512 && m_size % 8 == 0 && n_size % 16 == 0) return {8, 16, Kernel8x16Avx512};
-  return {kMr, kNr, avx2 ? Kernel4x8Avx2 : Kernel4x8Scalar};
+// The widest of `isa`'s kernels (`isa` resolved: the CPU runs it) whose
+// block divides the matmul.
+Kernel ChooseKernel(Isa isa, int64_t m_size, int64_t n_size) {
+  if (isa == Isa::kAvx512 && m_size % 8 == 0 && n_size % 16 == 0) {
+    return {8, 16, Kernel8x16Avx512, "avx512 8x16"};
+  }
+  if (isa == Isa::kScalar) return {kMr, kNr, Kernel4x8Scalar, "scalar 4x8"};
+  return {kMr, kNr, Kernel4x8Avx2, "avx2 4x8"};
 }
+
+// The result elements the kernel found NaN, by the NaN rule
+// (runtime/nan_rule.h): the kernel's own NaN depends on its operand order.
+// Operands are f32, so before the first k where a row of the lhs or a
+// column of the rhs holds a NaN or an infinity every product is finite and
+// so is every sum (far below double's range): such a prefix cannot decide
+// which NaN comes out, and the rule runs from that k with the sum at 0. A
+// NaN operand there decides at once; only infinities make it go on. The
+// first k of each row and column is found on the first NaN result: a dot
+// without one pays nothing.
+class NanResolver {
+ public:
+  // a and b: the panels of PackedDot, of blocks of mr rows and nr columns.
+  NanResolver(const std::vector<double>& a, const std::vector<double>& b, int64_t m_size,
+              int64_t n_size, int64_t k_size, int mr, int nr)
+      : a_(a), b_(b), m_size_(m_size), n_size_(n_size), k_size_(k_size), mr_(mr), nr_(nr) {}
+
+  double Element(int64_t row, int64_t col) {
+    if (row_first_.empty()) {
+      row_first_ = FirstSpecial(m_size_, [&](int64_t r, int64_t k) { return A(r, k); });
+      col_first_ = FirstSpecial(n_size_, [&](int64_t c, int64_t k) { return B(c, k); });
+    }
+    double sum = 0;
+    for (int64_t k = std::min(row_first_[row], col_first_[col]); k < k_size_ && !std::isnan(sum);
+         ++k) {
+      sum = RuleSum(sum, RuleProduct(A(row, k), B(col, k)));
+    }
+    return sum;
+  }
+
+ private:
+  double A(int64_t row, int64_t k) const {
+    return a_[((row / mr_) * k_size_ + k) * mr_ + row % mr_];
+  }
+  double B(int64_t col, int64_t k) const {
+    return b_[((col / nr_) * k_size_ + k) * nr_ + col % nr_];
+  }
+  // For each of `count` vectors, the first k where `at(vector, k)` is not
+  // finite (k_size when none is).
+  template <typename At>
+  std::vector<int64_t> FirstSpecial(int64_t count, At&& at) const {
+    std::vector<int64_t> first(count, k_size_);
+    for (int64_t v = 0; v < count; ++v) {
+      for (int64_t k = 0; k < k_size_; ++k) {
+        if (!std::isfinite(at(v, k))) {
+          first[v] = k;
+          break;
+        }
+      }
+    }
+    return first;
+  }
+
+  const std::vector<double>& a_;
+  const std::vector<double>& b_;
+  const int64_t m_size_, n_size_, k_size_;
+  const int mr_, nr_;
+  std::vector<int64_t> row_first_, col_first_;
+};
 
 }  // namespace
 
+absl::string_view PackedDotKernel(int64_t m_size, int64_t n_size, Isa isa) {
+  return ChooseKernel(ResolveIsa(isa), m_size, n_size).name;
+}
+
 std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const Value& lhs,
                                                const Value& rhs,
-                                               const std::shared_ptr<const ArrayInfo>& out) {
+                                               const std::shared_ptr<const ArrayInfo>& out,
+                                               Isa isa) {
   const auto& at = dot.attributes();
   auto is = [](const std::optional<std::vector<int64_t>>& v, std::vector<int64_t> want) {
     return v.value_or(std::vector<int64_t>{}) == want;
@@ -185,7 +254,7 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
   absl::Status room =
       CheckAllocationSize(8 * ((m_size + n_size) * k_size + m_size * n_size), "the dot's panels");
   if (!room.ok()) return absl::StatusOr<Value>(room);
-  const Kernel kernel = ChooseKernel(m_size, n_size);
+  const Kernel kernel = ChooseKernel(ResolveIsa(isa), m_size, n_size);
   const int mr = kernel.mr, nr = kernel.nr;
   // Panels of doubles, converted once: the lhs [M/mr][K][mr], the rhs [N/nr][K][nr].
   Scratch& scratch = ThreadScratch();
@@ -203,6 +272,7 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
   const int64_t mbs = m_size / mr, nbs = n_size / nr;
   std::vector<double>& c = scratch.c;
   c.assign(m_size * n_size, 0.0);
+  NanResolver nans(a, b, m_size, n_size, k_size, mr, nr);
   for (int64_t k0 = 0; k0 < k_size; k0 += kKc) {
     const int64_t kc = std::min(kKc, k_size - k0);
     const bool last = k0 + kc == k_size;
@@ -216,8 +286,10 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
         for (int i = 0; i < mr; ++i) {
           const int64_t row = out->origin() + out->DimOffset(0, mb * mr + i);
           for (int j = 0; j < nr; ++j) {
+            double sum = cp[i * nr + j];
+            if (std::isnan(sum)) sum = nans.Element(mb * mr + i, nb * nr + j);
             // What Normalize and Store make of the sum: rounded to f32 once.
-            const float f = static_cast<float>(cp[i * nr + j]);
+            const float f = static_cast<float>(sum);
             std::memcpy(data + 4 * (row + out->DimOffset(1, nb * nr + j)), &f, 4);
           }
         }

@@ -5,23 +5,34 @@
 // divide by 8 and its columns by 16, else 4x8 with AVX2 or plain C++) walks
 // whole panels with no index math per product, and gives the bits the
 // generic dot gives: products and sums in double, each sum in increasing
-// contracting index, rounded once.
+// contracting index, rounded once; a NaN sum takes the NaN the rule of
+// runtime/nan_rule.h gives it, whatever the kernel's operand order.
 #ifndef RUNTIME_DOT_KERNEL_H_
 #define RUNTIME_DOT_KERNEL_H_
 
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "hlo/hlo_module.h"
 #include "runtime/buffer.h"
+#include "xla_layout/isa.h"
 
 namespace xla_layout::runtime {
 
 // The result of dot(lhs[M,K], rhs[K,N]) -> out[M,N] on f32, or none when the
-// operands are not packed so (the caller then runs the generic dot).
+// operands are not packed so (the caller then runs the generic dot). `isa`
+// picks the kernel as the packing core's kernels are picked (ResolveIsa:
+// kAuto is the XLA_LAYOUT_ISA override, else the best the CPU has; a path
+// the CPU lacks falls back); every path gives the same bits.
 std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const Value& lhs,
                                                const Value& rhs,
-                                               const std::shared_ptr<const ArrayInfo>& out);
+                                               const std::shared_ptr<const ArrayInfo>& out,
+                                               Isa isa = Isa::kAuto);
+
+// The kernel PackedDot runs with `isa` on a result of m_size x n_size:
+// "avx512 8x16", "avx2 4x8" or "scalar 4x8".
+absl::string_view PackedDotKernel(int64_t m_size, int64_t n_size, Isa isa = Isa::kAuto);
 
 }  // namespace xla_layout::runtime
 

@@ -9,7 +9,8 @@
 // in row-major order, a window its positions in row-major order, a sort
 // reads each row in increasing index), so a module gives bit-identical
 // results whatever its layouts: that is what `hlo-layout verify` checks
-// after a pass.
+// after a pass. A NaN result of a dot or convolution carries the NaN
+// runtime/nan_rule.h gives it, whichever kernel ran.
 //
 // Covered: parameter, constant, iota, copy, bitcast, transpose, reshape,
 // dynamic-reshape (static result sizes), broadcast, slice, dynamic-slice,

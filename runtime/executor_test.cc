@@ -1,5 +1,6 @@
 #include "runtime/executor.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "passes/layout_assignment/target_config.h"
 #include "runtime/dot_kernel.h"
 #include "runtime/logical.h"
+#include "xla_layout/isa.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/test_util.h"
 
@@ -130,6 +132,24 @@ TEST(PackedDotTest, TakesPackedOperandsOnly) {
   EXPECT_TRUE(PackedDot(*dot_of(*m), lhs, rhs, out_info).has_value());
   EXPECT_TRUE(PackedDot(*dot_of(*m), lhs, value("f32[8,16]{1,0}").second, out_info).has_value());
   EXPECT_FALSE(PackedDot(*dot_of(*m), row_major_lhs, rhs, out_info).has_value());
+}
+
+TEST(PackedDotTest, KernelFollowsTheIsaAndXlaLayoutIsa) {
+  const Isa best = DetectIsa();
+  EXPECT_EQ(PackedDotKernel(8, 16, Isa::kScalar), "scalar 4x8");
+  if (best == Isa::kScalar) return;
+  EXPECT_EQ(PackedDotKernel(8, 16, Isa::kAvx2), "avx2 4x8");
+  setenv("XLA_LAYOUT_ISA", "scalar", 1);
+  EXPECT_EQ(PackedDotKernel(8, 16), "scalar 4x8");
+  setenv("XLA_LAYOUT_ISA", "avx2", 1);
+  EXPECT_EQ(PackedDotKernel(8, 16), "avx2 4x8");
+  unsetenv("XLA_LAYOUT_ISA");
+  if (best != Isa::kAvx512) return;
+  EXPECT_EQ(PackedDotKernel(8, 16), "avx512 8x16");
+  EXPECT_EQ(PackedDotKernel(8, 16, Isa::kAvx512), "avx512 8x16");
+  // The 8x16 block must divide the result; else the AVX2 kernel runs.
+  EXPECT_EQ(PackedDotKernel(12, 16, Isa::kAvx512), "avx2 4x8");
+  EXPECT_EQ(PackedDotKernel(8, 24, Isa::kAvx512), "avx2 4x8");
 }
 
 // --- What each op computes, on row-major layouts ---------------------------

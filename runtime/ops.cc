@@ -1,6 +1,7 @@
 #include "runtime/ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,7 @@
 #include "runtime/gather_scatter.h"
 #include "runtime/linalg.h"
 #include "runtime/map.h"
+#include "runtime/nan_rule.h"
 #include "runtime/ops_util.h"
 #include "runtime/rng.h"
 #include "runtime/sort.h"
@@ -218,14 +220,18 @@ std::vector<int64_t> OtherDims(int rank, const std::vector<int64_t>& a,
   return rest;
 }
 
-// out += a * b in the output's domain (floats in double, integers wrapping).
+// out += a * b in the output's domain (floats in double, integers wrapping);
+// with `nan_rule`, floats by the NaN rule of runtime/nan_rule.h.
 struct Accumulator {
   PrimitiveType type;
   bool is_float;
+  bool nan_rule = false;
   double f = 0;
   uint64_t i = 0;
   void Add(Num a, Num b) {
-    if (is_float) {
+    if (nan_rule) {
+      f = RuleSum(f, RuleProduct(a.f, b.f));
+    } else if (is_float) {
       f += a.f * b.f;
     } else {
       i += static_cast<uint64_t>(a.i) * static_cast<uint64_t>(b.i);
@@ -238,6 +244,21 @@ struct Accumulator {
     return Normalize(n, type);
   }
 };
+
+// One contraction result element: `accumulate(acc)` adds its products.
+// A NaN sum is summed again under the NaN rule (runtime/nan_rule.h), so
+// which NaN it carries does not depend on the order the hardware or the
+// compiler gave each multiply's and add's operands.
+template <typename Fn>
+Num Contract(PrimitiveType type, bool is_float, Fn&& accumulate) {
+  Accumulator acc{type, is_float};
+  accumulate(acc);
+  if (is_float && std::isnan(acc.f)) {
+    acc = Accumulator{type, is_float, /*nan_rule=*/true};
+    accumulate(acc);
+  }
+  return acc.Result();
+}
 
 // Direct readers of whole-byte floating-point slots, as double.
 struct F32Reader {
@@ -310,6 +331,7 @@ struct Contraction {
     }
   }
   void Add(Accumulator& acc, int64_t ls, int64_t rs) const {
+    if (acc.nan_rule && std::isnan(acc.f)) return;  // the rule keeps this NaN
     acc.Add(Convert(lhs->info->Load(lhs->data(), ls), lhs->info->type(), out),
             Convert(rhs->info->Load(rhs->data(), rs), rhs->info->type(), out));
   }
@@ -320,7 +342,13 @@ struct Contraction {
       WithReader(lkind, lhs->data(), [&](auto a) {
         WithReader(rkind, rhs->data(), [&](auto b) {
           double sum = acc.f;
-          for (size_t k = 0; k < n; ++k) sum += a(lbase + lk[k]) * b(rbase + rk[k]);
+          if (acc.nan_rule) {
+            for (size_t k = 0; k < n && !std::isnan(sum); ++k) {
+              sum = RuleSum(sum, RuleProduct(a(lbase + lk[k]), b(rbase + rk[k])));
+            }
+          } else {
+            for (size_t k = 0; k < n; ++k) sum += a(lbase + lk[k]) * b(rbase + rk[k]);
+          }
           acc.f = sum;
         });
       });
@@ -371,12 +399,13 @@ absl::StatusOr<Value> Dot(const HloInstruction& inst, const Value& lhs, const Va
     }
     for (int64_t d : lf) li[d] = index[o++];
     for (int64_t d : rf) ri[d] = index[o++];
-    Accumulator acc{ot, is_float};
-    if (fast) {
-      for (int64_t d : lc) li[d] = 0;
-      for (int64_t d : rc) ri[d] = 0;
-      contraction.Run(acc, lhs.info->Slot(li), rhs.info->Slot(ri), lk, rk);
-    } else {
+    return Contract(ot, is_float, [&](Accumulator& acc) {
+      if (fast) {
+        for (int64_t d : lc) li[d] = 0;
+        for (int64_t d : rc) ri[d] = 0;
+        contraction.Run(acc, lhs.info->Slot(li), rhs.info->Slot(ri), lk, rk);
+        return;
+      }
       for (const IndexVector& k : ks) {
         for (size_t j = 0; j < k.size(); ++j) {
           li[lc[j]] = k[j];
@@ -384,8 +413,7 @@ absl::StatusOr<Value> Dot(const HloInstruction& inst, const Value& lhs, const Va
         }
         contraction.Add(acc, lhs.info->Slot(li), rhs.info->Slot(ri));
       }
-    }
-    return acc.Result();
+    });
   });
 }
 
@@ -456,35 +484,35 @@ absl::StatusOr<Value> Convolution(const HloInstruction& inst, const Value& lhs,
     const int64_t gb = per_batch_group > 0 ? o / per_batch_group : 0;
     li[in.batch] = gb * out_batch + index[res.batch];
     ri[ker.batch] = o;
-    Accumulator acc{ot, is_float};
-    for (const IndexVector& kk : positions) {
-      bool inside = true;
-      for (size_t k = 0; k < spatial && inside; ++k) {
-        const WindowDimension& w = window[k];
-        const int64_t p = index[res.spatial[k]] * w.stride - w.padding_low +
-                          kk[k] * w.rhs_dilation;
-        inside = p >= 0 && p % w.lhs_dilation == 0 &&
-                 p / w.lhs_dilation < lhs.info->dims()[in.spatial[k]];
-        if (!inside) break;
-        li[in.spatial[k]] = p / w.lhs_dilation;
-        ri[ker.spatial[k]] = w.reversal ? kdims[k] - 1 - kk[k] : kk[k];
-      }
-      if (!inside) continue;
-      if (fast) {
-        li[in.feature] = 0;
-        ri[ker.feature] = 0;
-        // Feature 0 sits at offset 0: the features add their own offsets.
-        contraction.Run(acc, lhs.info->Slot(li), rhs.info->Slot(ri),
-                        lfeat, rfeat);
-      } else {
-        for (int64_t ci = 0; ci < cg; ++ci) {
-          li[in.feature] = g * cg + ci;
-          ri[ker.feature] = ci;
-          contraction.Add(acc, lhs.info->Slot(li), rhs.info->Slot(ri));
+    return Contract(ot, is_float, [&](Accumulator& acc) {
+      for (const IndexVector& kk : positions) {
+        bool inside = true;
+        for (size_t k = 0; k < spatial && inside; ++k) {
+          const WindowDimension& w = window[k];
+          const int64_t p = index[res.spatial[k]] * w.stride - w.padding_low +
+                            kk[k] * w.rhs_dilation;
+          inside = p >= 0 && p % w.lhs_dilation == 0 &&
+                   p / w.lhs_dilation < lhs.info->dims()[in.spatial[k]];
+          if (!inside) break;
+          li[in.spatial[k]] = p / w.lhs_dilation;
+          ri[ker.spatial[k]] = w.reversal ? kdims[k] - 1 - kk[k] : kk[k];
+        }
+        if (!inside) continue;
+        if (fast) {
+          li[in.feature] = 0;
+          ri[ker.feature] = 0;
+          // Feature 0 sits at offset 0: the features add their own offsets.
+          contraction.Run(acc, lhs.info->Slot(li), rhs.info->Slot(ri),
+                          lfeat, rfeat);
+        } else {
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            li[in.feature] = g * cg + ci;
+            ri[ker.feature] = ci;
+            contraction.Add(acc, lhs.info->Slot(li), rhs.info->Slot(ri));
+          }
         }
       }
-    }
-    return acc.Result();
+    });
   });
 }
 
