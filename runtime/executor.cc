@@ -31,7 +31,7 @@ bool IsControlOp(HloOpcode op) {
     case HloOpcode::kAddDependency: case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kInfeed: case HloOpcode::kOutfeed: case HloOpcode::kCustomCall:
     case HloOpcode::kDomain: case HloOpcode::kAsyncStart: case HloOpcode::kAsyncUpdate:
-    case HloOpcode::kAsyncDone:
+    case HloOpcode::kAsyncDone: case HloOpcode::kCopyStart: case HloOpcode::kCopyDone:
       return true;
     default:
       return false;
@@ -414,6 +414,11 @@ absl::Status Compiler::CompileInstruction(
   if (!s.ok()) return s;
   if (op == HloOpcode::kCopy) {
     s = CompileCopy(i, leaves, c);
+  } else if (op == HloOpcode::kCopyStart) {
+    // (destination, source, context): the copy is the first leaf's.
+    s = i.shape().IsTuple() && i.shape().tuple_shapes()[0].IsArray() && !leaves.empty()
+            ? CompileCopy(i, {leaves[0]}, c)
+            : Unsupported(i, "a copy-start of a tuple is not supported");
   } else if (op == HloOpcode::kBitcast) {
     s = CheckBitcast(i, c);
   } else if (op == HloOpcode::kTranspose) {

@@ -98,6 +98,7 @@ absl::StatusOr<Value> Done(const HloInstruction& i, const Value& start) {
 bool HandsOn(HloOpcode op) {
   switch (op) {
     case HloOpcode::kTuple: case HloOpcode::kGetTupleElement: case HloOpcode::kAsyncDone:
+    case HloOpcode::kCopyDone: case HloOpcode::kCopyStart:
     case HloOpcode::kAsyncUpdate: case HloOpcode::kDomain:
     case HloOpcode::kOptimizationBarrier:
       return true;
@@ -356,6 +357,20 @@ absl::StatusOr<Value> Interpreter::Local(const HloInstruction& i, const Compiled
     case HloOpcode::kAddDependency: case HloOpcode::kOptimizationBarrier:
     case HloOpcode::kAsyncUpdate: case HloOpcode::kDomain:
       return *ops[0];
+    case HloOpcode::kCopyStart: {
+      // The copy runs at the start; the context (a runtime's id) is zero.
+      size_t leaf = 0;
+      absl::StatusOr<Value> copied = CopyLeaves(*ops[0], c, leaf, run_.stats);
+      if (!copied.ok()) return copied;
+      absl::StatusOr<Value> context = Value::Allocate(c.out.back());
+      if (!context.ok()) return context;
+      return Value::Tuple({*std::move(copied), *ops[0], *std::move(context)});
+    }
+    case HloOpcode::kCopyDone:
+      if (ops[0]->kind != Value::Kind::kTuple || ops[0]->elements.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(Where(i), ": its start holds no copy"));
+      }
+      return ops[0]->elements[0];
     case HloOpcode::kAsyncDone:
       if (ops[0]->kind != Value::Kind::kTuple || ops[0]->elements.size() < 2) {
         return absl::InvalidArgumentError(absl::StrCat(Where(i), ": its start holds no result"));

@@ -34,7 +34,7 @@ void Leaves(const Shape& shape, const std::string& path,
       Leaves(shape.tuple_shapes()[k], path.empty() ? absl::StrCat(k) : absl::StrCat(path, "_", k),
              out);
     }
-  } else {
+  } else if (!shape.IsToken()) {  // tokens hold nothing
     out.push_back({path, shape});
   }
 }

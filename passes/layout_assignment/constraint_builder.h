@@ -81,6 +81,10 @@ class ConstraintBuilder {
   void HandleWhile(HloInstruction* i);
   void HandleConditional(HloInstruction* i);
   void HandleCallOrFusion(HloInstruction* i);
+  // async-start ((operands...), result, context...), -update and -done:
+  // the wrapped computation's parameters are the operands, its root the
+  // result, as for a call.
+  void HandleAsync(HloInstruction* i);
   void HandleShapeChange(HloInstruction* i);
   void HandleReduce(HloInstruction* i);
   void HandleBitcast(HloInstruction* bitcast);

@@ -76,6 +76,11 @@ absl::Status ConstraintBuilder::Visit(HloInstruction* i) {
     case HloOpcode::kFusion:
       HandleCallOrFusion(i);
       break;
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+      HandleAsync(i);
+      break;
     case HloOpcode::kDynamicUpdateSlice:
     case HloOpcode::kTranspose:
     case HloOpcode::kReshape:
@@ -210,6 +215,51 @@ void ConstraintBuilder::HandleCallOrFusion(HloInstruction* i) {
   if (callee->root() != nullptr) {
     Alias(i, 0, callee->root(), 0, LaidOutLeafCount(i->shape()));
   }
+}
+
+void ConstraintBuilder::HandleAsync(HloInstruction* i) {
+  if (i->operand_count() < 1 && i->opcode() != HloOpcode::kAsyncStart) return;
+  if (i->opcode() == HloOpcode::kAsyncUpdate) {
+    if (!Shape::Equal().IgnoreLayout()(i->shape(), i->operand(0)->shape())) return;
+    Alias(i, 0, i->operand(0), 0, LaidOutLeafCount(i->shape()));
+    return;
+  }
+  if (i->opcode() == HloOpcode::kAsyncDone) {
+    // The start's leaves: its operands', then the result's.
+    const Shape& start = i->operand(0)->shape();
+    if (!start.IsTuple() || start.tuple_shapes().size() < 2 ||
+        !Shape::Equal().IgnoreLayout()(start.tuple_shapes()[1], i->shape())) {
+      return;
+    }
+    Alias(i, 0, i->operand(0), LaidOutLeafCount(start.tuple_shapes()[0]),
+          LaidOutLeafCount(i->shape()));
+    return;
+  }
+  const HloComputation* callee = i->called_computation("calls");
+  if (callee == nullptr || callee->root() == nullptr || !i->shape().IsTuple() ||
+      i->shape().tuple_shapes().size() < 2) {
+    return;
+  }
+  // Only a start whose shape is ((operands...), root, ...) ties them (the
+  // verifier checks the wrapped computation, not the start's record).
+  std::vector<Shape> operands;
+  for (const HloInstruction* o : i->operands()) operands.push_back(o->shape());
+  const Shape::Equal same = Shape::Equal().IgnoreLayout();
+  if (!same(i->shape().tuple_shapes()[0], Shape::MakeTuple(operands)) ||
+      !same(i->shape().tuple_shapes()[1], callee->root()->shape())) {
+    return;
+  }
+  std::vector<HloInstruction*> params = callee->parameters();
+  int leaf = 0;
+  for (int k = 0; k < i->operand_count(); ++k) {
+    const int n = LaidOutLeafCount(i->operand(k)->shape());
+    if (k < static_cast<int>(params.size()) && params[k] != nullptr) {
+      Alias(params[k], 0, i->operand(k), 0, n);
+    }
+    Alias(i, leaf, i->operand(k), 0, n);
+    leaf += n;
+  }
+  Alias(i, leaf, callee->root(), 0, LaidOutLeafCount(callee->root()->shape()));
 }
 
 // Ops whose result relates to one array operand by a rule of its own:

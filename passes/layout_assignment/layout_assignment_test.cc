@@ -1025,5 +1025,31 @@ ENTRY e {
   EXPECT_EQ(LayoutOf(*m, "t"), "(f32[1,24]{0,1})");
 }
 
+// An async-start runs its wrapped computation like a call: the wrapped
+// parameters take the operands' layouts, the start's result element the
+// root's, and the done reads it. Before, the wrapped convolution's
+// parameter was tiled otherwise than its operand on tpu.
+TEST(LayoutAssignmentTest, AsyncWrappedComputationTakesItsOperandsLayouts) {
+  auto m = Assign(R"(
+HloModule m
+ENTRY e {
+  i = f32[1,4,4,1]{2,3,1,0} parameter(0)
+  k = f32[1,1,1,1] parameter(1)
+  vs = ((f32[1,4,4,1], f32[1,1,1,1]), f32[1,4,4,1]) convolution-start(i, k), window={size=1x1}, dim_labels=b01f_01io->b01f
+  ROOT vd = f32[1,4,4,1] convolution-done(vs)
+})",
+                  "tpu");
+  ASSERT_NE(m, nullptr);
+  const HloInstruction* start = nullptr;
+  for (HloInstruction* i : m->entry()->instructions()) {
+    if (i->opcode() == HloOpcode::kAsyncStart) start = i;
+  }
+  ASSERT_NE(start, nullptr);
+  const HloComputation* wrapped = start->called_computation("calls");
+  ASSERT_NE(wrapped, nullptr);
+  EXPECT_EQ(PrintShape(wrapped->parameters()[0]->shape()), PrintShape(start->operand(0)->shape()));
+  EXPECT_EQ(PrintShape(start->shape().tuple_shapes()[1]), PrintShape(wrapped->root()->shape()));
+}
+
 }  // namespace
 }  // namespace xla_layout
