@@ -79,11 +79,23 @@ constexpr char kPinned[] =
     "bf16[4,64,16]{2,1,0})->(f32[64,128]{1,0}, f32[8,128,32,32]{3,2,1,0}, bf16[4,32,16]{2,1,0})}";
 constexpr char kFree[] = "HloModule free";
 
+// A target whose tiles are optional: a value they would pad too much is
+// left untiled and reported (tpu requires its tiles, so refuses none).
+constexpr char kOptionalTiles[] =
+    "name: \"optional-tiles\" base_tilings { element_bits: 16 min_rank: 2 "
+    "tiles { dimensions: [ 8, 128 ] } tiles { dimensions: [ 2, 1 ] } } "
+    "cost_model { max_padding_ratio: 1.5 }";
+
 OrderedJson StatsAfterRun(absl::string_view header, absl::string_view target) {
   absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(absl::StrCat(header, kBody));
   EXPECT_TRUE(m.ok()) << m.status();
   if (!m.ok()) return nullptr;
-  LayoutAssignment pass(*TargetConfig::Builtin(target));
+  absl::StatusOr<TargetConfig> config =
+      target == "optional-tiles" ? TargetConfig::FromTextProto(kOptionalTiles, "optional.textproto")
+                                 : TargetConfig::Builtin(target);
+  EXPECT_TRUE(config.ok()) << config.status();
+  if (!config.ok()) return nullptr;
+  LayoutAssignment pass(*config);
   absl::StatusOr<bool> ran = pass.Run(**m);
   EXPECT_TRUE(ran.ok()) << ran.status();
   return Parse(pass.StatsReport(/*json=*/true));
@@ -118,11 +130,11 @@ TEST(JsonReportsTest, LayoutStatsOfARun) {
               ElementsAre("value", "chosen", "score", "runner_up", "runner_up_score"));
   EXPECT_TRUE(free["free_orders"][0]["score"].is_number());
 
-  OrderedJson tpu = StatsAfterRun(kFree, "tpu");
-  EXPECT_THAT(Keys(tpu), ElementsAreArray(kStatsKeys));
-  ASSERT_THAT(tpu["tilings_refused"], Not(IsEmpty()));
-  EXPECT_THAT(Keys(tpu["tilings_refused"][0]), ElementsAre("value", "padding_ratio"));
-  EXPECT_TRUE(tpu["tilings_refused"][0]["padding_ratio"].is_number());
+  OrderedJson optional = StatsAfterRun(kFree, "optional-tiles");
+  EXPECT_THAT(Keys(optional), ElementsAreArray(kStatsKeys));
+  ASSERT_THAT(optional["tilings_refused"], Not(IsEmpty()));
+  EXPECT_THAT(Keys(optional["tilings_refused"][0]), ElementsAre("value", "padding_ratio"));
+  EXPECT_TRUE(optional["tilings_refused"][0]["padding_ratio"].is_number());
 }
 
 // Whatever the fields hold, the report parses: a time that is not finite
