@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "bench/synthetic_hlo.h"
 #include "bench/bench_main.h"
@@ -153,48 +154,64 @@ void BM_ChainPipeline(benchmark::State& state) {
   state.counters["bytes_out"] = static_cast<double>(bytes_out);
 }
 
-// The MobileNet v2 training step of the corpus (../shared/hlo-corpus beside
-// the repository, or $HLO_CORPUS_DIR): per target, the pass's time, its
-// copies and the bytes they move per step.
-std::string CorpusFile(const std::string& name) {
-  return HloCorpusDir().value_or("../shared/hlo-corpus") + "/" + name;
-}
-
-void BM_MobileNetStep(benchmark::State& state, const char* target) {
-  absl::StatusOr<std::string> text =
-      ReadFileBounded(CorpusFile("mobilenet_v2_train_step.hlo"), "the MobileNet module");
-  if (!text.ok()) {
-    state.SkipWithError(std::string(text.status().message()).c_str());
-    return;
-  }
-  int64_t copies = 0, copy_bytes = 0, buffer_bytes = 0;
+// The corpus's models: MobileNet v2's training step and the framework dumps
+// under real/ (../shared/hlo-corpus beside the repository, or
+// $HLO_CORPUS_DIR): per target, the pass's time, its copies, the bytes they
+// move per step and the padding of the layouts it chose.
+void BM_CorpusModel(benchmark::State& state, const CorpusFile& file, const char* target) {
+  int64_t copies = 0, copy_bytes = 0, padding = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    std::unique_ptr<HloModule> m = *ParseHloModule(*text);
+    absl::StatusOr<std::unique_ptr<HloModule>> m =
+        ParseHloModule(file.text, file.relative, nullptr, CorpusParseOptions(file));
+    if (!m.ok()) {
+      state.SkipWithError(std::string(m.status().message()).c_str());
+      return;
+    }
     LayoutAssignment pass(*TargetConfig::Builtin(target));
     state.ResumeTiming();
-    absl::StatusOr<bool> ran = pass.Run(*m);
+    absl::StatusOr<bool> ran = pass.Run(**m);
     state.PauseTiming();
     if (!ran.ok()) state.SkipWithError(std::string(ran.status().message()).c_str());
     copies = pass.stats().copies.size();
     copy_bytes = 0;
     for (const auto& c : pass.stats().copies) copy_bytes += c.bytes;
-    buffer_bytes = pass.stats().padded_bytes;
-    m.reset();
+    padding = pass.stats().padded_bytes - pass.stats().data_bytes;
+    m->reset();
     state.ResumeTiming();
   }
   state.counters["copies"] = static_cast<double>(copies);
   state.counters["copy_MB"] = static_cast<double>(copy_bytes) / 1e6;
-  state.counters["buffer_MB"] = static_cast<double>(buffer_bytes) / 1e6;
+  state.counters["padding_MB"] = static_cast<double>(padding) / 1e6;
+}
+
+// MobileNet v2 and every module under real/, when the corpus is there.
+std::vector<CorpusFile> CorpusModels() {
+  std::optional<std::string> dir = HloCorpusDir();
+  if (!dir) dir = "../shared/hlo-corpus";
+  absl::StatusOr<std::vector<CorpusFile>> files = ReadHloCorpus(*dir);
+  std::vector<CorpusFile> models;
+  if (!files.ok()) return models;
+  for (CorpusFile& f : *files) {
+    if (f.relative == "mobilenet_v2_train_step.hlo" ||
+        absl::StartsWith(f.relative, "real/")) {
+      models.push_back(std::move(f));
+    }
+  }
+  return models;
 }
 
 void RegisterAll() {
-  for (const char* target : {"default", "tpu", "cpu-avx2", "cpu-avx512", "arm64"}) {
-    benchmark::RegisterBenchmark(absl::StrFormat("mobilenet_v2_step/%s", target).c_str(),
-                                 [target](benchmark::State& s) { BM_MobileNetStep(s, target); })
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->Iterations(3);
+  static const std::vector<CorpusFile> models = CorpusModels();
+  for (const CorpusFile& model : models) {
+    for (const char* target : {"default", "tpu", "cpu-avx2", "cpu-avx512", "arm64"}) {
+      benchmark::RegisterBenchmark(
+          absl::StrFormat("model/%s/%s", model.relative, target).c_str(),
+          [&model, target](benchmark::State& s) { BM_CorpusModel(s, model, target); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Iterations(3);
+    }
   }
   benchmark::RegisterBenchmark("chain_pipeline_tpu", BM_ChainPipeline)
       ->Arg(100000)
