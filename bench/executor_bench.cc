@@ -6,6 +6,13 @@
 // in its assigned layouts next to OpenBLAS sgemm (one thread) on the same
 // shapes, measured in the same run.
 //
+// Then two transformer blocks, each on `default` and `cpu-avx512`, copies
+// included: one attention block (8 heads x 256 tokens x 64 per head,
+// softmax(q k^T / 8) v, batched dots over the heads) and a Llama-style
+// SwiGLU MLP block scaled to fit the generic dot's time (128 tokens,
+// 1024 -> 2752 -> 1024, f32). Their reference is OpenBLAS sgemm on the same
+// matmuls (batched by a loop over the heads), in the same run.
+//
 //   bazel run -c opt //bench:executor_bench
 #include <cblas.h>
 
@@ -14,6 +21,7 @@
 #include <random>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
@@ -106,11 +114,172 @@ void BM_Mlp(benchmark::State& state, const char* target) {
   state.counters["sgemm_GFLOPs"] = flops * n / blas_s / 1e9;
 }
 
+// --- Transformer blocks -----------------------------------------------------
+
+constexpr int64_t kHeads = 8, kTokens = 256, kHeadDim = 64;
+constexpr int64_t kMlpTokens = 128, kModel = 1024, kHidden = 2752;
+
+std::string AttentionText() {
+  const std::string qkv = absl::StrFormat("f32[%d,%d,%d]", kHeads, kTokens, kHeadDim);
+  const std::string s = absl::StrFormat("f32[%d,%d,%d]", kHeads, kTokens, kTokens);
+  const std::string row = absl::StrFormat("f32[%d,%d]", kHeads, kTokens);
+  return absl::StrCat(
+      "HloModule attention, entry_computation_layout={(", qkv, "{2,1,0}, ", qkv, "{2,1,0}, ", qkv,
+      "{2,1,0})->", qkv, "{2,1,0}}\n\n",
+      "max_f {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT m = f32[] maximum(a, b)\n}\n\n",
+      "add_f {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\n\n",
+      "ENTRY main {\n  q = ", qkv, " parameter(0)\n  k = ", qkv, " parameter(1)\n  v = ", qkv,
+      " parameter(2)\n  s = ", s,
+      " dot(q, k), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+      "rhs_contracting_dims={2}\n"
+      "  c = f32[] constant(0.125)\n  cb = ", s, " broadcast(c), dimensions={}\n  sc = ", s,
+      " multiply(s, cb)\n  ninf = f32[] constant(-inf)\n  mx = ", row,
+      " reduce(sc, ninf), dimensions={2}, to_apply=max_f\n  mb = ", s,
+      " broadcast(mx), dimensions={0,1}\n  sh = ", s, " subtract(sc, mb)\n  e = ", s,
+      " exponential(sh)\n  zero = f32[] constant(0)\n  sum = ", row,
+      " reduce(e, zero), dimensions={2}, to_apply=add_f\n  sb = ", s,
+      " broadcast(sum), dimensions={0,1}\n  p = ", s, " divide(e, sb)\n  ROOT o = ", qkv,
+      " dot(p, v), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+      "rhs_contracting_dims={1}\n}\n");
+}
+
+std::string LlamaMlpText() {
+  const std::string x = absl::StrFormat("f32[%d,%d]", kMlpTokens, kModel);
+  const std::string w = absl::StrFormat("f32[%d,%d]", kModel, kHidden);
+  const std::string wd = absl::StrFormat("f32[%d,%d]", kHidden, kModel);
+  const std::string h = absl::StrFormat("f32[%d,%d]", kMlpTokens, kHidden);
+  const char* dn = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+  return absl::StrCat(
+      "HloModule llama_mlp, entry_computation_layout={(", x, "{1,0}, ", w, "{1,0}, ", w, "{1,0}, ",
+      wd, "{1,0})->", x, "{1,0}}\n\nENTRY main {\n  x = ", x, " parameter(0)\n  wg = ", w,
+      " parameter(1)\n  wu = ", w, " parameter(2)\n  wd = ", wd, " parameter(3)\n  g = ", h,
+      " dot(x, wg), ", dn, "\n  u = ", h, " dot(x, wu), ", dn, "\n  sg = ", h,
+      " logistic(g)\n  silu = ", h, " multiply(g, sg)\n  hu = ", h, " multiply(silu, u)\n  ROOT y = ",
+      x, " dot(hu, wd), ", dn, "\n}\n");
+}
+
+// The blocks' matmuls in OpenBLAS (one thread): q k^T and p v per head, or
+// the MLP's three matmuls.
+void AttentionSgemm(std::vector<float>& a, std::vector<float>& b, std::vector<float>& c) {
+  const int64_t qkv = kTokens * kHeadDim, ss = kTokens * kTokens;
+  a.resize(kHeads * ss, 0.5f);
+  b.resize(kHeads * qkv, 0.25f);
+  c.resize(kHeads * ss);
+  for (int64_t h = 0; h < kHeads; ++h) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, kTokens, kTokens, kHeadDim, 1.0f,
+                b.data() + h * qkv, kHeadDim, b.data() + h * qkv, kHeadDim, 0.0f,
+                c.data() + h * ss, kTokens);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kTokens, kHeadDim, kTokens, 1.0f,
+                a.data() + h * ss, kTokens, b.data() + h * qkv, kHeadDim, 0.0f,
+                c.data() + h * qkv, kHeadDim);
+  }
+}
+
+void MlpSgemm(std::vector<float>& a, std::vector<float>& b, std::vector<float>& c) {
+  a.resize(kMlpTokens * kHidden, 0.5f);
+  b.resize(kModel * kHidden, 0.25f);
+  c.resize(kMlpTokens * kHidden);
+  for (int i = 0; i < 2; ++i) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kMlpTokens, kHidden, kModel, 1.0f,
+                a.data(), kModel, b.data(), kHidden, 0.0f, c.data(), kHidden);
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kMlpTokens, kModel, kHidden, 1.0f,
+              a.data(), kHidden, b.data(), kModel, 0.0f, c.data(), kModel);
+}
+
+struct Block {
+  std::string (*text)();
+  void (*sgemm)(std::vector<float>&, std::vector<float>&, std::vector<float>&);
+  double flops;  // of the block's matmuls
+};
+
+const Block kAttention = {AttentionText, AttentionSgemm,
+                          2.0 * 2 * kHeads * kTokens * kTokens * kHeadDim};
+const Block kLlamaMlp = {LlamaMlpText, MlpSgemm, 2.0 * 3 * kMlpTokens * kModel * kHidden};
+
+void BM_Block(benchmark::State& state, const Block* block, const char* target) {
+  std::unique_ptr<HloModule> m = *ParseHloModule(block->text());
+  LayoutAssignment pass(*TargetConfig::Builtin(target));
+  if (!pass.Run(*m).ok()) {
+    state.SkipWithError("layout assignment failed");
+    return;
+  }
+  std::mt19937_64 rng(0);
+  std::vector<runtime::LogicalArray> inputs;
+  for (const HloInstruction* p : m->entry()->parameters()) {
+    inputs.push_back(*runtime::RandomLogicalArray(p->shape(), rng));
+  }
+  std::vector<float> a, b, c;
+  double copy_s = 0, dot_s = 0, blas_s = 0, total_s = 0;
+  int64_t copies = 0;
+  for (auto _ : state) {
+    runtime::ExecutionStats stats;
+    auto t0 = std::chrono::steady_clock::now();
+    auto out = runtime::RunLogical(*m, inputs, {}, &stats);
+    total_s += Since(t0);
+    if (!out.ok()) {
+      state.SkipWithError(std::string(out.status().message()).c_str());
+      return;
+    }
+    copy_s += stats.copy_seconds;
+    dot_s += stats.dot_seconds;
+    copies = stats.copies;
+    state.PauseTiming();
+    t0 = std::chrono::steady_clock::now();
+    block->sgemm(a, b, c);
+    blas_s += Since(t0);
+    state.ResumeTiming();
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["total_s"] = total_s / n;
+  state.counters["copy_s"] = copy_s / n;
+  state.counters["copies"] = static_cast<double>(copies);
+  state.counters["dot_GFLOPs"] = block->flops * n / dot_s / 1e9;
+  state.counters["sgemm_GFLOPs"] = block->flops * n / blas_s / 1e9;
+}
+
 void RegisterAll() {
   for (const char* t : {"default", "tpu", "cpu-avx2", "cpu-avx512", "arm64"}) {
     benchmark::RegisterBenchmark(absl::StrFormat("BM_Mlp/%s", t).c_str(), BM_Mlp, t)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(5);
+  }
+  for (const auto& [name, block] : {std::pair{"BM_Attention", &kAttention},
+                                    std::pair{"BM_LlamaMlp", &kLlamaMlp}}) {
+    for (const char* t : {"default", "cpu-avx512"}) {
+      benchmark::RegisterBenchmark(absl::StrFormat("%s/%s", name, t).c_str(), BM_Block, block, t)
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(2);
+    }
+  }
+}
+
+double Counter(const bench::Run& r, const char* k) {
+  auto it = r.counters.find(k);
+  return it == r.counters.end() ? 0.0 : static_cast<double>(it->second);
+}
+
+// The transformer blocks: each target's total against default's, and the
+// dots' GFLOP/s against sgemm's on the same matmuls.
+void BlockSummary(const std::vector<bench::Run>& runs, std::ostream& os) {
+  os << "\nTransformer blocks on the executor (per run, copies included; sgemm in the same run)\n";
+  os << absl::StrFormat("%-26s %9s %9s %7s %10s %9s %12s %7s\n", "block/target", "total s",
+                        "copies s", "copies", "vs default", "dot GF/s", "sgemm GF/s", "dot/bl");
+  std::map<std::string, double> default_total;
+  for (const bench::Run& r : runs) {
+    const std::string name = r.benchmark_name();
+    if (name.rfind("BM_Mlp/", 0) == 0) continue;
+    const std::string block = name.substr(0, name.find('/'));
+    if (name.find("/default") != std::string::npos) default_total[block] = Counter(r, "total_s");
+    const double total = Counter(r, "total_s");
+    os << absl::StrFormat("%-26s %9.3f %9.4f %7.0f %9.2fx %9.2f %12.2f %6.1f%%\n",
+                          name.substr(0, name.find("/iterations")), total, Counter(r, "copy_s"),
+                          Counter(r, "copies"),
+                          total > 0 && default_total.count(block) ? default_total[block] / total : 0.0,
+                          Counter(r, "dot_GFLOPs"), Counter(r, "sgemm_GFLOPs"),
+                          100 * Counter(r, "dot_GFLOPs") / std::max(1e-9, Counter(r, "sgemm_GFLOPs")));
   }
 }
 
@@ -121,6 +290,7 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& os) {
                         "sgemm GF/s", "dot/bl");
   double default_total = 0;
   for (const bench::Run& r : runs) {
+    if (r.benchmark_name().rfind("BM_Mlp/", 0) != 0) continue;
     auto get = [&](const char* k) {
       auto it = r.counters.find(k);
       return it == r.counters.end() ? 0.0 : static_cast<double>(it->second);
@@ -137,6 +307,7 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& os) {
                           100 * get("dot_GFLOPs") / std::max(1e-9, get("sgemm_GFLOPs")));
   }
   if (default_total > 0) os << "(default's total: " << default_total << " s)\n";
+  BlockSummary(runs, os);
 }
 
 }  // namespace

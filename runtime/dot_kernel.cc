@@ -20,15 +20,46 @@ constexpr int kRhsRun = 8;
 constexpr int kMr = 4;  // the AVX2 and scalar kernels' block: rows
 constexpr int kNr = 8;  // and columns
 
-// Whether coordinate c of `dim` sits `c % run` slots after c rounded down,
-// for every c: runs of `run` consecutive coordinates are contiguous.
-bool ContiguousRuns(const ArrayInfo& info, int dim, int64_t run) {
-  const int64_t n = info.dims()[dim];
-  if (n % run != 0) return false;
-  for (int64_t c = 0; c < n; ++c) {
-    if (info.DimOffset(dim, c) != info.DimOffset(dim, c - c % run) + c % run) return false;
+// Whether the offsets come in runs of `run` consecutive slots: entry i
+// sits i % run slots after entry i - i % run.
+bool ContiguousRuns(const std::vector<int64_t>& offsets, int64_t run) {
+  if (offsets.size() % run != 0) return false;
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    if (offsets[i] != offsets[i - i % run] + static_cast<int64_t>(i % run)) return false;
   }
   return true;
+}
+
+// The slot offset (from the origin) of every index over `dims` of `info`,
+// row-major over them in the order given (the first outermost): the order
+// the generic dot walks contracting indices in and the result's dims take
+// the free ones in.
+std::vector<int64_t> IndexOffsets(const ArrayInfo& info, absl::Span<const int64_t> dims) {
+  std::vector<int64_t> offsets = {0};
+  for (int64_t d : dims) {
+    const int64_t n = info.dims()[d];
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * n);
+    for (int64_t o : offsets) {
+      for (int64_t c = 0; c < n; ++c) next.push_back(o + info.DimOffset(static_cast<int>(d), c));
+    }
+    offsets = std::move(next);
+  }
+  return offsets;
+}
+
+// The dims of a rank-`rank` operand that are neither batch nor contracting,
+// in increasing order (as the result takes them).
+std::vector<int64_t> FreeDims(int rank, const std::vector<int64_t>& batch,
+                              const std::vector<int64_t>& contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+      free.push_back(d);
+    }
+  }
+  return free;
 }
 
 float LoadF32(const uint8_t* data, int64_t slot) {
@@ -37,24 +68,24 @@ float LoadF32(const uint8_t* data, int64_t slot) {
   return f;
 }
 
-// The operand `v` of a matmul as panels of doubles [free/run][K][run] in
-// `panels`: `run` coordinates of its free dim `free_dim` side by side for
-// each k.
-void Panels(const Value& v, int free_dim, int run, std::vector<double>& panels) {
-  const ArrayInfo& info = *v.info;
-  const int k_dim = 1 - free_dim;
-  const int64_t free_size = info.dims()[free_dim], k_size = info.dims()[k_dim];
+// One batch of the operand `v` of a matmul as panels of doubles
+// [free/run][K][run] in `panels`: `run` coordinates of its (flattened) free
+// dims side by side for each contracting index. `base` is the batch's slot,
+// `free` and `k` the offsets of the free and contracting indices from it.
+void Panels(const Value& v, int64_t base, const std::vector<int64_t>& free,
+            const std::vector<int64_t>& k, int run, std::vector<double>& panels) {
+  const int64_t free_size = free.size(), k_size = k.size();
   panels.resize(free_size * k_size);
   std::vector<int64_t> rows(run);
   double* to = panels.data();
   for (int64_t block = 0; block < free_size / run; ++block) {
     bool contiguous = true;
     for (int i = 0; i < run; ++i) {
-      rows[i] = info.origin() + info.DimOffset(free_dim, block * run + i);
+      rows[i] = base + free[block * run + i];
       contiguous &= rows[i] == rows[0] + i;
     }
-    for (int64_t k = 0; k < k_size; ++k, to += run) {
-      const int64_t off = info.DimOffset(k_dim, k);
+    for (int64_t kk = 0; kk < k_size; ++kk, to += run) {
+      const int64_t off = k[kk];
       if (contiguous) {
         // One run of floats: the compiler widens it (cvtps2pd).
         const uint8_t* from = v.data() + 4 * (rows[0] + off);
@@ -232,39 +263,60 @@ absl::string_view PackedDotKernel(int64_t m_size, int64_t n_size, Isa isa) {
   return ChooseKernel(ResolveIsa(isa), m_size, n_size).name;
 }
 
-std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const Value& lhs,
-                                               const Value& rhs,
-                                               const std::shared_ptr<const ArrayInfo>& out,
-                                               Isa isa) {
-  const auto& at = dot.attributes();
-  auto is = [](const std::optional<std::vector<int64_t>>& v, std::vector<int64_t> want) {
-    return v.value_or(std::vector<int64_t>{}) == want;
+namespace {
+
+// Where a dot's elements sit, as slot offsets: per batch index (row-major
+// over the batch dims) of each operand and the result, per row (the lhs's
+// free dims flattened), per column (the rhs's) and per contracting index.
+struct DotOffsets {
+  std::vector<int64_t> lhs_batch, rhs_batch, out_batch;
+  std::vector<int64_t> lhs_rows, out_rows, rhs_cols, out_cols;
+  std::vector<int64_t> lhs_k, rhs_k;
+};
+
+// The offsets of a dot on f32 whose operands come packed, or none.
+std::optional<DotOffsets> PackedOffsets(const HloInstruction& dot, const ArrayInfo& l,
+                                        const ArrayInfo& r, const ArrayInfo& out) {
+  const auto& at = dot.attributes().dot();
+  auto dims = [](const std::optional<std::vector<int64_t>>& v) {
+    return v.value_or(std::vector<int64_t>{});
   };
-  const ArrayInfo& l = *lhs.info;
-  const ArrayInfo& r = *rhs.info;
-  if (l.rank() != 2 || r.rank() != 2 || out->rank() != 2 || !is(at.dot().lhs_contracting_dims, {1}) ||
-      !is(at.dot().rhs_contracting_dims, {0}) || !is(at.dot().lhs_batch_dims, {}) ||
-      !is(at.dot().rhs_batch_dims, {}) || l.type() != F32 || r.type() != F32 || out->type() != F32 ||
-      l.slot_bits() != 32 || r.slot_bits() != 32 || out->slot_bits() != 32 ||
-      !l.separable() || !r.separable() || !out->separable() || !ContiguousRuns(l, 0, kLhsRun) ||
-      !ContiguousRuns(r, 1, kRhsRun)) {
+  const std::vector<int64_t> lb = dims(at.lhs_batch_dims), rb = dims(at.rhs_batch_dims);
+  const std::vector<int64_t> lc = dims(at.lhs_contracting_dims), rc = dims(at.rhs_contracting_dims);
+  if (l.type() != F32 || r.type() != F32 || out.type() != F32 || l.slot_bits() != 32 ||
+      r.slot_bits() != 32 || out.slot_bits() != 32 || !l.separable() || !r.separable() ||
+      !out.separable() || lb.size() != rb.size() || lc.size() != rc.size() ||
+      !at.sparsity.empty()) {
     return std::nullopt;
   }
-  const int64_t m_size = l.dims()[0], k_size = l.dims()[1], n_size = r.dims()[1];
-  absl::Status room =
-      CheckAllocationSize(8 * ((m_size + n_size) * k_size + m_size * n_size), "the dot's panels");
-  if (!room.ok()) return absl::StatusOr<Value>(room);
-  const Kernel kernel = ChooseKernel(ResolveIsa(isa), m_size, n_size);
+  const std::vector<int64_t> lf = FreeDims(l.rank(), lb, lc), rf = FreeDims(r.rank(), rb, rc);
+  if (static_cast<size_t>(out.rank()) != lb.size() + lf.size() + rf.size()) return std::nullopt;
+  std::vector<int64_t> ob, orow, ocol;
+  for (int64_t i = 0; i < out.rank(); ++i) {
+    (i < static_cast<int64_t>(lb.size()) ? ob : i < static_cast<int64_t>(lb.size() + lf.size()) ? orow : ocol).push_back(i);
+  }
+  DotOffsets o{IndexOffsets(l, lb),  IndexOffsets(r, rb),   IndexOffsets(out, ob),
+               IndexOffsets(l, lf),  IndexOffsets(out, orow), IndexOffsets(r, rf),
+               IndexOffsets(out, ocol), IndexOffsets(l, lc), IndexOffsets(r, rc)};
+  if (o.lhs_rows.empty() || o.rhs_cols.empty() || o.lhs_k.empty() || o.lhs_batch.empty() ||
+      !ContiguousRuns(o.lhs_rows, kLhsRun) || !ContiguousRuns(o.rhs_cols, kRhsRun)) {
+    return std::nullopt;
+  }
+  return o;
+}
+
+// One batch of a packed dot: the result elements at `out_base` (+ the
+// row and column offsets) of lhs[M,K] x rhs[K,N] at `lhs_base`, `rhs_base`.
+void RunBatch(const Kernel& kernel, const Value& lhs, const Value& rhs, const DotOffsets& o,
+              int64_t lhs_base, int64_t rhs_base, int64_t out_base, uint8_t* data) {
   const int mr = kernel.mr, nr = kernel.nr;
+  const int64_t m_size = o.lhs_rows.size(), n_size = o.rhs_cols.size(), k_size = o.lhs_k.size();
   // Panels of doubles, converted once: the lhs [M/mr][K][mr], the rhs [N/nr][K][nr].
   Scratch& scratch = ThreadScratch();
-  Panels(lhs, /*free_dim=*/0, mr, scratch.a);
-  Panels(rhs, /*free_dim=*/1, nr, scratch.b);
+  Panels(lhs, lhs_base, o.lhs_rows, o.lhs_k, mr, scratch.a);
+  Panels(rhs, rhs_base, o.rhs_cols, o.rhs_k, nr, scratch.b);
   const std::vector<double>& a = scratch.a;
   const std::vector<double>& b = scratch.b;
-  absl::StatusOr<Value> result = Value::Allocate(out);
-  if (!result.ok()) return result;
-  uint8_t* data = result->mutable_data();
   // The contracting dim is cut into blocks whose rhs panel stays in L1
   // while every row block passes over it; the sums so far wait in `c`, so
   // each still adds its products in increasing k.
@@ -284,17 +336,41 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
         kernel.run(ap, bp, kc, cp);
         if (!last) continue;
         for (int i = 0; i < mr; ++i) {
-          const int64_t row = out->origin() + out->DimOffset(0, mb * mr + i);
+          const int64_t row = out_base + o.out_rows[mb * mr + i];
           for (int j = 0; j < nr; ++j) {
             double sum = cp[i * nr + j];
             if (std::isnan(sum)) sum = nans.Element(mb * mr + i, nb * nr + j);
             // What Normalize and Store make of the sum: rounded to f32 once.
             const float f = static_cast<float>(sum);
-            std::memcpy(data + 4 * (row + out->DimOffset(1, nb * nr + j)), &f, 4);
+            std::memcpy(data + 4 * (row + o.out_cols[nb * nr + j]), &f, 4);
           }
         }
       }
     }
+  }
+}
+
+}  // namespace
+
+std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const Value& lhs,
+                                               const Value& rhs,
+                                               const std::shared_ptr<const ArrayInfo>& out,
+                                               Isa isa) {
+  std::optional<DotOffsets> o = PackedOffsets(dot, *lhs.info, *rhs.info, *out);
+  if (!o.has_value()) return std::nullopt;
+  const int64_t m_size = o->lhs_rows.size(), k_size = o->lhs_k.size(), n_size = o->rhs_cols.size();
+  absl::Status room =
+      CheckAllocationSize(8 * ((m_size + n_size) * k_size + m_size * n_size), "the dot's panels");
+  if (!room.ok()) return absl::StatusOr<Value>(room);
+  const Kernel kernel = ChooseKernel(ResolveIsa(isa), m_size, n_size);
+  absl::StatusOr<Value> result = Value::Allocate(out);
+  if (!result.ok()) return result;
+  uint8_t* data = result->mutable_data();
+  // The batch loop outside the blocked kernel: each batch is a matmul of
+  // its own, its panels converted when it comes.
+  for (size_t i = 0; i < o->lhs_batch.size(); ++i) {
+    RunBatch(kernel, lhs, rhs, *o, lhs.info->origin() + o->lhs_batch[i],
+             rhs.info->origin() + o->rhs_batch[i], out->origin() + o->out_batch[i], data);
   }
   return result;
 }

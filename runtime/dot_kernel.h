@@ -1,6 +1,9 @@
 // The executor's fast path for a matmul whose operands come packed: the lhs
 // with runs of 4 rows contiguous per contracting index, the rhs with runs of
 // 8 columns (as the CPU targets' {1,0:T(m0,1)} and {0,1:T(n0,1)} put them).
+// A dot with batch dims runs as one such matmul per batch index (the batch
+// loop outside the blocked kernel); several free or contracting dims count
+// as one, flattened row-major in the generic dot's order.
 // A register-blocked kernel (8x16 with AVX-512 when the result's rows
 // divide by 8 and its columns by 16, else 4x8 with AVX2 or plain C++) walks
 // whole panels with no index math per product, and gives the bits the
@@ -20,8 +23,11 @@
 
 namespace xla_layout::runtime {
 
-// The result of dot(lhs[M,K], rhs[K,N]) -> out[M,N] on f32, or none when the
-// operands are not packed so (the caller then runs the generic dot). `isa`
+// The result of a dot on f32, dot(lhs[B...,M...,K...], rhs[B...,K...,N...])
+// -> out[B...,M...,N...] in any dim numbers (sparse dots excepted), or none
+// when the operands are not packed so: the lhs's free dims flattened in runs
+// of 4 contiguous slots, the rhs's in runs of 8, and every array separable
+// (the caller then runs the generic dot). `isa`
 // picks the kernel as the packing core's kernels are picked (ResolveIsa:
 // kAuto is the XLA_LAYOUT_ISA override, else the best the CPU has; a path
 // the CPU lacks falls back); every path gives the same bits.

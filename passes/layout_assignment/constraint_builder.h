@@ -91,6 +91,8 @@ class ConstraintBuilder {
   void HandleBatchNorm(HloInstruction* i);
   void HandleSendRecv(HloInstruction* i);
   void HandleDot(HloInstruction* dot);
+  void DecideDotOperand(HloInstruction* dot, int k, const Layout& packed, int64_t reads,
+                        bool matrix_vector);
   absl::Status HandleCustomCall(HloInstruction* call);
   void HandleConvolution(HloInstruction* conv);
   void HandleCollective(HloInstruction* i);

@@ -2,6 +2,7 @@
 // operand layouts or buffer layouts for one instruction; a reader finds
 // every rule for an opcode in one place, the handler ConstraintBuilder::Visit
 // dispatches it to.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,39 @@ std::vector<int64_t> ChannelsLastOrder(absl::string_view labels, int rank,
   if (major_dim >= 0) m2m.push_back(major_dim);
   if (static_cast<int>(m2m.size()) != rank) return {};
   return m2m;
+}
+
+// The dims of a rank-`rank` dot operand that are neither `batch` nor
+// `contracting`, in increasing order (the order the result takes them in).
+std::vector<int64_t> DotFreeDims(int64_t rank, const std::vector<int64_t>& batch,
+                                 const std::vector<int64_t>& contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+      free.push_back(d);
+    }
+  }
+  return free;
+}
+
+// The packed layout of a dot operand: its batch dims outermost (each batch
+// one matmul's panels), then its free and contracting dims in order, except
+// that the last free dim and the last contracting dim are the two minor
+// dims, tiled (free_tile, k_tile): runs of free_tile coordinates of the
+// free dim side by side for each contracting index, as the executor's
+// packed kernel reads them. Both `free` and `contracting` are non-empty.
+Layout PackedDotOperand(const std::vector<int64_t>& batch, const std::vector<int64_t>& free,
+                        const std::vector<int64_t>& contracting, int64_t free_tile,
+                        int64_t k_tile) {
+  std::vector<int64_t> major_to_minor = batch;
+  major_to_minor.insert(major_to_minor.end(), free.begin(), free.end() - 1);
+  major_to_minor.insert(major_to_minor.end(), contracting.begin(), contracting.end() - 1);
+  major_to_minor.push_back(free.back());
+  major_to_minor.push_back(contracting.back());
+  Layout layout(std::vector<int64_t>(major_to_minor.rbegin(), major_to_minor.rend()));
+  layout.add_tile(Tile(std::vector<int64_t>{free_tile, k_tile}));
+  return layout;
 }
 
 }  // namespace
@@ -421,70 +455,87 @@ void ConstraintBuilder::TieVariadic(HloInstruction* i, int inputs, bool inputs_t
   }
 }
 
-// IREE-style data tiling of a rank-2 dot, lhs[M,K] x rhs[K,N] with no batch
-// dims: lhs in M0xK0 tiles, rhs as N-major N0xK0 panels, the result in M0xN0
-// tiles. A tiling the padding rule refuses (M < M0) is left out, and so is
-// the matrix of a matrix-vector product. Other dots are left free.
+// IREE-style data tiling of a dot, lhs[B...,M...,K...] x rhs[B...,K...,N...]
+// (batch dims, several free or contracting dims, any dim numbers): each
+// operand with its batch dims outermost and its (last) free and contracting
+// dims tiled minor, lhs in M0xK0 tiles, rhs as N-major N0xK0 panels, the
+// result row-major with its last two dims in M0xN0 tiles. M and N are the
+// free dims' element counts. A tiling the padding rule refuses is left out,
+// and so is the matrix of a matrix-vector product. Dots with no contracting
+// or no free dim on a side are left free.
 void ConstraintBuilder::HandleDot(HloInstruction* dot) {
-  const auto& a = dot->attributes();
-  if (dot->operand_count() != 2 || dot->shape().rank() != 2 ||
-      dot->operand(0)->shape().rank() != 2 ||
-      dot->operand(1)->shape().rank() != 2 ||
-      a.dot().lhs_contracting_dims != std::vector<int64_t>{1} ||
-      a.dot().rhs_contracting_dims != std::vector<int64_t>{0} ||
-      (a.dot().lhs_batch_dims && !a.dot().lhs_batch_dims->empty()) ||
-      (a.dot().rhs_batch_dims && !a.dot().rhs_batch_dims->empty())) {
+  if (dot->operand_count() != 2) return;
+  const auto& a = dot->attributes().dot();
+  const std::vector<int64_t> no_dims;
+  const std::vector<int64_t>& lb = a.lhs_batch_dims ? *a.lhs_batch_dims : no_dims;
+  const std::vector<int64_t>& rb = a.rhs_batch_dims ? *a.rhs_batch_dims : no_dims;
+  const std::vector<int64_t>& lc = a.lhs_contracting_dims ? *a.lhs_contracting_dims : no_dims;
+  const std::vector<int64_t>& rc = a.rhs_contracting_dims ? *a.rhs_contracting_dims : no_dims;
+  const Shape& lhs_shape = dot->operand(0)->shape();
+  const Shape& rhs_shape = dot->operand(1)->shape();
+  const std::vector<int64_t> lf = DotFreeDims(lhs_shape.rank(), lb, lc);
+  const std::vector<int64_t> rf = DotFreeDims(rhs_shape.rank(), rb, rc);
+  if (lc.empty() || lf.empty() || rf.empty() || lb.size() != rb.size() ||
+      dot->shape().rank() != static_cast<int64_t>(lb.size() + lf.size() + rf.size())) {
     return;
   }
   std::optional<DotTiling> tiling =
       cost_.target().DotTilingFor(dot->shape().element_type());
   if (!tiling) return;
-  Layout lhs(std::vector<int64_t>{1, 0});
-  lhs.add_tile(Tile(std::vector<int64_t>{tiling->m0(), tiling->k0()}));
-  Layout rhs(std::vector<int64_t>{0, 1});
-  rhs.add_tile(Tile(std::vector<int64_t>{tiling->n0(), tiling->k0()}));
-  Layout out(std::vector<int64_t>{1, 0});
+  const Layout lhs = PackedDotOperand(lb, lf, lc, tiling->m0(), tiling->k0());
+  const Layout rhs = PackedDotOperand(rb, rf, rc, tiling->n0(), tiling->k0());
+  std::vector<int64_t> out_order(dot->shape().rank());
+  for (int64_t d = 0; d < dot->shape().rank(); ++d) out_order[d] = dot->shape().rank() - 1 - d;
+  Layout out(out_order);
   out.add_tile(Tile(std::vector<int64_t>{tiling->m0(), tiling->n0()}));
   const Layout* operands[2] = {&lhs, &rhs};
-  // The dot reads the lhs once per n0-wide column block of the result and
-  // the rhs once per m0-tall row block.
-  const int64_t m = dot->operand(0)->shape().dimensions(0);
-  const int64_t n = dot->operand(1)->shape().dimensions(1);
+  // The dot reads the lhs once per n0-wide column block of each batch's
+  // result and the rhs once per m0-tall row block.
+  int64_t m = 1, n = 1;
+  for (int64_t d : lf) m *= lhs_shape.dimensions(d);
+  for (int64_t d : rf) n *= rhs_shape.dimensions(d);
   const int64_t reads[2] = {(n + tiling->n0() - 1) / tiling->n0(),
                             (m + tiling->m0() - 1) / tiling->m0()};
-  const double min_reads = cost_.target().proto().cost_model().min_dot_operand_reads();
   for (int k = 0; k < 2; ++k) {
-    HloInstruction* op = dot->operand(k);
-    LayoutAssignmentStats::Packing decision;
-    decision.dot = dot->name();
-    decision.operand = k == 0 ? "lhs" : "rhs";
-    decision.reads = reads[k];
-    absl::StatusOr<int64_t> count = op->shape().ElementCount();
-    decision.bytes = count.ok() ? *count * PrimitiveByteSize(op->shape().element_type()) : 0;
-    // The matrix of a matrix-vector product (the rhs when M is 1, the lhs
-    // when N is 1) is read element by element once, whatever the table's
-    // min_dot_operand_reads says: packing it, even a constant, gains nothing.
-    if ((k == 1 && m == 1) || (k == 0 && n == 1)) {
-      decision.why = "a matrix-vector product reads each element once";
-    } else if (!cost_.Acceptable(op->shape(), *operands[k])) {
-      decision.why = "the tiles would pad too much";
-    } else if (op->opcode() == HloOpcode::kConstant) {
-      // Laid out at compile time: the constant itself takes the layout.
-      Produce(SlotOf(op, 0), *operands[k]);
-      decision.packed = true;
-      decision.why = "a constant, laid out at compile time";
-    } else if (min_reads > 0 && reads[k] < min_reads) {
-      decision.why = absl::StrCat("a copy of ", SaturatingAdd(decision.bytes, decision.bytes),
-                                  " bytes would be read fewer than ", min_reads, " times");
-    } else {
-      Need(SlotOf(op, 0), *operands[k], "dot operand packing", dot, dot->parent(), k, 0);
-      decision.packed = true;
-      decision.why = absl::StrCat("read ", reads[k], " times; copy ", SaturatingAdd(decision.bytes, decision.bytes),
-                                  " bytes once");
-    }
-    c_.packing_.push_back(std::move(decision));
+    DecideDotOperand(dot, k, *operands[k], reads[k], (k == 1 && m == 1) || (k == 0 && n == 1));
   }
   if (cost_.Acceptable(dot->shape(), out)) Produce(SlotOf(dot, 0), out);
+}
+
+// Whether operand k of `dot` gets its packed layout `packed`, read `reads`
+// times: recorded in the stats' packing decisions.
+void ConstraintBuilder::DecideDotOperand(HloInstruction* dot, int k, const Layout& packed,
+                                         int64_t reads, bool matrix_vector) {
+  HloInstruction* op = dot->operand(k);
+  const double min_reads = cost_.target().proto().cost_model().min_dot_operand_reads();
+  LayoutAssignmentStats::Packing decision;
+  decision.dot = dot->name();
+  decision.operand = k == 0 ? "lhs" : "rhs";
+  decision.reads = reads;
+  absl::StatusOr<int64_t> count = op->shape().ElementCount();
+  decision.bytes = count.ok() ? *count * PrimitiveByteSize(op->shape().element_type()) : 0;
+  // The matrix of a matrix-vector product (the rhs when M is 1, the lhs
+  // when N is 1) is read element by element once, whatever the table's
+  // min_dot_operand_reads says: packing it, even a constant, gains nothing.
+  if (matrix_vector) {
+    decision.why = "a matrix-vector product reads each element once";
+  } else if (!cost_.Acceptable(op->shape(), packed)) {
+    decision.why = "the tiles would pad too much";
+  } else if (op->opcode() == HloOpcode::kConstant) {
+    // Laid out at compile time: the constant itself takes the layout.
+    Produce(SlotOf(op, 0), packed);
+    decision.packed = true;
+    decision.why = "a constant, laid out at compile time";
+  } else if (min_reads > 0 && reads < min_reads) {
+    decision.why = absl::StrCat("a copy of ", SaturatingAdd(decision.bytes, decision.bytes),
+                                " bytes would be read fewer than ", min_reads, " times");
+  } else {
+    Need(SlotOf(op, 0), packed, "dot operand packing", dot, dot->parent(), k, 0);
+    decision.packed = true;
+    decision.why = absl::StrCat("read ", reads, " times; copy ",
+                                SaturatingAdd(decision.bytes, decision.bytes), " bytes once");
+  }
+  c_.packing_.push_back(std::move(decision));
 }
 
 // Channels-last convolutions (TargetLayoutConfig.conv_channels_last): the

@@ -323,6 +323,65 @@ TEST(LayoutAssignmentTest, MlpDotIsPackedPerTarget) {
   }
 }
 
+// One attention head group: scores q.k^T over [b,h,s,d], then p.v.
+constexpr char kAttention[] = R"(
+HloModule attention
+ENTRY main {
+  q = f32[2,4,32,32] parameter(0)
+  k = f32[2,4,32,32] parameter(1)
+  v = f32[2,4,32,32] parameter(2)
+  s = f32[2,4,32,32] dot(q, k), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}
+  c = f32[] constant(0.125)
+  cb = f32[2,4,32,32] broadcast(c), dimensions={}
+  sc = f32[2,4,32,32] multiply(s, cb)
+  p = f32[2,4,32,32] exponential(sc)
+  ROOT o = f32[2,4,32,32] dot(p, v), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}
+})";
+
+TEST(LayoutAssignmentTest, BatchedDotsArePackedWithBatchDimsOutermost) {
+  LayoutAssignmentStats stats;
+  auto m = Assign(kAttention, "cpu-avx512", &stats);
+  ASSERT_NE(m, nullptr);
+  const HloInstruction* s = m->entry()->FindInstruction("s");
+  const HloInstruction* o = m->entry()->FindInstruction("o");
+  // Rows (s; t for k) tiled 16 per contracting index d, the batch dims
+  // b, h major; v's free dim d is its rows, so d is tiled over t.
+  EXPECT_EQ(PrintShape(s->operand(0)->shape()), "f32[2,4,32,32]{3,2,1,0:T(16,1)}");
+  EXPECT_EQ(PrintShape(s->operand(1)->shape()), "f32[2,4,32,32]{3,2,1,0:T(16,1)}");
+  EXPECT_EQ(PrintShape(s->shape()), "f32[2,4,32,32]{3,2,1,0:T(16,16)}");
+  EXPECT_EQ(PrintShape(o->operand(0)->shape()), "f32[2,4,32,32]{3,2,1,0:T(16,1)}");
+  EXPECT_EQ(PrintShape(o->operand(1)->shape()), "f32[2,4,32,32]{2,3,1,0:T(16,1)}");
+  // Each operand is read once per 16-wide block of a 32-wide result: twice.
+  ASSERT_EQ(stats.packing.size(), 4u);
+  for (const auto& p : stats.packing) {
+    EXPECT_TRUE(p.packed) << p.dot << " " << p.operand << ": " << p.why;
+    EXPECT_EQ(p.reads, 2) << p.dot << " " << p.operand;
+  }
+}
+
+TEST(LayoutAssignmentTest, BatchedMatrixVectorAndSingleReadsAreNotPacked) {
+  // Per batch [1,64] x [64,32]: the rhs is a matrix-vector product's
+  // matrix, read once; the lhs is read twice (32 columns, n0 = 16) but its
+  // one row would pad to 16 (padding ratio 16 > 1.5).
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule bmv
+ENTRY main {
+  x = f32[4,1,64] parameter(0)
+  w = f32[4,64,32] parameter(1)
+  ROOT y = f32[4,1,32] dot(x, w), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+})", "cpu-avx512", &stats);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(stats.packing.size(), 2u);
+  EXPECT_EQ(stats.packing[0].operand, "lhs");
+  EXPECT_FALSE(stats.packing[0].packed);
+  EXPECT_EQ(stats.packing[0].why, "the tiles would pad too much");
+  EXPECT_EQ(stats.packing[1].operand, "rhs");
+  EXPECT_FALSE(stats.packing[1].packed);
+  EXPECT_EQ(stats.packing[1].why, "a matrix-vector product reads each element once");
+  EXPECT_EQ(LayoutOf(*m, "w"), "{2,1,0}");
+}
+
 TEST(LayoutAssignmentTest, PinnedEntryLayoutPacksWithCopies) {
   std::string text = kMlp;
   text.replace(text.find("HloModule mlp"), 13,
