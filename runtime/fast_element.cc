@@ -66,11 +66,11 @@ void LoadWith(const uint8_t* data, int64_t k0, int n, double* out) {
 
 // r[j] = fn(a[j]) and r[j] = fn(a[j], b[j]) for j < n.
 template <typename T, typename R, typename Fn>
-void Map(const T* a, int n, R* r, Fn fn) {
+void EachOf(const T* a, int n, R* r, Fn fn) {
   for (int j = 0; j < n; ++j) r[j] = fn(a[j]);
 }
 template <typename T, typename R, typename Fn>
-void Zip(const T* a, const T* b, int n, R* r, Fn fn) {
+void EachPairOf(const T* a, const T* b, int n, R* r, Fn fn) {
   for (int j = 0; j < n; ++j) r[j] = fn(a[j], b[j]);
 }
 
@@ -274,27 +274,28 @@ bool HasIntBinaryLoop(HloOpcode op) {
 // The formulas of ApplyUnary, one loop each.
 void FloatUnaryLoop(HloOpcode op, const double* a, int n, double* r) {
   switch (op) {
-    case HloOpcode::kNegate: return Map(a, n, r, [](double x) { return -x; });
-    case HloOpcode::kAbs: return Map(a, n, r, [](double x) { return std::fabs(x); });
-    case HloOpcode::kExp: return Map(a, n, r, [](double x) { return std::exp(x); });
-    case HloOpcode::kExpm1: return Map(a, n, r, [](double x) { return std::expm1(x); });
-    case HloOpcode::kLog: return Map(a, n, r, [](double x) { return std::log(x); });
-    case HloOpcode::kLog1p: return Map(a, n, r, [](double x) { return std::log1p(x); });
-    case HloOpcode::kSqrt: return Map(a, n, r, [](double x) { return std::sqrt(x); });
-    case HloOpcode::kRsqrt: return Map(a, n, r, [](double x) { return 1.0 / std::sqrt(x); });
-    case HloOpcode::kTanh: return Map(a, n, r, [](double x) { return std::tanh(x); });
+    case HloOpcode::kNegate: return EachOf(a, n, r, [](double x) { return -x; });
+    case HloOpcode::kAbs: return EachOf(a, n, r, [](double x) { return std::fabs(x); });
+    case HloOpcode::kExp: return EachOf(a, n, r, [](double x) { return std::exp(x); });
+    case HloOpcode::kExpm1: return EachOf(a, n, r, [](double x) { return std::expm1(x); });
+    case HloOpcode::kLog: return EachOf(a, n, r, [](double x) { return std::log(x); });
+    case HloOpcode::kLog1p: return EachOf(a, n, r, [](double x) { return std::log1p(x); });
+    case HloOpcode::kSqrt: return EachOf(a, n, r, [](double x) { return std::sqrt(x); });
+    case HloOpcode::kRsqrt: return EachOf(a, n, r, [](double x) { return 1.0 / std::sqrt(x); });
+    case HloOpcode::kTanh: return EachOf(a, n, r, [](double x) { return std::tanh(x); });
     case HloOpcode::kLogistic:
-      return Map(a, n, r, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
-    case HloOpcode::kFloor: return Map(a, n, r, [](double x) { return std::floor(x); });
-    case HloOpcode::kCeil: return Map(a, n, r, [](double x) { return std::ceil(x); });
-    case HloOpcode::kSin: return Map(a, n, r, [](double x) { return std::sin(x); });
-    case HloOpcode::kCos: return Map(a, n, r, [](double x) { return std::cos(x); });
-    case HloOpcode::kRoundNearestAfz: return Map(a, n, r, [](double x) { return std::round(x); });
+      return EachOf(a, n, r, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+    case HloOpcode::kFloor: return EachOf(a, n, r, [](double x) { return std::floor(x); });
+    case HloOpcode::kCeil: return EachOf(a, n, r, [](double x) { return std::ceil(x); });
+    case HloOpcode::kSin: return EachOf(a, n, r, [](double x) { return std::sin(x); });
+    case HloOpcode::kCos: return EachOf(a, n, r, [](double x) { return std::cos(x); });
+    case HloOpcode::kRoundNearestAfz:
+      return EachOf(a, n, r, [](double x) { return std::round(x); });
     case HloOpcode::kRoundNearestEven:
-      return Map(a, n, r, [](double x) { return std::nearbyint(x); });
+      return EachOf(a, n, r, [](double x) { return std::nearbyint(x); });
     case HloOpcode::kSign:
-      return Map(a, n, r,
-                 [](double x) { return std::isnan(x) || x == 0 ? x : (x > 0 ? 1.0 : -1.0); });
+      return EachOf(a, n, r,
+                    [](double x) { return std::isnan(x) || x == 0 ? x : (x > 0 ? 1.0 : -1.0); });
     default: return;
   }
 }
@@ -302,18 +303,21 @@ void FloatUnaryLoop(HloOpcode op, const double* a, int n, double* r) {
 // The formulas of ApplyBinary, one loop each.
 void FloatBinaryLoop(HloOpcode op, const double* a, const double* b, int n, double* r) {
   switch (op) {
-    case HloOpcode::kAdd: return Zip(a, b, n, r, [](double x, double y) { return x + y; });
-    case HloOpcode::kSubtract: return Zip(a, b, n, r, [](double x, double y) { return x - y; });
-    case HloOpcode::kMultiply: return Zip(a, b, n, r, [](double x, double y) { return x * y; });
-    case HloOpcode::kDivide: return Zip(a, b, n, r, [](double x, double y) { return x / y; });
+    case HloOpcode::kAdd: return EachPairOf(a, b, n, r, [](double x, double y) { return x + y; });
+    case HloOpcode::kSubtract:
+      return EachPairOf(a, b, n, r, [](double x, double y) { return x - y; });
+    case HloOpcode::kMultiply:
+      return EachPairOf(a, b, n, r, [](double x, double y) { return x * y; });
+    case HloOpcode::kDivide:
+      return EachPairOf(a, b, n, r, [](double x, double y) { return x / y; });
     case HloOpcode::kRemainder:
-      return Zip(a, b, n, r, [](double x, double y) { return std::fmod(x, y); });
+      return EachPairOf(a, b, n, r, [](double x, double y) { return std::fmod(x, y); });
     case HloOpcode::kPower:
-      return Zip(a, b, n, r, [](double x, double y) { return std::pow(x, y); });
+      return EachPairOf(a, b, n, r, [](double x, double y) { return std::pow(x, y); });
     case HloOpcode::kAtan2:
-      return Zip(a, b, n, r, [](double x, double y) { return std::atan2(x, y); });
-    case HloOpcode::kMaximum: return Zip(a, b, n, r, FloatMaximum);
-    case HloOpcode::kMinimum: return Zip(a, b, n, r, FloatMinimum);
+      return EachPairOf(a, b, n, r, [](double x, double y) { return std::atan2(x, y); });
+    case HloOpcode::kMaximum: return EachPairOf(a, b, n, r, FloatMaximum);
+    case HloOpcode::kMinimum: return EachPairOf(a, b, n, r, FloatMinimum);
     default: return;
   }
 }
@@ -323,11 +327,11 @@ void IntUnaryLoop(HloOpcode op, const int64_t* a, int n, int64_t* r) {
   auto u = [](int64_t x) { return static_cast<uint64_t>(x); };
   switch (op) {
     case HloOpcode::kNegate:
-      return Map(a, n, r, [&](int64_t x) { return static_cast<int64_t>(0 - u(x)); });
+      return EachOf(a, n, r, [&](int64_t x) { return static_cast<int64_t>(0 - u(x)); });
     case HloOpcode::kNot:
-      return Map(a, n, r, [&](int64_t x) { return static_cast<int64_t>(~u(x)); });
+      return EachOf(a, n, r, [&](int64_t x) { return static_cast<int64_t>(~u(x)); });
     default:  // abs
-      return Map(a, n, r, [&](int64_t x) { return x < 0 ? static_cast<int64_t>(0 - u(x)) : x; });
+      return EachOf(a, n, r, [&](int64_t x) { return x < 0 ? static_cast<int64_t>(0 - u(x)) : x; });
   }
 }
 
@@ -337,21 +341,23 @@ void IntBinaryLoop(HloOpcode op, bool is_signed, const int64_t* a, const int64_t
   auto u = [](int64_t x) { return static_cast<uint64_t>(x); };
   switch (op) {
     case HloOpcode::kAdd:
-      return Zip(a, b, n, r,
-                 [&](int64_t x, int64_t y) { return static_cast<int64_t>(u(x) + u(y)); });
+      return EachPairOf(a, b, n, r,
+                        [&](int64_t x, int64_t y) { return static_cast<int64_t>(u(x) + u(y)); });
     case HloOpcode::kSubtract:
-      return Zip(a, b, n, r,
-                 [&](int64_t x, int64_t y) { return static_cast<int64_t>(u(x) - u(y)); });
+      return EachPairOf(a, b, n, r,
+                        [&](int64_t x, int64_t y) { return static_cast<int64_t>(u(x) - u(y)); });
     case HloOpcode::kMultiply:
-      return Zip(a, b, n, r,
-                 [&](int64_t x, int64_t y) { return static_cast<int64_t>(u(x) * u(y)); });
+      return EachPairOf(a, b, n, r,
+                        [&](int64_t x, int64_t y) { return static_cast<int64_t>(u(x) * u(y)); });
     case HloOpcode::kMaximum:
-      return Zip(a, b, n, r, [&](int64_t x, int64_t y) { return IntMaximum(is_signed, x, y); });
+      return EachPairOf(a, b, n, r,
+                        [&](int64_t x, int64_t y) { return IntMaximum(is_signed, x, y); });
     case HloOpcode::kMinimum:
-      return Zip(a, b, n, r, [&](int64_t x, int64_t y) { return IntMinimum(is_signed, x, y); });
-    case HloOpcode::kAnd: return Zip(a, b, n, r, [](int64_t x, int64_t y) { return x & y; });
-    case HloOpcode::kOr: return Zip(a, b, n, r, [](int64_t x, int64_t y) { return x | y; });
-    case HloOpcode::kXor: return Zip(a, b, n, r, [](int64_t x, int64_t y) { return x ^ y; });
+      return EachPairOf(a, b, n, r,
+                        [&](int64_t x, int64_t y) { return IntMinimum(is_signed, x, y); });
+    case HloOpcode::kAnd: return EachPairOf(a, b, n, r, [](int64_t x, int64_t y) { return x & y; });
+    case HloOpcode::kOr: return EachPairOf(a, b, n, r, [](int64_t x, int64_t y) { return x | y; });
+    case HloOpcode::kXor: return EachPairOf(a, b, n, r, [](int64_t x, int64_t y) { return x ^ y; });
     default: return;
   }
 }
@@ -360,12 +366,12 @@ void IntBinaryLoop(HloOpcode op, bool is_signed, const int64_t* a, const int64_t
 void FloatCompareLoop(absl::string_view direction, const double* a, const double* b, int n,
                       uint8_t* r) {
   switch (ParseDirection(direction)) {
-    case Dir::kEq: return Zip(a, b, n, r, [](double x, double y) { return x == y; });
-    case Dir::kNe: return Zip(a, b, n, r, [](double x, double y) { return x != y; });
-    case Dir::kLt: return Zip(a, b, n, r, [](double x, double y) { return x < y; });
-    case Dir::kLe: return Zip(a, b, n, r, [](double x, double y) { return x <= y; });
-    case Dir::kGt: return Zip(a, b, n, r, [](double x, double y) { return x > y; });
-    case Dir::kGe: return Zip(a, b, n, r, [](double x, double y) { return x >= y; });
+    case Dir::kEq: return EachPairOf(a, b, n, r, [](double x, double y) { return x == y; });
+    case Dir::kNe: return EachPairOf(a, b, n, r, [](double x, double y) { return x != y; });
+    case Dir::kLt: return EachPairOf(a, b, n, r, [](double x, double y) { return x < y; });
+    case Dir::kLe: return EachPairOf(a, b, n, r, [](double x, double y) { return x <= y; });
+    case Dir::kGt: return EachPairOf(a, b, n, r, [](double x, double y) { return x > y; });
+    case Dir::kGe: return EachPairOf(a, b, n, r, [](double x, double y) { return x >= y; });
   }
 }
 

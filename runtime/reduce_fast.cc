@@ -276,9 +276,13 @@ std::optional<absl::StatusOr<Value>> ReduceFast(absl::Span<const int64_t> reduce
                                                 const ScalarProgram& to_apply) {
   const size_t n = ops.size() / 2;
   if (!FastPathsEnabled() || n == 0) return std::nullopt;
+  // Dims the verifier would refuse are left to the generic path.
   std::vector<int64_t> sorted(reduced.begin(), reduced.end());
   std::sort(sorted.begin(), sorted.end());
-  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return std::nullopt;
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end() ||
+      (!sorted.empty() && (sorted.front() < 0 || sorted.back() >= ops[0]->info->rank()))) {
+    return std::nullopt;
+  }
   for (size_t k = 0; k < n; ++k) {
     if (!ops[k]->info->separable()) return std::nullopt;
   }
