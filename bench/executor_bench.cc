@@ -13,10 +13,18 @@
 // 1024 -> 2752 -> 1024, f32). Their reference is OpenBLAS sgemm on the same
 // matmuls (batched by a loop over the heads), in the same run.
 //
+// Also the elementwise ops and reduce on f32[2048,768] (BERT's hidden
+// size): elements per second through the executor, with its fast paths and
+// with them off (the generic per-logical-index path), next to a plain loop
+// over float arrays doing the same arithmetic in the same run.
+//
 //   bazel run -c opt //bench:executor_bench
 #include <cblas.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -28,6 +36,7 @@
 #include "hlo/hlo_parser.h"
 #include "passes/layout_assignment/layout_assignment.h"
 #include "passes/layout_assignment/target_config.h"
+#include "runtime/elementwise_fast.h"
 #include "runtime/executor.h"
 #include "runtime/logical.h"
 #include "xla_layout/relayout.h"
@@ -240,6 +249,113 @@ void BM_Block(benchmark::State& state, const Block* block, const char* target) {
   state.counters["sgemm_GFLOPs"] = block->flops * n / blas_s / 1e9;
 }
 
+// --- Elementwise ops and reduce -----------------------------------------------
+
+constexpr int64_t kRows = 2048, kCols = 768;
+
+// A chain of five elementwise ops, as in a layer norm or softmax, on two
+// row-major f32[2048,768] parameters.
+std::string ChainText() {
+  const std::string t = absl::StrFormat("f32[%d,%d]{1,0}", kRows, kCols);
+  return absl::StrFormat(
+      "HloModule chain, entry_computation_layout={(%s, %s)->%s}\n\n"
+      "ENTRY main {\n  x = %s parameter(0)\n  y = %s parameter(1)\n"
+      "  a = %s add(x, y)\n  b = %s multiply(a, y)\n  c = %s maximum(b, x)\n"
+      "  d = %s subtract(c, a)\n  ROOT e = %s exponential(d)\n}\n",
+      t, t, t, t, t, t, t, t, t, t);
+}
+constexpr int kChainOps = 5;
+
+// A sum over the rows (dims={1}: each output reads contiguous elements) or
+// over the columns (dims={0}: outputs side by side).
+std::string ReduceText(int dim) {
+  const std::string t = absl::StrFormat("f32[%d,%d]{1,0}", kRows, kCols);
+  const int64_t out = dim == 1 ? kRows : kCols;
+  return absl::StrFormat(
+      "HloModule sum, entry_computation_layout={(%s)->f32[%d]{0}}\n\n"
+      "add {\n  p = f32[] parameter(0)\n  q = f32[] parameter(1)\n"
+      "  ROOT r = f32[] add(p, q)\n}\n\n"
+      "ENTRY main {\n  x = %s parameter(0)\n  z = f32[] constant(0)\n"
+      "  ROOT s = f32[%d]{0} reduce(x, z), dimensions={%d}, to_apply=add\n}\n",
+      t, out, t, out, dim);
+}
+
+// The same arithmetic as plain loops over float arrays: double intermediates
+// rounded to float after each op, one pass per op.
+void ReferenceChain(const std::vector<float>& x, const std::vector<float>& y,
+                    std::vector<float>& a, std::vector<float>& b) {
+  const size_t n = x.size();
+  for (size_t i = 0; i < n; ++i) a[i] = static_cast<float>(double{x[i]} + y[i]);
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<float>(double{a[i]} * y[i]);
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<float>(std::fmax(double{b[i]}, x[i]));
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<float>(double{b[i]} - a[i]);
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<float>(std::exp(double{b[i]}));
+}
+
+void ReferenceReduce(const std::vector<float>& x, int dim, std::vector<float>& out) {
+  if (dim == 1) {
+    for (int64_t r = 0; r < kRows; ++r) {
+      float acc = 0;
+      for (int64_t c = 0; c < kCols; ++c) {
+        acc = static_cast<float>(double{acc} + x[r * kCols + c]);
+      }
+      out[r] = acc;
+    }
+    return;
+  }
+  std::fill(out.begin(), out.begin() + kCols, 0.0f);
+  for (int64_t r = 0; r < kRows; ++r) {
+    for (int64_t c = 0; c < kCols; ++c) {
+      out[c] = static_cast<float>(double{out[c]} + x[r * kCols + c]);
+    }
+  }
+}
+
+// `dim` < 0: the chain; else the reduce over `dim`. `fast`: the executor's
+// fast paths on. Counters: the executor's and the plain loops' elements
+// (read per op) per second.
+void BM_Elementwise(benchmark::State& state, int dim, bool fast) {
+  std::unique_ptr<HloModule> m = *ParseHloModule(dim < 0 ? ChainText() : ReduceText(dim));
+  std::unique_ptr<runtime::Executor> e = *runtime::Executor::Create(*m);
+  std::mt19937_64 rng(0);
+  std::vector<runtime::Value> args;
+  std::vector<std::vector<float>> floats;
+  for (const Shape& shape : e->ParameterShapes()) {
+    runtime::LogicalArray a = *runtime::RandomLogicalArray(shape, rng);
+    floats.emplace_back(a.bytes.size() / 4);
+    std::memcpy(floats.back().data(), a.bytes.data(), a.bytes.size());
+    args.push_back(*runtime::MakeArgument(shape, a));
+  }
+  std::vector<float> t0(kRows * kCols), t1(kRows * kCols);
+  double run_s = 0, ref_s = 0;
+  runtime::SetFastPathsEnabledForTesting(fast);
+  for (auto _ : state) {
+    auto t = std::chrono::steady_clock::now();
+    absl::StatusOr<runtime::Value> out = e->Run(args);
+    run_s += Since(t);
+    if (!out.ok()) {
+      state.SkipWithError(std::string(out.status().message()).c_str());
+      break;
+    }
+    state.PauseTiming();
+    t = std::chrono::steady_clock::now();
+    if (dim < 0) {
+      ReferenceChain(floats[0], floats[1], t0, t1);
+    } else {
+      ReferenceReduce(floats[0], dim, t0);
+    }
+    ref_s += Since(t);
+    benchmark::DoNotOptimize(t0.data());
+    benchmark::DoNotOptimize(t1.data());
+    state.ResumeTiming();
+  }
+  runtime::SetFastPathsEnabledForTesting(true);
+  const double elements =
+      static_cast<double>(kRows * kCols) * (dim < 0 ? kChainOps : 1) * state.iterations();
+  state.counters["Melem_s"] = elements / run_s / 1e6;
+  state.counters["ref_Melem_s"] = elements / ref_s / 1e6;
+}
+
 void RegisterAll() {
   for (const char* t : {"default", "tpu", "cpu-avx2", "cpu-avx512", "arm64"}) {
     benchmark::RegisterBenchmark(absl::StrFormat("BM_Mlp/%s", t).c_str(), BM_Mlp, t)
@@ -254,6 +370,22 @@ void RegisterAll() {
           ->Iterations(2);
     }
   }
+  for (bool fast : {true, false}) {
+    const char* path = fast ? "fast" : "generic";
+    const int iterations = fast ? 20 : 2;
+    benchmark::RegisterBenchmark(absl::StrFormat("BM_Elementwise/chain/%s", path).c_str(),
+                                 BM_Elementwise, -1, fast)
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(iterations);
+    for (int dim : {1, 0}) {
+      benchmark::RegisterBenchmark(
+          absl::StrFormat("BM_Elementwise/reduce_dim%d/%s", dim, path).c_str(), BM_Elementwise,
+          dim, fast)
+          ->Unit(benchmark::kMillisecond)
+          ->Iterations(iterations);
+    }
+  }
+
 }
 
 double Counter(const bench::Run& r, const char* k) {
@@ -270,7 +402,7 @@ void BlockSummary(const std::vector<bench::Run>& runs, std::ostream& os) {
   std::map<std::string, double> default_total;
   for (const bench::Run& r : runs) {
     const std::string name = r.benchmark_name();
-    if (name.rfind("BM_Mlp/", 0) == 0) continue;
+    if (name.rfind("BM_Mlp/", 0) == 0 || name.rfind("BM_Elementwise/", 0) == 0) continue;
     const std::string block = name.substr(0, name.find('/'));
     if (name.find("/default") != std::string::npos) default_total[block] = Counter(r, "total_s");
     const double total = Counter(r, "total_s");
@@ -283,7 +415,7 @@ void BlockSummary(const std::vector<bench::Run>& runs, std::ostream& os) {
   }
 }
 
-void Summary(const std::vector<bench::Run>& runs, std::ostream& os) {
+void MlpSummary(const std::vector<bench::Run>& runs, std::ostream& os) {
   os << "\nMLP 256x1024x1024 on the executor (per run; references in the same run)\n";
   os << absl::StrFormat("%-12s %9s %9s %7s %10s %10s %7s %10s %12s %7s\n", "target", "total s",
                         "copies s", "copies", "copy GB/s", "alone GB/s", "ratio", "dot GF/s",
@@ -296,6 +428,7 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& os) {
       return it == r.counters.end() ? 0.0 : static_cast<double>(it->second);
     };
     std::string name = r.benchmark_name();
+    if (name.rfind("BM_Mlp/", 0) != 0) continue;
     std::string target = name.substr(name.find('/') + 1);
     target = target.substr(0, target.find('/'));
     if (target == "default") default_total = get("total_s");
@@ -308,6 +441,33 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& os) {
   }
   if (default_total > 0) os << "(default's total: " << default_total << " s)\n";
   BlockSummary(runs, os);
+}
+
+void ElementwiseSummary(const std::vector<bench::Run>& runs, std::ostream& os) {
+  os << "\nElementwise chain (5 ops) and reduce on f32[2048,768] (plain float loops in the "
+        "same run)\n";
+  os << absl::StrFormat("%-20s %-8s %12s %12s %8s\n", "case", "path", "exec Melem/s",
+                        "loop Melem/s", "exec/loop");
+  for (const bench::Run& r : runs) {
+    const std::string name = r.benchmark_name();
+    if (name.rfind("BM_Elementwise/", 0) != 0) continue;
+    auto get = [&](const char* k) {
+      auto it = r.counters.find(k);
+      return it == r.counters.end() ? 0.0 : static_cast<double>(it->second);
+    };
+    std::string rest = name.substr(name.find('/') + 1);
+    const std::string which = rest.substr(0, rest.find('/'));
+    rest = rest.substr(rest.find('/') + 1);
+    const std::string path = rest.substr(0, rest.find('/'));
+    os << absl::StrFormat("%-20s %-8s %12.1f %12.1f %7.1f%%\n", which, path, get("Melem_s"),
+                          get("ref_Melem_s"),
+                          100 * get("Melem_s") / std::max(1e-9, get("ref_Melem_s")));
+  }
+}
+
+void Summary(const std::vector<bench::Run>& runs, std::ostream& os) {
+  MlpSummary(runs, os);
+  ElementwiseSummary(runs, os);
 }
 
 }  // namespace

@@ -147,9 +147,6 @@ class Interpreter {
 };
 
 absl::Status Interpreter::Count(const HloInstruction& i, int64_t work) {
-  if (run_.rendezvous != nullptr && run_.rendezvous->failed()) {
-    return absl::AbortedError("another device failed");
-  }
   const int64_t total = run_.work->fetch_add(work, std::memory_order_relaxed) + work;
   run_.stats.work += work;
   if (total <= p_.options.max_work) return absl::OkStatus();

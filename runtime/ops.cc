@@ -9,6 +9,7 @@
 #include "runtime/batch_norm.h"
 #include "runtime/bits.h"
 #include "runtime/dot_kernel.h"
+#include "runtime/elementwise_fast.h"
 #include "runtime/gather_scatter.h"
 #include "runtime/linalg.h"
 #include "runtime/map.h"
@@ -24,47 +25,14 @@ namespace {
 
 absl::StatusOr<Value> Elementwise(const HloInstruction& inst,
                                   absl::Span<const Value* const> ops, const Info& out) {
-  const HloOpcode op = inst.opcode();
-  const int first = op == HloOpcode::kSelect ? 1 : 0;
-  const PrimitiveType type = ops[first]->info->type();
-  const PrimitiveType out_type = out->type();
-  const std::string direction = inst.attributes().keywords().direction.value_or("EQ");
-  const bool total_order = op == HloOpcode::kCompare && IsTotalOrder(inst);
-  auto compute = [&](auto&& read) -> Num {
-    switch (op) {
-      case HloOpcode::kConvert: return Convert(read(0), type, out_type);
-      case HloOpcode::kCompare: {
-        Num r;
-        r.i = ApplyCompare(direction, total_order, type, read(0), read(1));
-        return r;
-      }
-      case HloOpcode::kSelect: return read(0).i ? read(1) : read(2);
-      case HloOpcode::kClamp:
-        return ApplyBinary(HloOpcode::kMinimum, type,
-                           ApplyBinary(HloOpcode::kMaximum, type, read(1), read(0)), read(2));
-      default:
-        return ops.size() == 1 ? ApplyUnary(op, type, read(0))
-                               : ApplyBinary(op, type, read(0), read(1));
-    }
-  };
-  // One linear pass when every buffer holds its elements in row-major order
-  // without padding (and no operand is a broadcast scalar).
-  bool linear = out->row_major_dense();
-  for (const Value* v : ops) {
-    linear &= v->info->row_major_dense() && v->info->rank() == out->rank();
+  const ElementwiseOp op = ElementwiseOp::Of(inst, ops, out->type());
+  if (std::optional<absl::StatusOr<Value>> linear = ElementwiseLinear(op, ops, out)) {
+    return *std::move(linear);
   }
-  if (linear) {
-    absl::StatusOr<Value> v = Value::Allocate(out);
-    if (!v.ok()) return v;
-    uint8_t* data = v->mutable_data();
-    const int64_t n = out->element_count();
-    for (int64_t k = 0; k < n; ++k) {
-      out->Store(data, k, compute([&](int j) { return ops[j]->info->Load(ops[j]->data(), k); }));
-    }
-    return v;
-  }
+  Num args[3];
   return Generate<false>(out, [&](const IndexVector& index) {
-    return compute([&](int j) { return At(*ops[j], index); });
+    for (size_t j = 0; j < ops.size() && j < 3; ++j) args[j] = At(*ops[j], index);
+    return op.Apply(args);
   });
 }
 
@@ -520,6 +488,9 @@ absl::StatusOr<Value> Reduce(const HloInstruction& inst, absl::Span<const Value*
                              absl::Span<const Info> out, const ScalarProgram& to_apply) {
   const size_t n = ops.size() / 2;
   const std::vector<int64_t> reduced = Attr(inst.attributes().dimensions);
+  if (std::optional<absl::StatusOr<Value>> fast = ReduceFast(reduced, ops, out, to_apply)) {
+    return *std::move(fast);
+  }
   const Value& first = *ops[0];
   const std::vector<int64_t> kept = OtherDims(first.info->rank(), reduced, {});
   std::vector<int64_t> rdims;

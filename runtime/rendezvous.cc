@@ -15,7 +15,11 @@ absl::Status Rendezvous::failure() const {
 
 void Rendezvous::Fail(int64_t device, const absl::Status& status) {
   absl::MutexLock lock(&mu_);
-  if (failure_.ok()) {
+  // A device stopped by another's failure adds nothing; of the devices that
+  // failed on their own, the lowest is reported, whatever the timing.
+  const bool derived = status.code() == absl::StatusCode::kAborted && !failure_.ok();
+  if (!derived && (failure_.ok() || device < failing_device_)) {
+    failing_device_ = device;
     failure_ = device_count_ == 1
                    ? status
                    : absl::Status(status.code(),
@@ -32,6 +36,7 @@ void Rendezvous::Finish(int64_t device) {
   if (waiting_ > 0 && waiting_ + finished_ == device_count_ && failure_.ok()) {
     failure_ = absl::FailedPreconditionError(
         "a device finished its program while others wait for it at a collective");
+    failing_device_ = device_count_;
     failed_.store(true, std::memory_order_relaxed);
   }
   changed_.SignalAll();
@@ -42,6 +47,7 @@ void Rendezvous::CheckProgressLocked(const HloInstruction& collective) {
   failure_ = absl::FailedPreconditionError(absl::StrCat(
       "the devices can no longer meet: ", waiting_, " wait at collectives (one at ",
       collective.name(), ") that devices which finished or wait elsewhere never reach"));
+  failing_device_ = device_count_;
   failed_.store(true, std::memory_order_relaxed);
   changed_.SignalAll();
 }
@@ -63,6 +69,7 @@ absl::StatusOr<std::vector<std::vector<Value>>> Rendezvous::Exchange(
   if (meeting.deposits.size() != size || meeting.deposits[rank].has_value()) {
     failure_ = absl::InternalError(absl::StrCat(
         collective.name(), ": devices disagree on the group of occurrence ", occurrence));
+    failing_device_ = device;
     failed_.store(true, std::memory_order_relaxed);
     changed_.SignalAll();
     return failure_;
@@ -76,7 +83,9 @@ absl::StatusOr<std::vector<std::vector<Value>>> Rendezvous::Exchange(
     CheckProgressLocked(collective);
     while (meeting.arrived < static_cast<int64_t>(size) && failure_.ok()) changed_.Wait(&mu_);
   }
-  if (!failure_.ok()) return failure_;
+  if (!failure_.ok()) {
+    return absl::AbortedError(absl::StrCat(collective.name(), ": the run failed elsewhere"));
+  }
   std::vector<std::vector<Value>> all;
   all.reserve(size);
   for (const auto& d : meeting.deposits) all.push_back(*d);

@@ -37,8 +37,9 @@ class Rendezvous {
                                                            int64_t device,
                                                            std::vector<Value> mine);
 
-  // `device` stopped with `status`: every waiting device stops too. The first
-  // failure is the run's.
+  // `device` stopped with `status`: every waiting device stops too (its
+  // Exchange returns Aborted). The run's failure is that of the lowest
+  // device that failed on its own (an Aborted status is a consequence).
   void Fail(int64_t device, const absl::Status& status);
   // `device` finished its program.
   void Finish(int64_t device);
@@ -66,6 +67,7 @@ class Rendezvous {
   int64_t waiting_ ABSL_GUARDED_BY(mu_) = 0;  // devices in meetings not yet complete
   int64_t finished_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Status failure_ ABSL_GUARDED_BY(mu_);
+  int64_t failing_device_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<bool> failed_{false};
 };
 

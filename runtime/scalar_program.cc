@@ -142,6 +142,26 @@ absl::Status ScalarProgram::AddStep(const HloComputation& computation, const Hlo
   return absl::OkStatus();
 }
 
+std::optional<ScalarProgram::BinaryStep> ScalarProgram::AsBinaryStep() const {
+  if (!constants_.empty() || parameters_.size() != 2 || steps_.size() != 1 ||
+      results_.size() != 1) {
+    return std::nullopt;
+  }
+  const Step& s = steps_[0];
+  switch (s.opcode) {
+    case HloOpcode::kCompare: case HloOpcode::kSelect: case HloOpcode::kClamp:
+    case HloOpcode::kConvert:
+      return std::nullopt;
+    default:
+      break;
+  }
+  if (results_[0] != s.out || s.b < 0 || s.c >= 0) return std::nullopt;
+  const int p0 = parameters_[0], p1 = parameters_[1];
+  if (s.a == p0 && s.b == p1) return BinaryStep{s.opcode, s.type, false};
+  if (s.a == p1 && s.b == p0) return BinaryStep{s.opcode, s.type, true};
+  return std::nullopt;
+}
+
 void ScalarProgram::Run(absl::Span<const Num> args, absl::Span<Num> results) const {
   // Small register files stay on the stack.
   Num stack[64];

@@ -5,6 +5,7 @@
 #define RUNTIME_SCALAR_PROGRAM_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,18 @@ class ScalarProgram {
   int result_count() const { return static_cast<int>(results_.size()); }
   // `args` are the parameters in order; writes result_count() values.
   void Run(absl::Span<const Num> args, absl::Span<Num> results) const;
+
+  // A program that is one elementwise op on its two parameters, returned:
+  // Run(args) is ApplyBinary(opcode, type, args[0], args[1]), or with the
+  // arguments the other way round when `swapped`.
+  struct BinaryStep {
+    HloOpcode opcode;
+    PrimitiveType type;
+    bool swapped;
+  };
+  // That step, or nullopt for any other program (constants, compare,
+  // select, clamp, convert, several steps or results).
+  std::optional<BinaryStep> AsBinaryStep() const;
 
  private:
   // Each instruction's registers: one per scalar leaf of its result.
