@@ -68,7 +68,7 @@ struct ExecutorOptions {
   // or convolution, each element a reduce reads and each while iteration is
   // one step. A run that goes over stops with an error, not a run of hours;
   // the default stops within about a minute on a small machine.
-  int64_t max_work = int64_t{4} << 30;
+  int64_t max_work = int64_t{8} << 30;
   // A laid-out module (what layout assignment produces) hands every value
   // to a parameter, a callee's caller or the entry's result in the layout
   // written there; a value that arrives in another layout is an error

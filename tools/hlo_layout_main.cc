@@ -170,8 +170,8 @@ Flags:
                         than N bytes (default 4294967296), before running.
   --max-work=N          (run, verify) Stop a run after N steps (elements
                         written, multiply-adds, loop iterations; all devices
-                        and iterations counted; default 4294967296, about a
-                        minute).
+                        and iterations counted; default 8589934592, a
+                        minute or so).
   --help                Show this text.
 
 Exit codes: 0 success, 1 bad input (the error names the column), 2 bad usage.
