@@ -13,7 +13,7 @@ absl::StatusOr<std::shared_ptr<const ArrayInfo>> ArrayInfo::Create(const Shape& 
     return absl::InvalidArgumentError(
         absl::StrCat("the executor needs an array shape, not ", shape.ToString()));
   }
-  absl::Status type = CheckSupportedType(shape.element_type());
+  absl::Status type = CheckStorableType(shape.element_type());
   if (!type.ok()) return type;
   absl::StatusOr<TiledLayout> tiled = TiledLayout::Create(shape);
   if (!tiled.ok()) return tiled.status();

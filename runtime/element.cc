@@ -174,6 +174,10 @@ absl::Status CheckSupportedType(PrimitiveType type) {
   }
 }
 
+absl::Status CheckStorableType(PrimitiveType type) {
+  return type == C64 ? absl::OkStatus() : CheckSupportedType(type);
+}
+
 Domain DomainOf(PrimitiveType type) {
   switch (type) {
     case PRED: return Domain::kPred;

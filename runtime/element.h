@@ -28,6 +28,10 @@ enum class Domain { kPred, kSigned, kUnsigned, kFloat };
 // OK for pred, s4, u4, s8..s64, u8..u64, f16, bf16, f32, f64; otherwise an
 // error naming the type ("c64 is not supported by the executor").
 absl::Status CheckSupportedType(PrimitiveType type);
+// CheckSupportedType's types and c64 (two f32, real then imaginary): what a
+// buffer may hold. The executor computes on c64 only in fft and moves it
+// with data-movement ops, bit for bit (the compiler checks which).
+absl::Status CheckStorableType(PrimitiveType type);
 Domain DomainOf(PrimitiveType type);
 int TypeBits(PrimitiveType type);  // 1 for pred's value, 4 for s4, 32 for f32
 

@@ -209,6 +209,36 @@ absl::Status Compiler::CompileLeaves(const HloInstruction& i,
   return absl::OkStatus();
 }
 
+// Whether `shape` has a c64 leaf.
+bool HoldsComplex(const Shape& shape) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) {
+      if (HoldsComplex(s)) return true;
+    }
+    return false;
+  }
+  return shape.element_type() == C64;
+}
+
+// The executor computes on c64 only in fft; these ops move its bits.
+absl::Status CheckComplexUse(const HloInstruction& i) {
+  switch (i.opcode()) {
+    case HloOpcode::kFft: case HloOpcode::kParameter: case HloOpcode::kCopy:
+    case HloOpcode::kBitcast: case HloOpcode::kTranspose: case HloOpcode::kReshape:
+    case HloOpcode::kTuple: case HloOpcode::kGetTupleElement: case HloOpcode::kCall:
+    case HloOpcode::kFusion: case HloOpcode::kWhile: case HloOpcode::kConditional:
+    case HloOpcode::kOptimizationBarrier:
+      return absl::OkStatus();
+    default:
+      break;
+  }
+  bool complex = HoldsComplex(i.shape());
+  for (const HloInstruction* o : i.operands()) complex = complex || HoldsComplex(o->shape());
+  if (!complex) return absl::OkStatus();
+  return Unsupported(i, "c64 is computed on only by fft and moved by copy, transpose, reshape, "
+                        "bitcast and tuples in the executor");
+}
+
 // A copy's plan per array leaf.
 absl::Status CompileCopy(const HloInstruction& i, const std::vector<const Shape*>& leaves,
                          Compiled& c) {
@@ -405,6 +435,8 @@ absl::Status Compiler::CompileInstruction(
                                                  " is not supported by the executor (", i.name(),
                                                  ")", reason.empty() ? "" : ": ", reason));
   }
+  absl::Status complex = CheckComplexUse(i);
+  if (!complex.ok()) return complex;
   Compiled c;
   c.position = position;
   for (const HloInstruction* o : i.operands()) c.operands.push_back(at.at(o));

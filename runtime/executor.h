@@ -33,9 +33,9 @@
 // rng-bit-generator (XLA's Philox and Threefry streams; rng_default is
 // Philox), rng (uniform and normal, from a seed; see rng.h), custom-call
 // (the kernel registered for its target in passes/custom_call_kernels.h,
-// else a stand-in: see custom_call.h and StandInCalls). Refused by Create,
-// with an error naming the instruction: any other op (fft with the reason:
-// its complex numbers), a dot or convolution with pred operands, a tuple
+// else a stand-in: see custom_call.h and StandInCalls), fft (fft.h; c64
+// values are computed on only there and otherwise only moved). Refused by
+// Create, with an error naming the instruction: any other op, a dot or convolution with pred operands, a tuple
 // constant, a constant whose values were left out (`{...}`), a called
 // computation of the wrong arity or types, opaque values, and element types
 // element.h does not run; the executor never guesses.

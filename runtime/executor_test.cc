@@ -397,7 +397,9 @@ TEST(ExecutorOpsTest, ControlFlow) {
 
 TEST(ExecutorOpsTest, RefusesWhatItDoesNotCover) {
   EXPECT_THAT(Eval("  a = c64[2] constant({(1, 2), (3, 4)})\n  ROOT r = c64[2] negate(a)\n"),
-              HasSubstr("c64 is not supported by the executor"));
+              HasSubstr("c64 is computed on only by fft"));
+  EXPECT_THAT(Eval("  a = c128[2] constant({(1, 2), (3, 4)})\n  ROOT r = c128[2] copy(a)\n"),
+              HasSubstr("c128 is not supported by the executor"));
   EXPECT_THAT(Eval("  ROOT c = opaque[] custom-call(), custom_call_target=\"x\"\n"),
               HasSubstr("not supported by the executor"));
   EXPECT_THAT(Eval("  a = f32[4] constant({...})\n  ROOT r = f32[4] negate(a)\n"),

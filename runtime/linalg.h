@@ -17,11 +17,6 @@
 
 namespace xla_layout::runtime {
 
-// Why the executor refuses fft, for the error that names the instruction.
-inline constexpr char kFftRefusal[] =
-    "it computes on complex numbers (c64, c128: FFT, IFFT, RFFT's result and IRFFT's "
-    "operand), which the executor's elements do not represent";
-
 // Load-time checks of a cholesky: a floating-point operand of rank >= 2
 // whose two minor dims are equal, the result of its shape, `lower` true or
 // false.

@@ -120,12 +120,5 @@ TEST(TriangularSolveTest, TransposeAMustBeWritten) {
               HasSubstr("transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT"));
 }
 
-TEST(FftTest, RefusedAtLoadTimeForItsComplexNumbers) {
-  EXPECT_THAT(Eval("  a = f32[4] constant({1, 2, 3, 4})\n"
-                   "  ROOT f = c64[3] fft(a), fft_type=RFFT, fft_length={4}\n"),
-              HasSubstr("fft is not supported by the executor (f): it computes on complex "
-                        "numbers"));
-}
-
 }  // namespace
 }  // namespace xla_layout::runtime

@@ -42,6 +42,7 @@ std::string NpyDescr(PrimitiveType type) {
     case S64: return "<i8";
     case U64: return "<u8";
     case F64: return "<f8";
+    case C64: return "<c8";
     default: return "";
   }
 }
@@ -190,8 +191,19 @@ absl::Status CheckElementsInRange(const LogicalArray& a) {
 
 }  // namespace
 
+// A c64's real and imaginary parts, each an f32 (uniform in [-1, 1)).
+uint64_t RandomComplexBits(std::mt19937_64& rng) {
+  uint64_t bits = 0;
+  for (int part = 0; part < 2; ++part) {
+    Num v;
+    v.f = static_cast<double>(rng() >> 11) * 0x1.0p-52 - 1.0;
+    bits |= ToBits(Normalize(v, F32), F32) << (32 * part);
+  }
+  return bits;
+}
+
 absl::StatusOr<LogicalArray> RandomLogicalArray(const Shape& shape, std::mt19937_64& rng) {
-  absl::Status type = CheckSupportedType(shape.element_type());
+  absl::Status type = CheckStorableType(shape.element_type());
   if (!type.ok()) return type;
   absl::StatusOr<int64_t> count = CheckedCount(shape);
   if (!count.ok()) return count.status();
@@ -201,6 +213,11 @@ absl::StatusOr<LogicalArray> RandomLogicalArray(const Shape& shape, std::mt19937
   const int64_t n = ElementBytes(t);
   a.bytes.resize(*count * n);
   for (int64_t k = 0; k < *count; ++k) {
+    if (t == C64) {
+      const uint64_t bits = RandomComplexBits(rng);
+      std::memcpy(a.bytes.data() + k * n, &bits, n);
+      continue;
+    }
     Num v;
     switch (DomainOf(t)) {
       case Domain::kFloat:
@@ -224,6 +241,13 @@ Num ElementAt(const LogicalArray& array, int64_t k) {
 
 std::string FormatElement(const LogicalArray& array, int64_t k, bool with_bits) {
   const PrimitiveType t = array.shape.element_type();
+  if (t == C64) {
+    const uint64_t bits = BitsAt(array, k);
+    std::string text = absl::StrFormat("(%.9g, %.9g)", FromBits(bits & 0xffffffffu, F32).f,
+                                       FromBits(bits >> 32, F32).f);
+    if (with_bits) absl::StrAppend(&text, absl::StrFormat(" (0x%016x)", bits));
+    return text;
+  }
   const Num v = ElementAt(array, k);
   switch (DomainOf(t)) {
     case Domain::kPred: return v.i ? "true" : "false";
@@ -264,6 +288,9 @@ std::string DescribeArray(const LogicalArray& array, int64_t max_elements) {
   }
   uint64_t hash = 1469598103934665603ull;
   for (uint8_t byte : array.bytes) hash = (hash ^ byte) * 1099511628211ull;
+  if (array.shape.element_type() == C64) {
+    return absl::StrFormat("%s checksum=%016x", plain.ToString(), hash);
+  }
   const bool is_float = DomainOf(array.shape.element_type()) == Domain::kFloat;
   double lo = 0, hi = 0, sum = 0;
   for (int64_t k = 0; k < n; ++k) {

@@ -9,6 +9,7 @@
 #include "runtime/batch_norm.h"
 #include "runtime/bits.h"
 #include "runtime/dot_kernel.h"
+#include "runtime/fft.h"
 #include "runtime/elementwise_fast.h"
 #include "runtime/gather_scatter.h"
 #include "runtime/linalg.h"
@@ -549,6 +550,7 @@ bool IsArrayOp(HloOpcode op) {
     case HloOpcode::kTopK: case HloOpcode::kCholesky: case HloOpcode::kTriangularSolve:
     case HloOpcode::kReduceWindow: case HloOpcode::kSelectAndScatter: case HloOpcode::kMap:
     case HloOpcode::kDynamicReshape: case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kFft:
       return true;
     default:
       return IsElementwise(op) && op != HloOpcode::kCopy;
@@ -556,7 +558,8 @@ bool IsArrayOp(HloOpcode op) {
 }
 
 absl::string_view RefusalReason(HloOpcode op) {
-  return op == HloOpcode::kFft ? kFftRefusal : "";
+  (void)op;
+  return "";
 }
 
 absl::Status CheckArrayOp(const HloInstruction& inst) {
@@ -574,6 +577,7 @@ absl::Status CheckArrayOp(const HloInstruction& inst) {
     case HloOpcode::kMap: return CheckMap(inst);
     case HloOpcode::kDynamicReshape: return CheckDynamicReshape(inst);
     case HloOpcode::kGetDimensionSize: return CheckGetDimensionSize(inst);
+    case HloOpcode::kFft: return CheckFft(inst);
     default: break;
   }
   auto fail = [&](absl::string_view why) {
@@ -659,6 +663,7 @@ absl::StatusOr<Value> ArrayOp(const HloInstruction& inst,
     case HloOpcode::kMap: return Map(ops, o, *to_apply);
     case HloOpcode::kDynamicReshape: return DynamicReshape(inst, ops, o);
     case HloOpcode::kGetDimensionSize: return GetDimensionSize(inst, o);
+    case HloOpcode::kFft: return Fft(inst, *ops[0], o);
     default: return Elementwise(inst, ops, o);
   }
 }
