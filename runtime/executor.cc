@@ -652,7 +652,10 @@ absl::StatusOr<std::vector<Value>> Executor::RunDevices(
     AddStats(runs[d].stats, stats_);
     outfeeds_[d] = std::move(runs[d].outfeed);
   }
-  if (rendezvous && rendezvous->failed()) return rendezvous->failure();
+  if (rendezvous) {
+    absl::Status failure = rendezvous->failure();
+    if (!failure.ok()) return failure;
+  }
   std::vector<Value> out;
   for (int64_t d = 0; d < devices; ++d) {
     if (!results[d].ok()) return results[d].status();

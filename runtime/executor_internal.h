@@ -49,8 +49,10 @@ struct CompiledComputation {
   const HloComputation* computation = nullptr;
   std::vector<const HloInstruction*> order;
   int root = 0;  // position of the root
-  // release[k]: positions whose value the frame drops after position k ran
-  // (their last use); the root's is never dropped.
+  // last_use[k]: the last position that reads position k's value (k when
+  // none does; the root's is past the end). release[k]: the positions whose
+  // value the frame drops after position k ran.
+  std::vector<int> last_use;
   std::vector<std::vector<int>> release;
 };
 
@@ -89,7 +91,7 @@ absl::Status Flatten(const Value& v, std::vector<LogicalArray>& out);
 // Whether `op` runs computations the interpreter pushes frames for.
 bool CallsComputations(HloOpcode op);
 
-// Fills `cc.release` (memory_plan.cc); the compiled instructions of `cc`
+// Fills `cc.last_use` and `cc.release` (memory_plan.cc); the compiled instructions of `cc`
 // must be in `program`.
 void PlanReleases(const Program& program, CompiledComputation& cc);
 

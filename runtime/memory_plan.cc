@@ -58,7 +58,7 @@ int64_t CalleePeak(const HloInstruction& i, const Compiled& c,
 int64_t ComputationPeak(const Program& p, const CompiledComputation& cc,
                         const absl::flat_hash_map<const HloComputation*, int64_t>& peaks) {
   const int n = static_cast<int>(cc.order.size());
-  std::vector<int> death = LastUses(p, cc);
+  std::vector<int> death = cc.last_use;
   for (int k = n - 1; k >= 0; --k) {
     const Compiled& c = p.compiled.at(cc.order[k]);
     if (!Holds(*cc.order[k], c)) continue;
@@ -78,10 +78,11 @@ int64_t ComputationPeak(const Program& p, const CompiledComputation& cc,
 }  // namespace
 
 void PlanReleases(const Program& program, CompiledComputation& cc) {
-  const std::vector<int> last = LastUses(program, cc);
+  cc.last_use = LastUses(program, cc);
   cc.release.assign(cc.order.size(), {});
-  for (size_t j = 0; j < last.size(); ++j) {
-    if (last[j] < static_cast<int>(cc.order.size())) cc.release[last[j]].push_back(j);
+  for (size_t j = 0; j < cc.last_use.size(); ++j) {
+    const int last = cc.last_use[j];
+    if (last < static_cast<int>(cc.order.size())) cc.release[last].push_back(j);
   }
 }
 

@@ -25,7 +25,6 @@ void Rendezvous::Fail(int64_t device, const absl::Status& status) {
                    : absl::Status(status.code(),
                                   absl::StrCat("device ", device, ": ", status.message()));
   }
-  failed_.store(true, std::memory_order_relaxed);
   changed_.SignalAll();
 }
 
@@ -37,7 +36,6 @@ void Rendezvous::Finish(int64_t device) {
     failure_ = absl::FailedPreconditionError(
         "a device finished its program while others wait for it at a collective");
     failing_device_ = device_count_;
-    failed_.store(true, std::memory_order_relaxed);
   }
   changed_.SignalAll();
 }
@@ -48,7 +46,6 @@ void Rendezvous::CheckProgressLocked(const HloInstruction& collective) {
       "the devices can no longer meet: ", waiting_, " wait at collectives (one at ",
       collective.name(), ") that devices which finished or wait elsewhere never reach"));
   failing_device_ = device_count_;
-  failed_.store(true, std::memory_order_relaxed);
   changed_.SignalAll();
 }
 
@@ -70,7 +67,6 @@ absl::StatusOr<std::vector<std::vector<Value>>> Rendezvous::Exchange(
     failure_ = absl::InternalError(absl::StrCat(
         collective.name(), ": devices disagree on the group of occurrence ", occurrence));
     failing_device_ = device;
-    failed_.store(true, std::memory_order_relaxed);
     changed_.SignalAll();
     return failure_;
   }

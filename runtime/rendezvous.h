@@ -8,7 +8,6 @@
 #ifndef RUNTIME_RENDEZVOUS_H_
 #define RUNTIME_RENDEZVOUS_H_
 
-#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <tuple>
@@ -44,7 +43,6 @@ class Rendezvous {
   // `device` finished its program.
   void Finish(int64_t device);
 
-  bool failed() const { return failed_.load(std::memory_order_relaxed); }
   // The first failure (OK when none).
   absl::Status failure() const;
 
@@ -68,7 +66,6 @@ class Rendezvous {
   int64_t finished_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Status failure_ ABSL_GUARDED_BY(mu_);
   int64_t failing_device_ ABSL_GUARDED_BY(mu_) = 0;
-  std::atomic<bool> failed_{false};
 };
 
 }  // namespace xla_layout::runtime
