@@ -106,8 +106,28 @@ absl::Status CheckFft(const HloInstruction& fft) {
   if (in != (real_in ? F32 : C64) || out != (real_out ? F32 : C64)) {
     return OpError(fft, "the executor runs fft on f32 and c64 only");
   }
-  if (static_cast<int64_t>(spec->length.size()) > fft.shape().rank()) {
-    return OpError(fft, "fft_length has more sizes than the result has dims");
+  // The transformed dims are fft_length (RFFT's result and IRFFT's operand
+  // end in n/2 + 1); the leading dims agree. Fft reads and writes by these.
+  const Shape& a = fft.operand(0)->shape();
+  const Shape& r = fft.shape();
+  const int l = static_cast<int>(spec->length.size());
+  if (a.rank() != r.rank() || r.rank() < l) {
+    return OpError(fft, "fft_length has more sizes than the result has dims, or the operand "
+                        "and result ranks differ");
+  }
+  for (int d = 0; d < r.rank(); ++d) {
+    int64_t want_in = a.dimensions(d), want_out = a.dimensions(d);
+    if (d >= r.rank() - l) {
+      const int64_t n = spec->length[d - (r.rank() - l)];
+      const bool last = d == r.rank() - 1;
+      want_in = last && real_out ? n / 2 + 1 : n;
+      want_out = last && real_in ? n / 2 + 1 : n;
+    }
+    if (a.dimensions(d) != want_in || r.dimensions(d) != want_out) {
+      return OpError(fft, absl::StrCat("dim ", d, " of the operand (", a.dimensions(d),
+                                       ") or the result (", r.dimensions(d),
+                                       ") does not fit fft_length"));
+    }
   }
   return absl::OkStatus();
 }

@@ -54,6 +54,19 @@ TEST(FftTest, LayoutsDoNotChangeTheResult) {
   EXPECT_THAT(Eval(row_major), HasSubstr("(10, 0), (-2, 2), (-2, 0)"));
 }
 
+// Shapes that do not fit fft_length are refused at load, not read past
+// their ends (the fuzzer's case: a length larger than the operand).
+TEST(FftTest, ShapesThatDoNotFitTheLengthAreRefused) {
+  EXPECT_THAT(Eval("  p = f32[4] constant({1, 2, 3, 4})\n"
+                   "  ROOT f = c64[4] fft(p), fft_type=RFFT, fft_length={6}\n",
+                   "", /*verify=*/false),
+              HasSubstr("does not fit fft_length"));
+  EXPECT_THAT(Eval("  p = f32[2,4] constant({{1, 2, 3, 4}, {1, 2, 3, 4}})\n"
+                   "  ROOT f = c64[3,3] fft(p), fft_type=RFFT, fft_length={4}\n",
+                   "", /*verify=*/false),
+              HasSubstr("does not fit fft_length"));
+}
+
 TEST(FftTest, ComplexValuesAreOnlyMovedOutsideFft) {
   EXPECT_THAT(Eval("  p = f32[4] constant({1, 2, 3, 4})\n"
                      "  f = c64[3] fft(p), fft_type=RFFT, fft_length={4}\n"
