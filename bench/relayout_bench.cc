@@ -2,14 +2,24 @@
 // glibc memcpy and a streaming (non-temporal) copy of the same bytes, a naive
 // per-element loop over the index math, and oneDNN's reorder on the same
 // conversion. GB/s counts bytes read plus written, without padding. At the
-// end a table gives every ratio.
+// end a table gives every ratio. Then the copies the layout pass inserts in
+// real programs (examples/, tests/golden/ and the HLO corpus with real/, on
+// every built-in target), each replayed with its plan built once on one
+// thread against memcpy of the same bytes, batch for batch in the same run,
+// summed per copy class (source plus destination within L2, within L3,
+// larger) and in total.
 //
 //   bazel run -c opt //bench:relayout_bench
 //   bazel run -c opt //bench:relayout_bench -- --benchmark_filter=nchw
 //   bazel run -c opt //bench:relayout_bench -- --benchmark_repetitions=5
 //     (the table then uses medians: steadier on a shared machine)
+//   bazel run -c opt //bench:relayout_bench -- --benchmark_filter=replay
+//     (the replayed copies only)
 #include <immintrin.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -21,9 +31,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/replayed_copies.h"
 #include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
+#include "hlo/hlo_corpus.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "xla_layout/copy_reference.h"
 #include "xla_layout/relayout.h"
@@ -247,6 +260,171 @@ void BM_OneDnn(benchmark::State& state, Case c) {
   SetMoved(state, p.element_bytes);
 }
 
+// ---------------------------------------------------------------------------
+// The copies the layout pass inserts, replayed.
+
+// Seconds per run of `fn` over one batch of `reps` runs.
+template <typename Fn>
+double BatchSeconds(int64_t reps, Fn fn) {
+  auto start = std::chrono::steady_clock::now();
+  for (int64_t r = 0; r < reps; ++r) {
+    fn();
+    benchmark::ClobberMemory();
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
+         static_cast<double>(reps);
+}
+
+// Copies larger than this (source plus destination) are not replayed: the
+// buffers would not fit beside other builds on a shared machine.
+constexpr int64_t kMaxReplayBytes = int64_t{1} << 30;
+
+// One inserted copy: its plan, built once on one thread, against memcpy of
+// its element bytes and against the floor of any kernel (that memcpy plus a
+// memset of the destination's padding), in alternating batches (warm: each
+// runs once before), each side's best batch kept. Counters give the sums
+// the summary adds up.
+void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
+  RelayoutOptions options;
+  options.threads = 1;
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(c.src, c.dst, options);
+  if (!plan.ok()) {
+    state.SkipWithError(std::string(plan.status().message()).c_str());
+    return;
+  }
+  const int64_t bytes = plan->element_bytes();
+  const int64_t padding = std::max<int64_t>(0, plan->dst_bytes() - bytes);
+  Buffers b(plan->src_bytes(), plan->dst_bytes());
+  Buffers m(bytes, bytes + padding);
+  // Batches of about 8 MiB written, so a batch outlasts the clock's
+  // resolution and a context switch shows as one lost batch.
+  const int64_t reps = std::clamp<int64_t>(
+      (int64_t{8} << 20) / std::max<int64_t>(plan->dst_bytes(), 1), 1, 1 << 16);
+  auto core = [&] { plan->Execute(b.src.get(), b.dst.get()); };
+  auto copy = [&] { std::memcpy(m.dst.get(), m.src.get(), bytes); };
+  auto floor = [&] {
+    std::memcpy(m.dst.get(), m.src.get(), bytes);
+    std::memset(m.dst.get() + bytes, 0, padding);
+  };
+  double best[3] = {1e30, 1e30, 1e30};
+  for (auto _ : state) {
+    core();
+    floor();
+    for (int batch = 0; batch < 5; ++batch) {
+      best[0] = std::min(best[0], BatchSeconds(reps, core));
+      best[1] = std::min(best[1], BatchSeconds(reps, copy));
+      best[2] = std::min(best[2], BatchSeconds(reps, floor));
+    }
+  }
+  state.SetLabel(c.first_seen);
+  state.counters["count"] = static_cast<double>(c.count);
+  state.counters["element_bytes"] = static_cast<double>(bytes);
+  state.counters["dst_bytes"] = static_cast<double>(plan->dst_bytes());
+  state.counters["footprint"] = static_cast<double>(plan->src_bytes() + plan->dst_bytes());
+  state.counters["core_s"] = best[0];
+  state.counters["memcpy_s"] = best[1];
+  state.counters["floor_s"] = best[2];
+}
+
+void RegisterReplay() {
+  const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  const std::string root = ws != nullptr ? ws : ".";
+  std::optional<std::string> corpus = HloCorpusDir();
+  const bench::ReplayedCopies found = bench::CollectReplayedCopies(
+      {root + "/examples", root + "/tests/golden",
+       corpus.value_or(root + "/../shared/hlo-corpus")});
+  std::cerr << "replay: " << found.copies.size() << " distinct copies from "
+            << found.modules << " module runs (" << found.modules_skipped
+            << " skipped: not parsed, verified or laid out)\n";
+  int i = 0;
+  for (const bench::ReplayedCopy& c : found.copies) {
+    absl::StatusOr<TiledLayout> s = TiledLayout::Create(c.src);
+    absl::StatusOr<TiledLayout> d = TiledLayout::Create(c.dst);
+    if (!s.ok() || !d.ok() || s->byte_size() + d->byte_size() > kMaxReplayBytes) {
+      std::cerr << "replay: not replayed (over 1 GiB or no size): " << c.src.ToString()
+                << " -> " << c.dst.ToString() << "\n";
+      continue;
+    }
+    const std::string name = absl::StrFormat("replay/%03d/%s->%s", i++, c.src.ToString(),
+                                             c.dst.ToString());
+    benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State& st) { BM_Replay(st, c); })
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+// The cache sizes that class a copy: L2 per core and the L3, from sysconf,
+// the L3 capped at 32 MiB (some virtual machines report ten times the real
+// one: 320 MiB here for lscpu's 32 MiB).
+std::pair<int64_t, int64_t> CacheSizes() {
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  constexpr int64_t kMaxL3 = int64_t{32} << 20;
+  return {l2 > 0 ? l2 : int64_t{1} << 20, l3 > 0 ? std::min<int64_t>(l3, kMaxL3) : kMaxL3};
+}
+
+// The replayed copies summed per class and in total: bytes moved (read +
+// written, count included), seconds in the core, in memcpy of the same
+// bytes, and in the floor (memcpy plus a memset of the padding), with the
+// ratios; then the copies that lose the most time against memcpy. Copies
+// whose destination is over twice their elements (padding) are a class of
+// their own: memcpy of the elements is no measure of them.
+void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
+  const auto [l2_bytes, l3_bytes] = CacheSizes();
+  struct Sum {
+    int64_t copies = 0, distinct = 0, at_goal = 0;
+    double bytes = 0, core = 0, memcpy = 0, floor = 0;
+  };
+  std::map<int, Sum> sums;  // 0 L2, 1 L3, 2 larger, 3 padded, 4 total
+  std::vector<std::pair<double, std::string>> lost;
+  for (const bench::Run& run : runs) {
+    if (run.benchmark_name().rfind("replay/", 0) != 0) continue;
+    const auto& k = run.counters;
+    const double count = k.at("count").value, footprint = k.at("footprint").value;
+    const double core = k.at("core_s").value, memcpy = k.at("memcpy_s").value;
+    const bool padded = k.at("dst_bytes").value > 2 * k.at("element_bytes").value;
+    const int cls = padded ? 3 : footprint <= l2_bytes ? 0 : footprint <= l3_bytes ? 1 : 2;
+    const double goal = cls == 0 ? 0.7 : cls == 1 ? 0.5 : 0;
+    for (int g : {cls, 4}) {
+      Sum& s = sums[g];
+      s.copies += static_cast<int64_t>(count);
+      s.distinct += 1;
+      s.at_goal += memcpy >= goal * core;
+      s.bytes += 2 * k.at("element_bytes").value * count;
+      s.core += core * count;
+      s.memcpy += memcpy * count;
+      s.floor += k.at("floor_s").value * count;
+    }
+    lost.emplace_back((core - memcpy) * count,
+                      absl::StrFormat("%s  %.2fx x%d (%s)", run.benchmark_name().substr(7),
+                                      memcpy / core, static_cast<int>(count), run.report_label));
+  }
+  if (sums.empty()) return;
+  out << "\nReplayed copies (the layout pass's, every module and target), one thread, "
+         "against memcpy of the same bytes in the same run:\n";
+  out << absl::StrFormat("%-30s %6s %8s %6s %10s %10s %10s %10s %7s %7s\n", "class (src+dst)",
+                         "copies", "distinct", "atgoal", "MB moved", "core ms", "memcpy ms",
+                         "floor ms", "ratio", "floor");
+  const char* names[] = {"L2 (<= L2)", "L3 (<= L3)", "larger", "padded (dst > 2x elements)",
+                         "total"};
+  for (const auto& [g, s] : sums) {
+    out << absl::StrFormat("%-30s %6d %8d %6s %10.2f %10.3f %10.3f %10.3f %6.2fx %6.2fx\n",
+                           names[g], s.copies, s.distinct,
+                           g < 2 ? absl::StrCat(s.at_goal) : std::string("-"), s.bytes / 1e6,
+                           s.core * 1e3, s.memcpy * 1e3, s.floor * 1e3,
+                           s.core > 0 ? s.memcpy / s.core : 0, s.core > 0 ? s.floor / s.core : 0);
+  }
+  out << absl::StrFormat(
+      "L2 = %d, L3 = %d bytes; ratio = memcpy time / core time, floor = (memcpy + memset of "
+      "the padding) / core; atgoal = distinct copies at >= 0.7x (L2), 0.5x (L3)\n",
+      l2_bytes, l3_bytes);
+  std::sort(lost.rbegin(), lost.rend());
+  out << "most time lost against memcpy (seconds x count):\n";
+  for (size_t i = 0; i < lost.size() && i < 10; ++i) {
+    out << absl::StrFormat("  %9.1f us  %s\n", lost[i].first * 1e6, lost[i].second);
+  }
+}
+
 // A closing table of GB/s and ratios per case.
 void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
   std::map<std::string, std::map<std::string, double>> gbps;
@@ -263,9 +441,9 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
   }
   out << "\nGB/s (read + write, no padding) and ratios, same run:\n";
   out << absl::StrFormat(
-      "%-26s %7s %7s %7s %7s %7s %7s %7s | %7s %7s %7s %7s %7s\n", "case",
+      "%-26s %7s %7s %7s %7s %7s %7s %7s | %7s %7s %7s %7s %7s %7s\n", "case",
       "core1", "coreN", "naive", "memcpy", "stream", "streamN", "onednn",
-      "N/mcpy", "N/strm", "N/dnnl", "1/naiv", "coreN/1");
+      "N/mcpy", "N/strm", "N/dnnl", "1/naiv", "coreN/1", "1/ceil");
   for (const auto& [name, v] : gbps) {
     auto get = [&](const char* k) {
       auto it = v.find(k);
@@ -279,18 +457,21 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
     };
     double best = std::max(get("core_1thread"), get("core_allthreads"));
     out << absl::StrFormat(
-        "%-26s %s %s %s %s %s %s %s | %s %s %s %s %s\n", name,
+        "%-26s %s %s %s %s %s %s %s | %s %s %s %s %s %s\n", name,
         val(get("core_1thread")), val(get("core_allthreads")),
         val(get("naive")), val(get("memcpy")), val(get("streamcopy")),
         val(get("streamcopy_allthreads")), val(get("onednn")),
         ratio(best, get("memcpy")), ratio(best, get("streamcopy")),
         ratio(best, get("onednn")), ratio(get("core_1thread"), get("naive")),
-        ratio(get("core_allthreads"), get("core_1thread")));
+        ratio(get("core_allthreads"), get("core_1thread")),
+        ratio(get("core_1thread"), std::max(get("memcpy"), get("streamcopy"))));
   }
   out << "N = the better of core1 and coreN (all hardware threads: "
       << std::thread::hardware_concurrency()
       << "); streamN = the streaming copy on all of them, each on its own "
-         "share.\n";
+         "share.\n"
+      << "1/ceil = core1 over the one-thread ceiling, the better of memcpy and stream.\n";
+  ReplaySummary(runs, out);
 }
 
 void RegisterAll() {
@@ -310,6 +491,7 @@ void RegisterAll() {
         [c, all](benchmark::State& s) { BM_StreamCopyThreads(s, c, all); });
     if (c.dnnl) reg("onednn", [c](benchmark::State& s) { BM_OneDnn(s, c); });
   }
+  RegisterReplay();
 }
 
 }  // namespace
