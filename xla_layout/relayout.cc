@@ -93,8 +93,12 @@ struct RelayoutPlan::Impl {
                char* dst) const;
   void RunInterleaved(int64_t begin, int64_t end, const char* src,
                       char* dst) const;
-  void RunLoops(const Task& task, const std::vector<Loop>& loops, size_t depth,
-                const char* src, char* dst) const;
+  // Runs the loop just outside the kernel's (`planes` steps of it) in one
+  // call of the kernel set's plane kernel; false when the task has none.
+  bool RunPlanes(const Task& task, int64_t planes, const char* src, char* dst) const;
+  // Runs task.loops[depth..] with `extent` steps of loops[depth].
+  void RunLoops(const Task& task, size_t depth, int64_t extent, const char* src,
+                char* dst) const;
   void FillRun(char* dst, int64_t elements) const;
   void RunGather(int64_t begin, int64_t end, const char* src,
                  char* dst) const;
@@ -108,65 +112,93 @@ void RelayoutPlan::Impl::FillRun(char* dst, int64_t elements) const {
   for (int64_t i = 0; i < elements; ++i) std::memcpy(dst + i * es, fill.data(), es);
 }
 
-void RelayoutPlan::Impl::RunLoops(const Task& task,
-                                  const std::vector<Loop>& loops, size_t depth,
+void RelayoutPlan::Impl::RunLoops(const Task& task, size_t depth, int64_t extent,
                                   const char* src, char* dst) const {
+  const std::vector<Loop>& loops = task.loops;
   // Transposes and row copies take the last two loops in one call.
   if (depth + KernelLoops(task) < loops.size()) {
     const Loop& l = loops[depth];
-    for (int64_t i = 0; i < l.extent; ++i) {
-      RunLoops(task, loops, depth + 1, src + i * l.src, dst + i * l.dst);
+    if (depth + KernelLoops(task) + 1 == loops.size() && RunPlanes(task, extent, src, dst)) {
+      return;
+    }
+    const int64_t inner = loops[depth + 1].extent;
+    for (int64_t i = 0; i < extent; ++i) {
+      RunLoops(task, depth + 1, inner, src + i * l.src, dst + i * l.dst);
     }
     return;
   }
+  // The loops the kernel takes: the first of them may be the one a share
+  // cut short (`extent`).
+  const size_t n = loops.size();
+  auto extent_of = [&](size_t i) { return i == depth ? extent : loops[i].extent; };
   const Loop& last = loops.back();
   switch (task.kind) {
     case Kind::kCopy:
-      if (loops.size() >= 2) {
-        const Loop& rows = loops[loops.size() - 2];
-        kernels->copy(src, dst, rows.extent, last.extent * es, rows.src,
+      if (n >= 2) {
+        const Loop& rows = loops[n - 2];
+        kernels->copy(src, dst, extent_of(n - 2), extent_of(n - 1) * es, rows.src,
                       rows.dst, streaming);
       } else {
-        kernels->copy(src, dst, 1, last.extent * es, 0, 0, streaming);
+        kernels->copy(src, dst, 1, extent_of(n - 1) * es, 0, 0, streaming);
       }
       return;
     case Kind::kFill:
-      FillRun(dst, last.extent);
+      FillRun(dst, extent_of(n - 1));
       return;
     case Kind::kTranspose: {
-      const Loop& a = loops[loops.size() - 2];
+      const Loop& a = loops[n - 2];
       if (task.grouped) {
-        const Loop& g = loops[loops.size() - 3];
-        kernels->transpose_grouped(src, dst, g.extent, a.extent, last.extent, last.src,
-                                   a.dst, g.dst, static_cast<int>(es), streaming);
+        const Loop& g = loops[n - 3];
+        kernels->transpose_grouped(src, dst, extent_of(n - 3), extent_of(n - 2),
+                                   extent_of(n - 1), last.src, a.dst, g.dst,
+                                   static_cast<int>(es), streaming);
         return;
       }
-      kernels->transpose(src, dst, a.extent, last.extent, last.src, a.dst,
+      kernels->transpose(src, dst, extent_of(n - 2), extent_of(n - 1), last.src, a.dst,
                          static_cast<int>(es), streaming);
       return;
     }
     case Kind::kStrided:
-      for (int64_t i = 0; i < last.extent; ++i) {
+      for (int64_t i = 0; i < extent_of(n - 1); ++i) {
         std::memcpy(dst + i * last.dst, src + i * last.src, es);
       }
       return;
   }
 }
 
+bool RelayoutPlan::Impl::RunPlanes(const Task& task, int64_t planes, const char* src,
+                                   char* dst) const {
+  const std::vector<Loop>& loops = task.loops;
+  const size_t n = loops.size();
+  if (task.kind == Kind::kCopy && n >= 3) {
+    const Loop &p = loops[n - 3], &rows = loops[n - 2];
+    kernels->copy_planes(src, dst, planes, p.src, p.dst, rows.extent, loops[n - 1].extent * es,
+                         rows.src, rows.dst, streaming);
+    return true;
+  }
+  if (task.kind == Kind::kTranspose && !task.grouped && n >= 3) {
+    const Loop &p = loops[n - 3], &a = loops[n - 2], &b = loops[n - 1];
+    kernels->transpose_planes(src, dst, planes, p.src, p.dst, a.extent, b.extent, b.src, a.dst,
+                              static_cast<int>(es), streaming);
+    return true;
+  }
+  return false;
+}
+
 void RelayoutPlan::Impl::RunTask(const Task& task, int64_t begin, int64_t end,
                                  const char* src, char* dst) const {
-  std::vector<Loop> loops = task.loops;
-  src += task.src_offset + begin * loops[0].src;
-  dst += task.dst_offset + begin * loops[0].dst;
-  loops[0].extent = end - begin;
-  RunLoops(task, loops, 0, src, dst);
+  // The share's steps of loops[0]; no copy of the loops, so that a small
+  // copy pays no allocation per run.
+  src += task.src_offset + begin * task.loops[0].src;
+  dst += task.dst_offset + begin * task.loops[0].dst;
+  RunLoops(task, 0, end - begin, src, dst);
 }
 
 void RelayoutPlan::Impl::RunInterleaved(int64_t begin, int64_t end,
                                         const char* src, char* dst) const {
   for (int64_t i = begin; i < end; ++i) {
     for (const Task& t : tasks) {
-      RunLoops(t, t.loops, 1, src + t.src_offset + i * t.loops[0].src,
+      RunLoops(t, 1, t.loops[1].extent, src + t.src_offset + i * t.loops[0].src,
                dst + t.dst_offset + i * t.loops[0].dst);
     }
   }
@@ -581,7 +613,7 @@ void RelayoutPlan::Execute(const void* src_ptr, void* dst_ptr) const {
   }
   const char* src = static_cast<const char*>(src_ptr);
   char* dst = static_cast<char*>(dst_ptr);
-  std::vector<char> scratch;
+  std::vector<char> scratch;  // allocates only in place
   if (p.in_place && src == dst) {
     scratch.assign(src, src + p.src_bytes);
     src = scratch.data();
@@ -603,6 +635,10 @@ void RelayoutPlan::Execute(const void* src_ptr, void* dst_ptr) const {
     }
     if (p.streaming) _mm_sfence();
   };
+  if (p.threads == 1) {
+    run(0);  // no hand-off: a small copy costs its kernels' calls and no more
+    return;
+  }
   WorkerPool::Shared().Run(p.threads, run);
 }
 

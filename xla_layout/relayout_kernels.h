@@ -32,6 +32,17 @@ struct Kernels {
   void (*transpose_grouped)(const char* src, char* dst, int64_t ng, int64_t ga,
                             int64_t nb, int64_t src_stride_b, int64_t dst_stride_a,
                             int64_t dst_stride_g, int es, bool streaming);
+  // `copy` and `transpose` run `planes` times, plane p from
+  // src + p * plane_src to dst + p * plane_dst: the loop just outside the
+  // kernel's own, taken inside the kernel set so that the small tiles of a
+  // copy in cache (8x8 blocks, rows of 32 bytes) pay one call per plane
+  // loop, not one per tile, and the SIMD paths choose their kernel once.
+  void (*copy_planes)(const char* src, char* dst, int64_t planes, int64_t plane_src,
+                      int64_t plane_dst, int64_t rows, int64_t bytes, int64_t src_stride,
+                      int64_t dst_stride, bool streaming);
+  void (*transpose_planes)(const char* src, char* dst, int64_t planes, int64_t plane_src,
+                           int64_t plane_dst, int64_t na, int64_t nb, int64_t src_stride_b,
+                           int64_t dst_stride_a, int es, bool streaming);
 };
 
 const Kernels& KernelsFor(Isa isa);  // isa must be resolved (not kAuto)

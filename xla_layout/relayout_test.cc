@@ -117,6 +117,36 @@ INSTANTIATE_TEST_SUITE_P(ElementSizes, AllPairsTest,
                          ::testing::Values("s8", "bf16", "f32", "f64",
                                            "c128"));
 
+// The copies the layout pass inserts for CPU panels, in cache: rows of 16
+// to 512 bytes and 8x8 blocks of f32, plane after plane in one kernel call
+// (Kernels::copy_planes, transpose_planes), on every ISA path.
+TEST(RelayoutTest, TileRowsAndSmallBlocksInPlanesMatchTheIndexMath) {
+  const std::vector<std::pair<const char*, const char*>> pairs = {
+      {"f32[64,128]{1,0:T(8,4)}", "f32[64,128]{1,0}"},     // rows of 16 bytes
+      {"f32[64,128]{1,0:T(8,8)}", "f32[64,128]{1,0}"},     // 32
+      {"f32[64,128]{1,0:T(16,16)}", "f32[64,128]{1,0}"},   // 64
+      {"f32[64,128]{1,0:T(8,32)}", "f32[64,128]{1,0}"},    // 128
+      {"f32[64,256]{1,0:T(8,64)}", "f32[64,256]{1,0}"},    // 256
+      {"f32[64,512]{1,0:T(8,128)}", "f32[64,512]{1,0}"},   // 512
+      {"f32[256,128]{1,0}", "f32[256,128]{0,1:T(8,1)}"},
+      {"f32[2,4,32,32]{3,2,1,0:T(8,8)}", "f32[2,4,32,32]{3,2,1,0}"},
+      {"f32[2,4,32,32]{3,2,1,0:T(8,8)}", "f32[2,4,32,32]{3,2,1,0:T(8,1)}"},
+      {"f32[96,1000]{1,0:T(8,1)}", "f32[96,1000]{0,1:T(8,1)}"},
+      {"f32[40,24]{1,0:T(8,1)}", "f32[40,24]{0,1:T(8,1)}"},
+  };
+  for (const auto& [src, dst] : pairs) {
+    std::vector<uint8_t> first;
+    for (Isa isa : Paths()) {
+      RelayoutOptions options;
+      options.isa = isa;
+      options.streaming = RelayoutOptions::Streaming::kOff;
+      std::vector<uint8_t> out = RunAndCheck(Parse(src), Parse(dst), options);
+      if (first.empty()) first = out;
+      ASSERT_EQ(out, first) << IsaName(isa) << " " << src << " -> " << dst;
+    }
+  }
+}
+
 TEST(RelayoutTest, CopyClassesNameTheKernelThatMovesMostBytes) {
   struct Case {
     const char* src;
