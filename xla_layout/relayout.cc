@@ -100,6 +100,9 @@ struct RelayoutPlan::Impl {
   void RunLoops(const Task& task, size_t depth, int64_t extent, const char* src,
                 char* dst) const;
   void FillRun(char* dst, int64_t elements) const;
+  // n elements, src_stride and dst_stride bytes apart.
+  void RunStrided(const char* src, char* dst, int64_t n, int64_t src_stride,
+                  int64_t dst_stride) const;
   void RunGather(int64_t begin, int64_t end, const char* src,
                  char* dst) const;
 };
@@ -159,9 +162,7 @@ void RelayoutPlan::Impl::RunLoops(const Task& task, size_t depth, int64_t extent
       return;
     }
     case Kind::kStrided:
-      for (int64_t i = 0; i < extent_of(n - 1); ++i) {
-        std::memcpy(dst + i * last.dst, src + i * last.src, es);
-      }
+      RunStrided(src, dst, extent_of(n - 1), last.src, last.dst);
       return;
   }
 }
@@ -176,6 +177,11 @@ bool RelayoutPlan::Impl::RunPlanes(const Task& task, int64_t planes, const char*
                          rows.src, rows.dst, streaming);
     return true;
   }
+  if (task.kind == Kind::kFill && fill_uniform && n >= 2) {
+    kernels->fill_planes(dst, planes, loops[n - 2].dst, loops[n - 1].extent * es, fill[0],
+                         streaming);
+    return true;
+  }
   if (task.kind == Kind::kTranspose && !task.grouped && n >= 3) {
     const Loop &p = loops[n - 3], &a = loops[n - 2], &b = loops[n - 1];
     kernels->transpose_planes(src, dst, planes, p.src, p.dst, a.extent, b.extent, b.src, a.dst,
@@ -183,6 +189,31 @@ bool RelayoutPlan::Impl::RunPlanes(const Task& task, int64_t planes, const char*
     return true;
   }
   return false;
+}
+
+namespace {
+
+// Element by element, each a move of kBytes the compiler knows (a call to
+// memcpy per element costs more than the element).
+template <int64_t kBytes>
+void CopyElements(const char* src, char* dst, int64_t n, int64_t src_stride,
+                  int64_t dst_stride) {
+  for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * dst_stride, src + i * src_stride, kBytes);
+}
+
+}  // namespace
+
+void RelayoutPlan::Impl::RunStrided(const char* src, char* dst, int64_t n, int64_t src_stride,
+                                    int64_t dst_stride) const {
+  switch (es) {
+    case 1: return CopyElements<1>(src, dst, n, src_stride, dst_stride);
+    case 2: return CopyElements<2>(src, dst, n, src_stride, dst_stride);
+    case 4: return CopyElements<4>(src, dst, n, src_stride, dst_stride);
+    case 8: return CopyElements<8>(src, dst, n, src_stride, dst_stride);
+    case 16: return CopyElements<16>(src, dst, n, src_stride, dst_stride);
+    default:
+      for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * dst_stride, src + i * src_stride, es);
+  }
 }
 
 void RelayoutPlan::Impl::RunTask(const Task& task, int64_t begin, int64_t end,

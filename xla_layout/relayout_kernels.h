@@ -43,6 +43,12 @@ struct Kernels {
   void (*transpose_planes)(const char* src, char* dst, int64_t planes, int64_t plane_src,
                            int64_t plane_dst, int64_t na, int64_t nb, int64_t src_stride_b,
                            int64_t dst_stride_a, int es, bool streaming);
+  // Writes `bytes` bytes of `value` at dst + p * plane_dst for p < planes:
+  // the padding of a tile row, plane after plane. With `streaming`, whole
+  // 64-byte lines take non-temporal stores (no line is read to be
+  // overwritten); the partial lines at the edges ordinary ones.
+  void (*fill_planes)(char* dst, int64_t planes, int64_t plane_dst, int64_t bytes,
+                      uint8_t value, bool streaming);
 };
 
 const Kernels& KernelsFor(Isa isa);  // isa must be resolved (not kAuto)

@@ -147,6 +147,38 @@ TEST(RelayoutTest, TileRowsAndSmallBlocksInPlanesMatchTheIndexMath) {
   }
 }
 
+// Tile rows whose padding the fill kernel writes plane after plane
+// (Kernels::fill_planes): short runs in cache, and with streaming stores
+// whole lines non-temporal and the partial lines at both edges ordinary,
+// for every edge length; elements of 1 to 16 bytes moved one by one
+// (the strided path) beside them.
+TEST(RelayoutTest, PaddingRowsAndStridedElementsMatchTheIndexMath) {
+  std::vector<std::pair<std::string, std::string>> pairs = {
+      {"f32[24,1,3,3]{3,2,1,0}", "f32[24,1,3,3]{0,1,3,2:T(1,128)}"},
+      {"f32[64,48,1,1]{3,2,1,0}", "f32[64,48,1,1]{0,1,3,2:T(8,128)}"},
+      {"bf16[40,3]{1,0}", "bf16[40,3]{1,0:T(1,100)}"},
+      {"c128[40,3]{1,0}", "c128[40,3]{1,0:T(1,9)}"},
+  };
+  for (const char* type : {"s8", "bf16", "f32", "f64", "c128"}) {
+    pairs.emplace_back(absl::StrCat(type, "[40,3,1,1]{3,2,1,0}"),
+                       absl::StrCat(type, "[40,3,1,1]{3,2,1,0:T(1,128)}"));
+  }
+  for (const auto& [src, dst] : pairs) {
+    std::vector<uint8_t> first;
+    for (Isa isa : Paths()) {
+      for (auto streaming : {RelayoutOptions::Streaming::kOff, RelayoutOptions::Streaming::kOn}) {
+        RelayoutOptions options;
+        options.isa = isa;
+        options.streaming = streaming;
+        options.padding_value = {0xC3};
+        std::vector<uint8_t> out = RunAndCheck(Parse(src), Parse(dst), options);
+        if (first.empty()) first = out;
+        ASSERT_EQ(out, first) << IsaName(isa) << " " << src << " -> " << dst;
+      }
+    }
+  }
+}
+
 TEST(RelayoutTest, CopyClassesNameTheKernelThatMovesMostBytes) {
   struct Case {
     const char* src;
