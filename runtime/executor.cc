@@ -241,14 +241,14 @@ absl::Status CheckComplexUse(const HloInstruction& i) {
 
 // A copy's plan per array leaf.
 absl::Status CompileCopy(const HloInstruction& i, const std::vector<const Shape*>& leaves,
-                         Compiled& c) {
+                         PlanCache& plans, Compiled& c) {
   std::vector<const Shape*> from;
   Leaves(i.operand(0)->shape(), from);
   if (from.size() != leaves.size()) return Unsupported(i, "operand and result differ in structure");
   for (size_t k = 0; k < leaves.size(); ++k) {
-    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(*from[k], *leaves[k]);
+    absl::StatusOr<const RelayoutPlan*> plan = plans.Get(*from[k], *leaves[k]);
     if (!plan.ok()) return Unsupported(i, plan.status().message());
-    c.plans.push_back(*std::move(plan));
+    c.plans.push_back(*plan);
   }
   return absl::OkStatus();
 }
@@ -267,7 +267,7 @@ absl::Status CheckBitcast(const HloInstruction& i, const Compiled& c) {
 
 // A transpose moves data unless the layouts make it a bitcast; then it
 // needs a plan from the operand's bytes read as the result's dims.
-absl::Status CompileTranspose(const HloInstruction& i, Compiled& c) {
+absl::Status CompileTranspose(const HloInstruction& i, PlanCache& plans, Compiled& c) {
   const Shape& from = i.operand(0)->shape();
   std::optional<Layout> as_result = TransposedLayout(
       i.attributes().dimensions.value_or(std::vector<int64_t>{}), from.layout(),
@@ -277,9 +277,9 @@ absl::Status CompileTranspose(const HloInstruction& i, Compiled& c) {
   source.set_layout(*as_result);
   c.moves_data = !SamePhysicalLayout(i.shape(), *as_result, i.shape().layout());
   if (c.moves_data) {
-    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(source, i.shape());
+    absl::StatusOr<const RelayoutPlan*> plan = plans.Get(source, i.shape());
     if (!plan.ok()) return Unsupported(i, plan.status().message());
-    c.plans.push_back(*std::move(plan));
+    c.plans.push_back(*plan);
   }
   return absl::OkStatus();
 }
@@ -445,16 +445,16 @@ absl::Status Compiler::CompileInstruction(
   absl::Status s = CompileLeaves(i, leaves, c);
   if (!s.ok()) return s;
   if (op == HloOpcode::kCopy) {
-    s = CompileCopy(i, leaves, c);
+    s = CompileCopy(i, leaves, *p_.plan_cache, c);
   } else if (op == HloOpcode::kCopyStart) {
     // (destination, source, context): the copy is the first leaf's.
     s = i.shape().IsTuple() && i.shape().tuple_shapes()[0].IsArray() && !leaves.empty()
-            ? CompileCopy(i, {leaves[0]}, c)
+            ? CompileCopy(i, {leaves[0]}, *p_.plan_cache, c)
             : Unsupported(i, "a copy-start of a tuple is not supported");
   } else if (op == HloOpcode::kBitcast) {
     s = CheckBitcast(i, c);
   } else if (op == HloOpcode::kTranspose) {
-    s = CompileTranspose(i, c);
+    s = CompileTranspose(i, *p_.plan_cache, c);
   } else if (op == HloOpcode::kCustomCall) {
     // Decided now: a plugin registers its kernels before any module loads.
     c.kernel = CustomCallKernelRegistry::Global().Find(CustomCallTarget(i));
@@ -494,11 +494,11 @@ absl::StatusOr<Value> Conform(const Program& program, Value v, const Shape& decl
   SetDefaultLayouts(target);
   absl::StatusOr<Info> info = ArrayInfo::Create(target);
   if (!info.ok()) return info.status();
-  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(actual, target);
+  absl::StatusOr<const RelayoutPlan*> plan = program.plan_cache->Get(actual, target);
   if (!plan.ok()) return plan.status();
   absl::StatusOr<Value> out = Value::Allocate(*std::move(info));
   if (!out.ok()) return out;
-  plan->Execute(v.data(), out->mutable_data());
+  (*plan)->Execute(v.data(), out->mutable_data());
   ++stats.conformed;
   return out;
 }
@@ -652,6 +652,10 @@ absl::StatusOr<std::vector<Value>> Executor::RunDevices(
     AddStats(runs[d].stats, stats_);
     outfeeds_[d] = std::move(runs[d].outfeed);
   }
+  const PlanCache::Counts plans = p.plan_cache->counts();
+  stats_.plan_lookups = plans.lookups;
+  stats_.plan_hits = plans.hits;
+  stats_.plans_built = plans.plans;
   if (rendezvous) {
     absl::Status failure = rendezvous->failure();
     if (!failure.ok()) return failure;

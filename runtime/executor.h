@@ -101,6 +101,13 @@ struct ExecutionStats {
   // their results are not the vendor kernel's. Counts runs, so a call in a
   // loop body counts once per iteration.
   int64_t stand_in_calls = 0;
+  // The module's relayout plans since it was loaded, each built once and
+  // shared by identical copies and by runs: lookups (one per copy leaf and
+  // data-moving transpose at load, one per value conformed at a run), those
+  // that found the plan built, and the plans built.
+  int64_t plan_lookups = 0;
+  int64_t plan_hits = 0;
+  int64_t plans_built = 0;
 };
 
 // A module loaded for running: Create checks every op and type, the device

@@ -21,6 +21,7 @@
 #include "runtime/custom_call.h"
 #include "runtime/executor.h"
 #include "runtime/ops.h"
+#include "runtime/plan_cache.h"
 #include "runtime/rendezvous.h"
 #include "runtime/scalar_program.h"
 #include "xla_layout/relayout.h"
@@ -30,7 +31,7 @@ namespace xla_layout::runtime {
 // What the executor prepared for one instruction.
 struct Compiled {
   std::vector<Info> out;                    // array leaves it allocates
-  std::vector<RelayoutPlan> plans;          // copy: one per array leaf
+  std::vector<const RelayoutPlan*> plans;   // copy: one per array leaf (in plan_cache)
   bool moves_data = true;                   // transpose: false when a bitcast
   std::vector<ScalarProgram> programs;      // an array op's called computations
   const ScalarProgram* to_apply() const { return programs.empty() ? nullptr : programs.data(); }
@@ -63,6 +64,9 @@ struct Program {
   absl::flat_hash_map<const HloInstruction*, Compiled> compiled;
   absl::flat_hash_map<const HloComputation*, CompiledComputation> computations;
   std::vector<const HloInstruction*> stand_ins;  // custom calls, in the order compiled
+  // Every relayout plan of the module, shared by identical copies and runs
+  // (behind a pointer: a const Program still looks plans up).
+  std::unique_ptr<PlanCache> plan_cache = std::make_unique<PlanCache>();
 
   const CompiledComputation& Of(const HloComputation* c) const { return computations.at(c); }
 };

@@ -45,10 +45,10 @@ absl::StatusOr<Value> CopyLeaves(const Value& v, const Compiled& c, size_t& leaf
   absl::StatusOr<Value> dst = Value::Allocate(c.out[k]);
   if (!dst.ok()) return dst;
   const auto start = std::chrono::steady_clock::now();
-  c.plans[k].Execute(v.data(), dst->mutable_data());
+  c.plans[k]->Execute(v.data(), dst->mutable_data());
   stats.copy_seconds += SecondsSince(start);
   stats.copies += 1;
-  stats.copy_bytes += c.plans[k].src_bytes() + c.plans[k].dst_bytes();
+  stats.copy_bytes += c.plans[k]->src_bytes() + c.plans[k]->dst_bytes();
   return dst;
 }
 

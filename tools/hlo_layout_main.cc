@@ -157,6 +157,9 @@ Flags:
   --output-dir=DIR      (run) Write output.npy, or output_0.npy, ... for a
                         tuple result; with several devices output_devD.npy
                         or output_devD_K.npy.
+  --stats               (run) Also print on stderr the copies' bytes and time
+                        and the relayout plans: built, looked up, and the
+                        hit rate of the plans shared by identical copies.
   --against=OTHER.hlo   (verify) Compare with another module taking the same
                         parameters.
   --replicas=N, --partitions=N

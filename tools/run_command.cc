@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "runtime/custom_call.h"
@@ -277,6 +278,19 @@ absl::StatusOr<std::vector<Shape>> ParameterShapes(const HloModule& module) {
 }
 
 // Prints every output (and writes it under `dir`).
+// What `run --stats` prints on stderr: the copies and the relayout plans
+// they ran, with the share of plan lookups that found the plan built.
+std::string RunStats(const runtime::ExecutionStats& stats) {
+  const double hit_rate = stats.plan_lookups > 0 ? 100.0 * static_cast<double>(stats.plan_hits) /
+                                                       static_cast<double>(stats.plan_lookups)
+                                                 : 0.0;
+  return absl::StrFormat(
+      "copies executed: %d, bytes moved: %d, copy time: %.6f s\n"
+      "relayout plans: %d built, %d lookups, %d hits (%.1f%% hit rate)\n",
+      stats.copies, stats.copy_bytes, stats.copy_seconds, stats.plans_built, stats.plan_lookups,
+      stats.plan_hits, hit_rate);
+}
+
 int PrintOutputs(const Outcome& outcome, const std::optional<std::string>& dir) {
   const int64_t devices = static_cast<int64_t>(outcome.outputs.size());
   for (int64_t d = 0; d < devices; ++d) {
@@ -389,7 +403,7 @@ absl::StatusOr<ModulePair> ReadModulePair(const Args& args, int* exit_code) {
 int RunRunCommand(const Args& args) {
   absl::Status known = args.CheckKnown({"inputs", "output-dir", "max-memory", "max-work",
                                         "replicas", "partitions", "load-pass-plugin", "verbose",
-                                        "accept-old-dumps", "help"});
+                                        "accept-old-dumps", "stats", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("run takes one HLO file (or -)");
   // A plugin may bring reference kernels for custom calls.
@@ -435,6 +449,7 @@ int RunRunCommand(const Args& args) {
   if (dir && mkdir(dir->c_str(), 0777) != 0 && errno != EEXIST) {
     return InputError(absl::StrCat("--output-dir: cannot create ", *dir, ": ", std::strerror(errno)));
   }
+  if (args.Has("stats")) std::cerr << RunStats(outcome->stats);
   return PrintOutputs(*outcome, dir);
 }
 
