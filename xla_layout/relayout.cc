@@ -72,9 +72,11 @@ struct RelayoutPlan::Impl {
   std::vector<Task> tasks;
   // Every task has an outer loop of the same extent (the tile rows of a
   // tiling with partial tiles, say): the tasks run one step of it each in
-  // turn, so the partial tiles and padding of a step are written while its
-  // lines are still in cache, not in passes of their own.
+  // turn (interleave_step steps, see ShareWork), so the partial tiles and
+  // padding of a step are written while its lines are still in cache, not
+  // in passes of their own.
   bool interleaved = false;
+  int64_t interleave_step = 1;  // steps of the outer loop per task per turn
   std::vector<std::vector<WorkItem>> work;  // per thread
   // Gather path: for each destination slot, the source slot or -1.
   std::vector<int64_t> gather;
@@ -227,11 +229,9 @@ void RelayoutPlan::Impl::RunTask(const Task& task, int64_t begin, int64_t end,
 
 void RelayoutPlan::Impl::RunInterleaved(int64_t begin, int64_t end,
                                         const char* src, char* dst) const {
-  for (int64_t i = begin; i < end; ++i) {
-    for (const Task& t : tasks) {
-      RunLoops(t, 1, t.loops[1].extent, src + t.src_offset + i * t.loops[0].src,
-               dst + t.dst_offset + i * t.loops[0].dst);
-    }
+  for (int64_t i = begin; i < end; i += interleave_step) {
+    const int64_t next = std::min(end, i + interleave_step);
+    for (const Task& t : tasks) RunTask(t, i, next, src, dst);
   }
 }
 
@@ -533,9 +533,24 @@ void RelayoutPlan::Impl::ShareWork(int64_t total, bool in_cache) {
   if (threads > 1) SplitLoneTransposes();
   if (!use_gather && tasks.size() > 1) {
     interleaved = true;
+    bool outside = true;  // every task has a loop outside its kernel's
+    int64_t step_bytes = 1;
     for (const Task& t : tasks) {
-      interleaved &= t.loops.size() > KernelLoops(t) &&
-                     t.loops[0].extent == tasks[0].loops[0].extent;
+      interleaved &= t.loops[0].extent == tasks[0].loops[0].extent;
+      outside &= t.loops.size() > KernelLoops(t);
+      step_bytes = std::max(step_bytes, std::abs(t.loops[0].dst));
+    }
+    // A task whose outer loop is its kernel's own (a transpose's rows, the
+    // elements of a strided run) takes a chunk of it per turn, about 16 KiB
+    // of destination, when the destination streams: then the lines two
+    // tasks share (an element and its tile's padding) are written while in
+    // cache, not read from memory twice. In cache, whole passes call the
+    // kernels less often and measured faster.
+    constexpr int64_t kChunkBytes = 16 << 10;
+    if (!outside && streaming) {
+      interleave_step = std::max<int64_t>(1, kChunkBytes / step_bytes);
+    } else if (!outside) {
+      interleaved = false;
     }
   }
   if (interleaved) {
