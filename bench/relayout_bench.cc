@@ -275,15 +275,60 @@ double BatchSeconds(int64_t reps, Fn fn) {
          static_cast<double>(reps);
 }
 
+// Each function's best batch of `reps` runs, over five rounds in which
+// every function runs one batch in turn (each runs once before, warm): so
+// a noisy machine slows every side alike, and a context switch costs one
+// batch, not a side.
+std::vector<double> BestAlternating(int64_t reps, const std::vector<std::function<void()>>& fns) {
+  std::vector<double> best(fns.size(), 1e30);
+  for (const auto& fn : fns) fn();
+  for (int round = 0; round < 5; ++round) {
+    for (size_t k = 0; k < fns.size(); ++k) best[k] = std::min(best[k], BatchSeconds(reps, fns[k]));
+  }
+  return best;
+}
+
+// Runs of about 8 MiB written per batch, so a batch outlasts the clock's
+// resolution.
+int64_t RepsFor(int64_t bytes_written) {
+  return std::clamp<int64_t>((int64_t{8} << 20) / std::max<int64_t>(bytes_written, 1), 1, 1 << 16);
+}
+
+// A case of the table on one thread and on all, against memcpy and the
+// streaming copy of the same bytes, in alternating batches: the one-thread
+// ratios the summary prints survive a machine that other jobs share.
+void BM_OneThread(benchmark::State& state, const Case& c) {
+  Prepared p = Prepare(c);
+  RelayoutOptions one, all;
+  one.threads = 1;
+  RelayoutPlan plan1 = *RelayoutPlan::Create(p.src, p.dst, one);
+  RelayoutPlan plan_n = *RelayoutPlan::Create(p.src, p.dst, all);
+  Buffers b(plan1.src_bytes(), plan1.dst_bytes());
+  Buffers m(p.element_bytes, p.element_bytes);
+  std::vector<double> best;
+  for (auto _ : state) {
+    best = BestAlternating(
+        RepsFor(plan1.dst_bytes()),
+        {[&] { plan1.Execute(b.src.get(), b.dst.get()); },
+         [&] { plan_n.Execute(b.src.get(), b.dst.get()); },
+         [&] { std::memcpy(m.dst.get(), m.src.get(), p.element_bytes); },
+         [&] { StreamingCopy(m.src.get(), m.dst.get(), p.element_bytes); }});
+  }
+  state.counters["core1_s"] = best[0];
+  state.counters["coreN_s"] = best[1];
+  state.counters["memcpy_s"] = best[2];
+  state.counters["stream_s"] = best[3];
+  state.counters["threadsN"] = plan_n.threads();
+}
+
 // Copies larger than this (source plus destination) are not replayed: the
 // buffers would not fit beside other builds on a shared machine.
 constexpr int64_t kMaxReplayBytes = int64_t{1} << 30;
 
 // One inserted copy: its plan, built once on one thread, against memcpy of
 // its element bytes and against the floor of any kernel (that memcpy plus a
-// memset of the destination's padding), in alternating batches (warm: each
-// runs once before), each side's best batch kept. Counters give the sums
-// the summary adds up.
+// memset of the destination's padding), in alternating batches. Counters
+// give the sums the summary adds up.
 void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   RelayoutOptions options;
   options.threads = 1;
@@ -296,25 +341,15 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   const int64_t padding = std::max<int64_t>(0, plan->dst_bytes() - bytes);
   Buffers b(plan->src_bytes(), plan->dst_bytes());
   Buffers m(bytes, bytes + padding);
-  // Batches of about 8 MiB written, so a batch outlasts the clock's
-  // resolution and a context switch shows as one lost batch.
-  const int64_t reps = std::clamp<int64_t>(
-      (int64_t{8} << 20) / std::max<int64_t>(plan->dst_bytes(), 1), 1, 1 << 16);
-  auto core = [&] { plan->Execute(b.src.get(), b.dst.get()); };
-  auto copy = [&] { std::memcpy(m.dst.get(), m.src.get(), bytes); };
-  auto floor = [&] {
-    std::memcpy(m.dst.get(), m.src.get(), bytes);
-    std::memset(m.dst.get() + bytes, 0, padding);
-  };
-  double best[3] = {1e30, 1e30, 1e30};
+  std::vector<double> best;
   for (auto _ : state) {
-    core();
-    floor();
-    for (int batch = 0; batch < 5; ++batch) {
-      best[0] = std::min(best[0], BatchSeconds(reps, core));
-      best[1] = std::min(best[1], BatchSeconds(reps, copy));
-      best[2] = std::min(best[2], BatchSeconds(reps, floor));
-    }
+    best = BestAlternating(RepsFor(plan->dst_bytes()),
+                           {[&] { plan->Execute(b.src.get(), b.dst.get()); },
+                            [&] { std::memcpy(m.dst.get(), m.src.get(), bytes); },
+                            [&] {
+                              std::memcpy(m.dst.get(), m.src.get(), bytes);
+                              std::memset(m.dst.get() + bytes, 0, padding);
+                            }});
   }
   state.SetLabel(c.first_seen);
   state.counters["count"] = static_cast<double>(c.count);
@@ -425,6 +460,30 @@ void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
   }
 }
 
+// The one-thread table from the alternating batches of BM_OneThread.
+void OneThreadSummary(const std::vector<bench::Run>& runs, std::ostream& out) {
+  bool header = false;
+  for (const bench::Run& run : runs) {
+    if (run.benchmark_name().rfind("onethread/", 0) != 0) continue;
+    const auto& k = run.counters;
+    if (!header) {
+      out << "\nOne thread against the one-thread ceiling (the better of memcpy and the "
+             "streaming copy), alternating batches, best of five:\n"
+          << absl::StrFormat("%-30s %8s %8s %8s %8s %8s %8s\n", "case", "core1 us", "coreN us",
+                             "mcpy us", "strm us", "1/ceil", "N/1");
+      header = true;
+    }
+    const double core1 = k.at("core1_s").value, core_n = k.at("coreN_s").value;
+    const double ceiling = std::min(k.at("memcpy_s").value, k.at("stream_s").value);
+    std::string name = run.benchmark_name().substr(10);
+    name = name.substr(0, name.find('/'));
+    out << absl::StrFormat("%-30s %8.1f %8.1f %8.1f %8.1f %7.2fx %7.2fx\n", name, core1 * 1e6,
+                           core_n * 1e6, k.at("memcpy_s").value * 1e6, k.at("stream_s").value * 1e6,
+                           ceiling / core1, core1 / core_n);
+  }
+  if (header) out << "N/1 = one thread's time over all threads' (the plan's own choice).\n";
+}
+
 // A closing table of GB/s and ratios per case.
 void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
   std::map<std::string, std::map<std::string, double>> gbps;
@@ -471,6 +530,7 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
       << "); streamN = the streaming copy on all of them, each on its own "
          "share.\n"
       << "1/ceil = core1 over the one-thread ceiling, the better of memcpy and stream.\n";
+  OneThreadSummary(runs, out);
   ReplaySummary(runs, out);
 }
 
@@ -490,6 +550,7 @@ void RegisterAll() {
     reg("streamcopy_allthreads",
         [c, all](benchmark::State& s) { BM_StreamCopyThreads(s, c, all); });
     if (c.dnnl) reg("onednn", [c](benchmark::State& s) { BM_OneDnn(s, c); });
+    reg("onethread", [c](benchmark::State& s) { BM_OneThread(s, c); })->Iterations(1);
   }
   RegisterReplay();
 }
