@@ -690,8 +690,9 @@ __attribute__((target("avx2"))) void CopyPlanesAvx2(const char* src, char* dst,
                         dst_stride, streaming);
 }
 
-// 8x8 blocks of 32-bit elements in cache (the T(8,1) and T(8,8) tiles of
-// CPU panels) straight to the register transpose, plane after plane; other
+// Blocks of 8 or 16 source rows of 32-bit elements in cache (the T(8,1),
+// T(8,8), T(16,1) and T(16,16) tiles of CPU panels), 8 destination rows at
+// a time straight to the register transpose, plane after plane; other
 // transposes plane by plane through `kTranspose`.
 template <TransposeFn kTranspose>
 __attribute__((target("avx2"))) void TransposePlanesAvx2(const char* src, char* dst,
@@ -699,9 +700,17 @@ __attribute__((target("avx2"))) void TransposePlanesAvx2(const char* src, char* 
                                                          int64_t plane_dst, int64_t na,
                                                          int64_t nb, int64_t ssb, int64_t dsa,
                                                          int es, bool streaming) {
-  if (es == 4 && na == 8 && nb == 8 && !streaming) {
+  if (es == 4 && (nb == 8 || nb == 16) && na % 8 == 0 && !streaming) {
     for (int64_t p = 0; p < planes; ++p) {
-      Transpose8x8Avx2<false>(src + p * plane_src, dst + p * plane_dst, ssb, dsa);
+      const char* s = src + p * plane_src;
+      char* d = dst + p * plane_dst;
+      for (int64_t a = 0; a < na; a += 8) {
+        if (nb == 8) {
+          Transpose8x8Avx2<false>(s + a * 4, d + a * dsa, ssb, dsa);
+        } else {
+          Transpose8x16Avx2<false>(s + a * 4, d + a * dsa, ssb, dsa);
+        }
+      }
     }
     return;
   }
