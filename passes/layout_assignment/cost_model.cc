@@ -54,6 +54,20 @@ Layout LayoutCostModel::WithRequiredTiles(const Shape& shape, const Layout& layo
   return LeastPaddedVariant(shape, layout);
 }
 
+Layout LayoutCostModel::TiledCopyLayout(const Shape& shape, const Layout& layout) const {
+  Layout same_order = WithRequiredTiles(shape, layout);
+  // Attributes the pass does not model stay as written, in their order.
+  if (!LacksRequiredTiles(shape, layout) || !(layout == Layout(layout.minor_to_major()))) {
+    return same_order;
+  }
+  Layout searched = ChooseFreeLayout(shape, {}).layout;
+  Shape a = shape, b = shape;
+  a.set_layout(same_order);
+  b.set_layout(searched);
+  std::optional<double> ra = PaddingRatio(a), rb = PaddingRatio(b);
+  return rb && (!ra || *rb < *ra) ? searched : same_order;
+}
+
 bool LayoutCostModel::LacksRequiredTiles(const Shape& shape, const Layout& layout) const {
   return layout.tiles().empty() && target_.RequiresTiles(shape);
 }

@@ -47,6 +47,11 @@ class LayoutCostModel {
   // order (and other attributes) with the least padded variant added.
   // Unchanged when tiled already or when the target does not require tiles.
   Layout WithRequiredTiles(const Shape& shape, const Layout& layout) const;
+  // The layout of the one tiled copy an untiled input gets when its readers
+  // accept any order: `layout`'s order with its least padded variant, or the
+  // free search's order when that pads less (a pinned f32[1280,320,1,1]
+  // OIHW weight would pad 128x in its own order under T(1,128)).
+  Layout TiledCopyLayout(const Shape& shape, const Layout& layout) const;
 
   // The layout of a value no constraint reaches: descending order with the
   // target's tiles. When the padding rule refuses them, size-1 dims move

@@ -1010,6 +1010,47 @@ ENTRY e {
   EXPECT_EQ(stats.copies.size(), 3u);
 }
 
+// A pinned NCHW image with 3 channels and a pinned OIHW 1x1 weight, as a
+// training step hands them over: each is copied into tiles once, into the
+// layout that pads least where its readers allow. Channels-last, the image
+// would pad 3 channels to 128 lanes (42x); the weight, in its own order
+// under T(1,128), 128x (its minor dims are 1 and 1).
+TEST(RequiredTilesTest, PinnedConvolutionInputsAreCopiedOnceWithLeastPadding) {
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[16,3,64,64]{3,2,1,0}, f32[256,3,1,1]{3,2,1,0})->(f32[16,256,64,64], f32[1,1,3,256])}
+ENTRY e {
+  x = f32[16,3,64,64] parameter(0)
+  w = f32[256,3,1,1] parameter(1)
+  c = f32[16,256,64,64] convolution(x, w), window={size=1x1}, dim_labels=bf01_oi01->bf01
+  t = f32[1,1,3,256] transpose(w), dimensions={2,3,1,0}
+  ROOT r = (f32[16,256,64,64], f32[1,1,3,256]) tuple(c, t)
+})",
+                  "tpu", &stats);
+  ASSERT_NE(m, nullptr);
+  std::map<std::string, int> per_value;
+  int64_t bytes = 0;
+  for (const auto& copy : stats.copies) {
+    if (copy.reason != "tiling required") continue;
+    ++per_value[copy.operand];
+    bytes += copy.bytes;
+  }
+  EXPECT_EQ(per_value["x"], 1);
+  EXPECT_EQ(per_value["w"], 1);  // the transpose reads the convolution's copy
+  HloInstruction* t = m->entry()->FindInstruction("t");
+  HloInstruction* c = m->entry()->FindInstruction("c");
+  EXPECT_EQ(t->operand(0), c->operand(1));
+  // x: 786432 bytes, copied in NCHW order with (8,128) tiles (64 lanes of
+  // 128: 2x, against 42x channels-last); w: 3072 bytes, copied to
+  // {0,1,3,2:T(1,128)} (256 lanes, 3 rows: no padding).
+  EXPECT_EQ(LayoutOf(*m, c->operand(0)->name()), "{3,2,1,0:T(8,128)}");
+  EXPECT_EQ(LayoutOf(*m, "t"), "{1,0,2,3:T(1,128)}");
+  EXPECT_EQ(bytes, 786432 + 2 * 786432 + 2 * 3072);
+  ASSERT_EQ(stats.convolution_reads.size(), 2u);
+  EXPECT_FALSE(stats.convolution_reads[0].copied);  // x: read in NCHW tiles
+  EXPECT_TRUE(stats.convolution_reads[1].copied);   // w: copied as preferred
+}
+
 // --- XLA's outcomes, written as our own minimal modules -----------------
 
 // XLA: a fusion's parameter and its get-tuple-elements take the operand's
