@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/name_uniquer.h"
+#include "passes/layout_assignment/conv_class.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/relayout.h"
 #include "xla_layout/shape_text.h"
@@ -192,6 +193,14 @@ void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
 
 namespace {
 
+// The table's factor for convolution operand `p` read in `have`.
+double ReadFactor(const ConvolutionPreference& p, const Layout& have,
+                  const LayoutCostModel& cost) {
+  const ConvClass c = ClassifyConvolution(*p.conv);
+  return cost.target().ConvReadFactorFor(c.kind, c.pass,
+                                         ClassifyRead(*p.conv, p.operand_index, have, p.layout));
+}
+
 // The read of convolution operand `p` in `have`, against a copy to the
 // layout the convolution prefers, priced by the cost model.
 LayoutAssignmentStats::ConvolutionRead DescribeRead(const ConvolutionPreference& p,
@@ -200,9 +209,13 @@ LayoutAssignmentStats::ConvolutionRead DescribeRead(const ConvolutionPreference&
   Shape as_is = shape, preferred = shape;
   as_is.set_layout(have);
   preferred.set_layout(p.layout);
-  const double factor = cost.target().proto().cost_model().conv_mismatch_read_factor();
+  const ConvClass conv_class = ClassifyConvolution(*p.conv);
+  const ConvRead read = ClassifyRead(*p.conv, p.operand_index, have, p.layout);
+  const double factor = cost.target().ConvReadFactorFor(conv_class.kind, conv_class.pass, read);
   LayoutAssignmentStats::ConvolutionRead r;
   r.conv = p.conv->name();
+  r.conv_class = ConvReadName(conv_class, read);
+  r.factor = factor;
   r.operand = p.operand_index;
   r.have = PrintLayout(have);
   r.want = PrintLayout(p.layout);
@@ -212,7 +225,7 @@ LayoutAssignmentStats::ConvolutionRead DescribeRead(const ConvolutionPreference&
   // The copy's price comes from the plan the packing core would run.
   absl::StatusOr<CopyClass> copy_class = RelayoutPlan::Classify(as_is, preferred);
   r.copy_class = copy_class.ok() ? std::string(CopyClassName(*copy_class)) : "none";
-  r.read_seconds = cost.ReadCost(ByteSize(as_is));
+  r.read_seconds = cost.ReadCost(ByteSize(as_is), factor);
   r.copy_seconds = copy_class.ok() ? cost.CopyCost(r.copy_bytes, *copy_class) : 0;
   r.timed = copy_class.ok() && cost.CopyRate(*copy_class) &&
             cost.CopyRate(CopyClass::kContiguous);
@@ -244,7 +257,6 @@ void DecidePinnedOperand(absl::Span<const ConvolutionPreference* const> prefs,
   const int slot = prefs[0]->operand;
   const Shape& shape = *constraints.slots()[slot].shape;
   const Layout have = propagation.LayoutOf(slot);
-  const double factor = cost.target().proto().cost_model().conv_mismatch_read_factor();
   std::vector<Layout> candidates;
   for (const ConvolutionPreference* p : prefs) candidates.push_back(p->layout);
   candidates.push_back(cost.TiledCopyLayout(shape, have));
@@ -257,8 +269,9 @@ void DecidePinnedOperand(absl::Span<const ConvolutionPreference* const> prefs,
     copied.set_layout(l);
     for (const ConvolutionPreference* p : prefs) {
       if (SamePhysicalLayout(shape, l, p->layout)) continue;
-      // Factor 0: every convolution reads its own layout, whatever it costs.
-      *total += factor == 0 ? 1e300 : cost.ReadCost(ByteSize(copied));
+      // Factor 0: the convolution reads its own layout, whatever it costs.
+      const double factor = ReadFactor(*p, l, cost);
+      *total += factor == 0 ? 1e300 : cost.ReadCost(ByteSize(copied), factor);
     }
     if (!best || *total < best_cost) {
       best = l;
@@ -266,7 +279,7 @@ void DecidePinnedOperand(absl::Span<const ConvolutionPreference* const> prefs,
     }
   }
   for (const ConvolutionPreference* p : prefs) {
-    const Layout read = factor == 0 || !best ? p->layout : *best;
+    const Layout read = !best || ReadFactor(*p, *best, cost) == 0 ? p->layout : *best;
     const bool copied = SamePhysicalLayout(shape, read, p->layout);
     LayoutAssignmentStats::ConvolutionRead r =
         DescribeRead(*p, shape, copied ? have : read, cost);
@@ -282,7 +295,6 @@ void DecidePinnedOperand(absl::Span<const ConvolutionPreference* const> prefs,
 void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation& propagation,
                                const LayoutCostModel& cost,
                                std::vector<LayoutAssignmentStats::ConvolutionRead>& reads) {
-  const double factor = cost.target().proto().cost_model().conv_mismatch_read_factor();
   // Untiled inputs that must be copied into tiles anyway, by slot, in order.
   absl::flat_hash_map<int, std::vector<const ConvolutionPreference*>> pinned;
   std::vector<int> pinned_order;
@@ -297,7 +309,7 @@ void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation
       continue;
     }
     LayoutAssignmentStats::ConvolutionRead r = DescribeRead(p, shape, have, cost);
-    r.copied = r.copy_class != "none" && (factor == 0 || r.read_seconds > r.copy_seconds);
+    r.copied = r.copy_class != "none" && (r.factor == 0 || r.read_seconds > r.copy_seconds);
     if (r.copied) {
       constraints.AddOperandLayout({p.operand, p.layout, "convolution operand layout", p.conv,
                                     p.conv->parent(), p.operand_index, 0});

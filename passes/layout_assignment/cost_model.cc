@@ -215,8 +215,7 @@ double LayoutCostModel::CopyCost(int64_t bytes, CopyClass copy_class) const {
   return *seconds;
 }
 
-double LayoutCostModel::ReadCost(int64_t bytes) const {
-  const double factor = target_.proto().cost_model().conv_mismatch_read_factor();
+double LayoutCostModel::ReadCost(int64_t bytes, double factor) const {
   std::optional<double> contiguous = CopyRate(CopyClass::kContiguous);
   const double b = factor * static_cast<double>(bytes);
   return contiguous ? b / *contiguous : b;

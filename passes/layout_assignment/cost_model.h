@@ -94,10 +94,11 @@ class LayoutCostModel {
   // `bytes` at that rate, in seconds; none without the rate.
   std::optional<double> CopySeconds(int64_t bytes, CopyClass copy_class) const;
   // The cost of moving `bytes` with a copy of `copy_class`, and of reading
-  // `bytes` at the contiguous rate: seconds when the target has the rates,
-  // else the bytes themselves (every class at one rate).
+  // `bytes` `factor` times (a convolution's read factor) at the contiguous
+  // rate: seconds when the target has the rates, else the bytes themselves
+  // (every class at one rate).
   double CopyCost(int64_t bytes, CopyClass copy_class) const;
-  double ReadCost(int64_t bytes) const;
+  double ReadCost(int64_t bytes, double factor) const;
 
  private:
   Default SearchFreeLayout(const Shape& shape, absl::Span<const int64_t> keep_major) const;

@@ -487,6 +487,42 @@ ENTRY e {
   EXPECT_TRUE(stats.copies.empty());  // no rule: the convolution is free
 }
 
+// Read factors per convolution class: with the depthwise forward factor at
+// 6 and the rest at 1, the depthwise convolution's NCHW input is copied
+// channels-last and the dense one's is read as it comes.
+TEST(LayoutAssignmentTest, ConvolutionReadFactorsApplyPerClass) {
+  constexpr char kText[] = R"(
+HloModule m, entry_computation_layout={(f32[8,64,28,28]{3,2,1,0}, f32[8,64,28,28]{3,2,1,0})->(f32[8,64,28,28], f32[8,64,28,28])}
+ENTRY e {
+  x = f32[8,64,28,28] parameter(0)
+  y = f32[8,64,28,28] parameter(1)
+  kd = f32[64,1,3,3] constant({...})
+  k = f32[64,64,3,3] constant({...})
+  d = f32[8,64,28,28] convolution(x, kd), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=64
+  c = f32[8,64,28,28] convolution(y, k), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  ROOT t = (f32[8,64,28,28], f32[8,64,28,28]) tuple(d, c)
+})";
+  LayoutAssignment pass(*TargetConfig::FromTextProto(
+      "name: \"per-class\" conv_channels_last: true cost_model { conv_mismatch_read_factor: 1 "
+      "conv_read_factors { kind: DEPTHWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 6 } }",
+      "t"));
+  auto m = ParseTestModule(kText);
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(pass.Run(*m).ok());
+  std::map<std::string, const LayoutAssignmentStats::ConvolutionRead*> reads;
+  for (const auto& r : pass.stats().convolution_reads) {
+    if (r.operand == 0) reads[r.conv] = &r;
+  }
+  ASSERT_EQ(reads.size(), 2u);
+  EXPECT_TRUE(reads["d"]->copied);
+  EXPECT_EQ(reads["d"]->factor, 6);
+  EXPECT_EQ(reads["d"]->conv_class, "depthwise forward, channels-first read");
+  EXPECT_FALSE(reads["c"]->copied);
+  EXPECT_EQ(reads["c"]->factor, 1);
+  EXPECT_EQ(m->entry()->FindInstruction("d")->operand(0)->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(m->entry()->FindInstruction("c")->operand(0)->opcode(), HloOpcode::kParameter);
+}
+
 TEST(LayoutAssignmentTest, FusionBodyTakesFusionLayouts) {
   auto m = Assign(R"(
 HloModule m, entry_computation_layout={(f32[8,16]{0,1})->f32[8,16]{0,1}}
@@ -875,7 +911,7 @@ TEST(LayoutAssignmentTest, CostsAtTheTargetTableBoundsStayFinite) {
     EXPECT_TRUE(std::isfinite(*seconds * 1e6)) << *seconds;
     EXPECT_TRUE(std::isfinite(cost.CopyCost(INT64_MAX, c) * 1e6));
   }
-  EXPECT_TRUE(std::isfinite(cost.ReadCost(INT64_MAX) * 1e6)) << cost.ReadCost(INT64_MAX);
+  EXPECT_TRUE(std::isfinite(cost.ReadCost(INT64_MAX, kMaxConvMismatchReadFactor) * 1e6));
 }
 
 

@@ -128,6 +128,19 @@ absl::Status CheckCopyThroughput(const std::string& where, const CopyThroughput&
   return absl::OkStatus();
 }
 
+absl::Status CheckReadFactor(const std::string& where, absl::string_view field, double factor) {
+  if (factor < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": cost_model.", field, " must not be negative"));
+  }
+  if (!(factor <= kMaxConvMismatchReadFactor)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": cost_model.", field, " is ", factor, "; use at most ",
+                     static_cast<int64_t>(kMaxConvMismatchReadFactor)));
+  }
+  return absl::OkStatus();
+}
+
 // Every number of the cost model is finite: a NaN or an infinity would
 // reach the costs the pass compares and the figures its reports print.
 absl::Status CheckCostModel(const std::string& where, const CostModel& cost) {
@@ -137,16 +150,13 @@ absl::Status CheckCostModel(const std::string& where, const CostModel& cost) {
         where, ": cost_model.max_padding_ratio is ", ratio,
         "; use 0 (no limit) or a finite factor >= 1"));
   }
-  const double factor = cost.conv_mismatch_read_factor();
-  if (factor < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": cost_model.conv_mismatch_read_factor must not be negative"));
+  absl::Status factor = CheckReadFactor(where, "conv_mismatch_read_factor",
+                                         cost.conv_mismatch_read_factor());
+  for (int k = 0; factor.ok() && k < cost.conv_read_factors_size(); ++k) {
+    factor = CheckReadFactor(where, absl::StrCat("conv_read_factors[", k, "].factor"),
+                             cost.conv_read_factors(k).factor());
   }
-  if (!(factor <= kMaxConvMismatchReadFactor)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": cost_model.conv_mismatch_read_factor is ", factor, "; use at most ",
-        static_cast<int64_t>(kMaxConvMismatchReadFactor)));
-  }
+  if (!factor.ok()) return factor;
   absl::Status rates = CheckCopyThroughput(where, cost.copy_throughput());
   if (!rates.ok()) return rates;
   const double reads = cost.min_dot_operand_reads();
@@ -340,6 +350,17 @@ std::optional<DotTiling> TargetConfig::DotTilingFor(PrimitiveType type) const {
     if (dot.element_type() == type) return dot;
   }
   return std::nullopt;
+}
+
+double TargetConfig::ConvReadFactorFor(ConvKind kind, ConvPass pass, ConvRead read) const {
+  for (const ConvReadFactor& f : proto_.cost_model().conv_read_factors()) {
+    if ((f.kind() == ANY_CONV || f.kind() == kind) &&
+        (f.pass() == ANY_PASS || f.pass() == pass) &&
+        (f.read() == ANY_READ || f.read() == read)) {
+      return f.factor();
+    }
+  }
+  return proto_.cost_model().conv_mismatch_read_factor();
 }
 
 absl::StatusOr<double> TargetConfig::PaddingRatio(const Shape& shape) {
