@@ -61,20 +61,16 @@ ConvClass ClassifyConvolution(const HloInstruction& conv) {
   return c;
 }
 
-ConvRead ClassifyRead(const HloInstruction& conv, int operand_index, const Layout& have,
-                      const Layout& want) {
+ConvRead ClassifyRead(const HloInstruction& conv, int operand_index, const Layout& have) {
   const auto& labels = conv.attributes().rare().dim_labels;
-  if (!labels || have.minor_to_major().empty() || want.minor_to_major().empty()) {
-    return ANY_READ;
-  }
+  if (!labels || have.minor_to_major().empty()) return ANY_READ;
+  const bool weight_gradient = ClassifyConvolution(conv).pass == WEIGHT_GRADIENT;
   const std::string& text = operand_index == 0 ? labels->input : labels->kernel;
-  const size_t feature = text.find(operand_index == 0 ? 'f' : 'o');
-  if (feature == std::string::npos) return ANY_READ;
-  const bool have_minor = have.minor_to_major()[0] == static_cast<int64_t>(feature);
-  const bool want_minor = want.minor_to_major()[0] == static_cast<int64_t>(feature);
-  if (want_minor && !have_minor) return CHANNELS_FIRST_READ;
-  if (have_minor && !want_minor) return CHANNELS_LAST_READ;
-  return ANY_READ;
+  const char channel = operand_index != 0 ? 'o' : weight_gradient ? 'b' : 'f';
+  const size_t dim = text.find(channel);
+  if (dim == std::string::npos) return ANY_READ;
+  return have.minor_to_major()[0] == static_cast<int64_t>(dim) ? CHANNELS_LAST_READ
+                                                              : CHANNELS_FIRST_READ;
 }
 
 std::string ConvReadName(ConvClass c, ConvRead read) {

@@ -32,12 +32,14 @@ struct ConvClass {
 // where the attributes do not say.
 ConvClass ClassifyConvolution(const HloInstruction& conv);
 
-// How operand `operand_index` of `conv`, laid out `have`, differs from
-// `want`: CHANNELS_FIRST_READ when `want` has the operand's feature dim
-// (input: f, kernel: o) minor and `have` does not, CHANNELS_LAST_READ for
-// the reverse, ANY_READ otherwise (both or neither: other dims or tiles).
-ConvRead ClassifyRead(const HloInstruction& conv, int operand_index, const Layout& have,
-                      const Layout& want);
+// How operand `operand_index` of `conv` is read when it comes laid out
+// `have` (and not as the convolution prefers): CHANNELS_FIRST_READ when
+// its channel dim is not minor, CHANNELS_LAST_READ when it is. The channel
+// dim is the one calibrate's NCHW/NHWC runs move: the input's `f` and the
+// kernel's `o`, but in a weight gradient the input's `b` (there `f` labels
+// the forward batch, and the kernel position holds the output gradient,
+// whose channels are `o`). ANY_READ when the labels do not say.
+ConvRead ClassifyRead(const HloInstruction& conv, int operand_index, const Layout& have);
 
 // "depthwise forward, channels-first read", for the reports.
 std::string ConvReadName(ConvClass c, ConvRead read);

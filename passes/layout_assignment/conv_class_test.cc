@@ -52,17 +52,24 @@ TEST(ConvClassTest, KindsAndPassesOfATrainingStep) {
             "depthwise forward, channels-first read");
 }
 
-TEST(ConvClassTest, ReadsAreNamedByWhereTheFeatureDimIs) {
+TEST(ConvClassTest, ReadsAreNamedByWhereTheChannelDimIs) {
   auto m = ParseTestModule(kText);
   ASSERT_NE(m, nullptr);
   const HloInstruction& fwd = *m->entry()->FindInstruction("fwd3");
   const Layout nchw({3, 2, 1, 0}), nhwc({1, 3, 2, 0}), chwn({0, 3, 2, 1});
-  EXPECT_EQ(ClassifyRead(fwd, 0, nchw, nhwc), CHANNELS_FIRST_READ);
-  EXPECT_EQ(ClassifyRead(fwd, 0, nhwc, nchw), CHANNELS_LAST_READ);
-  EXPECT_EQ(ClassifyRead(fwd, 0, nchw, chwn), ANY_READ);
-  // The kernel's feature dim is its output feature (o, dim 0 of oi01).
-  EXPECT_EQ(ClassifyRead(fwd, 1, Layout({3, 2, 1, 0}), Layout({0, 1, 3, 2})),
-            CHANNELS_FIRST_READ);
+  EXPECT_EQ(ClassifyRead(fwd, 0, nchw), CHANNELS_FIRST_READ);
+  EXPECT_EQ(ClassifyRead(fwd, 0, nhwc), CHANNELS_LAST_READ);
+  EXPECT_EQ(ClassifyRead(fwd, 0, chwn), CHANNELS_FIRST_READ);
+  // The kernel's channel dim is its output feature (o, dim 0 of oi01).
+  EXPECT_EQ(ClassifyRead(fwd, 1, Layout({3, 2, 1, 0})), CHANNELS_FIRST_READ);
+  EXPECT_EQ(ClassifyRead(fwd, 1, Layout({0, 1, 3, 2})), CHANNELS_LAST_READ);
+  // A weight gradient (fb01_io01->01bf) reads activations whose channels
+  // are labelled b (dim 1), and an output gradient whose channels are o.
+  const HloInstruction& wg = *m->entry()->FindInstruction("wg3");
+  EXPECT_EQ(ClassifyRead(wg, 0, nhwc), CHANNELS_LAST_READ);
+  EXPECT_EQ(ClassifyRead(wg, 0, chwn), CHANNELS_FIRST_READ);
+  EXPECT_EQ(ClassifyRead(wg, 1, nhwc), CHANNELS_LAST_READ);
+  EXPECT_EQ(ClassifyRead(wg, 1, nchw), CHANNELS_FIRST_READ);
 }
 
 }  // namespace

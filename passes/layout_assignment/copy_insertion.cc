@@ -198,7 +198,7 @@ double ReadFactor(const ConvolutionPreference& p, const Layout& have,
                   const LayoutCostModel& cost) {
   const ConvClass c = ClassifyConvolution(*p.conv);
   return cost.target().ConvReadFactorFor(c.kind, c.pass,
-                                         ClassifyRead(*p.conv, p.operand_index, have, p.layout));
+                                         ClassifyRead(*p.conv, p.operand_index, have));
 }
 
 // The read of convolution operand `p` in `have`, against a copy to the
@@ -210,7 +210,7 @@ LayoutAssignmentStats::ConvolutionRead DescribeRead(const ConvolutionPreference&
   as_is.set_layout(have);
   preferred.set_layout(p.layout);
   const ConvClass conv_class = ClassifyConvolution(*p.conv);
-  const ConvRead read = ClassifyRead(*p.conv, p.operand_index, have, p.layout);
+  const ConvRead read = ClassifyRead(*p.conv, p.operand_index, have);
   const double factor = cost.target().ConvReadFactorFor(conv_class.kind, conv_class.pass, read);
   LayoutAssignmentStats::ConvolutionRead r;
   r.conv = p.conv->name();

@@ -26,7 +26,11 @@ namespace {
 // throughputs of the x86 tables and `default` come from `hlo-layout
 // calibrate` on one AVX-512 machine, as a starting point: calibrate makes a
 // table for the machine at hand. The TPU and arm64 tables have none, so
-// their copies are priced by their bytes.
+// their copies are priced by their bytes. The x86 tables' convolution read
+// factors are one run each of `hlo-layout calibrate --target=cpu-avx512
+// --repeat=9` (cpu-avx2: with DNNL_MAX_CPU_ISA=AVX2, which holds oneDNN to
+// AVX2 kernels) on that machine; arm64 and tpu keep a factor of 1: no
+// convolution of theirs ran here (README, docs/layout-assignment.md).
 constexpr absl::string_view kBuiltins[][2] = {
     {"default", R"pb(
       name: "default"
@@ -66,7 +70,16 @@ constexpr absl::string_view kBuiltins[][2] = {
       dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
       conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1
-                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 } }
+                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 }
+                   conv_read_factors { kind: POINTWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 0.0271 }
+                   conv_read_factors { kind: DEPTHWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 63.7 }
+                   conv_read_factors { kind: DENSE pass: FORWARD read: CHANNELS_FIRST_READ factor: 0.01 }
+                   conv_read_factors { kind: POINTWISE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 0.01 }
+                   conv_read_factors { kind: DEPTHWISE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 94.1 }
+                   conv_read_factors { kind: DENSE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 48.7 }
+                   conv_read_factors { kind: POINTWISE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 3.76 }
+                   conv_read_factors { kind: DEPTHWISE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 46.4 }
+                   conv_read_factors { kind: DENSE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 0.01 } }
     )pb"},
     {"cpu-avx512", R"pb(
       name: "cpu-avx512"
@@ -74,7 +87,16 @@ constexpr absl::string_view kBuiltins[][2] = {
       dot_tilings { element_type: F32 m0: 16 n0: 16 k0: 1 }
       conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1
-                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 } }
+                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 }
+                   conv_read_factors { kind: POINTWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 0.01 }
+                   conv_read_factors { kind: DEPTHWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 38.2 }
+                   conv_read_factors { kind: DENSE pass: FORWARD read: CHANNELS_FIRST_READ factor: 55.3 }
+                   conv_read_factors { kind: POINTWISE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 0.01 }
+                   conv_read_factors { kind: DEPTHWISE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 69.7 }
+                   conv_read_factors { kind: DENSE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 101 }
+                   conv_read_factors { kind: POINTWISE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 3.74 }
+                   conv_read_factors { kind: DEPTHWISE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 68.5 }
+                   conv_read_factors { kind: DENSE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 56.1 } }
     )pb"},
     {"arm64", R"pb(
       name: "arm64"
