@@ -120,8 +120,8 @@ TEST(JsonReportsTest, LayoutStatsOfARun) {
               ElementsAre("dot", "operand", "reads", "bytes", "packed", "why"));
   ASSERT_THAT(pinned["convolution_reads"], Not(IsEmpty()));
   EXPECT_THAT(Keys(pinned["convolution_reads"][0]),
-              ElementsAre("conv", "operand", "have", "want", "read_cost", "copy_bytes",
-                          "copy_class", "read_seconds", "copy_seconds", "copied"));
+              ElementsAre("conv", "operand", "have", "want", "class", "factor", "read_cost",
+                          "copy_bytes", "copy_class", "read_seconds", "copy_seconds", "copied"));
   EXPECT_TRUE(pinned["convolution_reads"][0]["read_seconds"].is_number_float());
   EXPECT_TRUE(pinned["instructions_per_layout"].is_object());
 
