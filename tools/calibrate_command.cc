@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/timing.h"
 #include "xla_layout/memory.h"
 #include "xla_layout/relayout.h"
 #include "xla_layout/shape_text.h"
@@ -19,29 +22,39 @@ struct Case {
   std::string src, dst;
 };
 
-// Seconds per call of `fn`: enough calls to pass a millisecond, after one
-// warm-up call.
-template <typename Fn>
-double Time(Fn&& fn) {
-  fn();
-  int calls = 0;
-  auto start = std::chrono::steady_clock::now();
-  std::chrono::duration<double> elapsed{0};
-  do {
-    fn();
-    ++calls;
-    elapsed = std::chrono::steady_clock::now() - start;
-  } while (elapsed.count() < 1e-3);
-  return elapsed.count() / calls;
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+// The channels-first read factors of a CPU table whose convolutions prefer
+// channels-last: one entry per class,
+// replacing those the table had; the single factor stays for other reads.
+absl::Status CalibrateConvolutions(const ConvCalibrationOptions& options,
+                                   TargetLayoutConfig& table, CalibrateResult& result) {
+  bool requires_tiles = false;
+  for (const BaseTiling& rule : table.base_tilings()) requires_tiles |= rule.required();
+  if (!table.conv_channels_last() || requires_tiles) {
+    absl::StrAppend(&result.report, "convolution read factors: kept (",
+                    requires_tiles ? "a target that requires tiles: this machine's convolutions "
+                                     "say nothing about its own"
+                                   : "the target's convolutions take any layout",
+                    ")\n");
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<ConvClassTiming>> timings =
+      MeasureConvolutions(options);
+  if (!timings.ok()) return timings.status();
+  CostModel* cost = table.mutable_cost_model();
+  cost->clear_conv_read_factors();
+  for (const ConvClassTiming& t : *timings) {
+    ConvReadFactor* f = cost->add_conv_read_factors();
+    f->set_kind(t.kind);
+    f->set_pass(t.pass);
+    f->set_read(CHANNELS_FIRST_READ);
+    // Three significant digits: the figures move by more between runs.
+    double rounded = t.factor;
+    if (!absl::SimpleAtod(absl::StrFormat("%.3g", t.factor), &rounded)) rounded = t.factor;
+    f->set_factor(rounded);
+  }
+  absl::StrAppend(&result.report, ConvTimingReport(*timings));
+  result.conv = *std::move(timings);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -120,6 +133,8 @@ absl::StatusOr<CalibrateResult> RunCalibrate(TargetLayoutConfig base,
                       result.samples < options.repeat ? " (stopped at the time budget)" : "",
                       "class", "relayout", "GB/s", "memcpy", "ratio"),
       lines);
+  absl::Status conv = CalibrateConvolutions(options.conv, base, result);
+  if (!conv.ok()) return conv;
   result.table = std::move(base);
   return result;
 }

@@ -326,12 +326,14 @@ int RunCalibrate(const Args& args) {
   }
   CalibrateOptions options;
   options.repeat = *repeat;
+  options.conv.repeat = *repeat;
   absl::StatusOr<CalibrateResult> result = RunCalibrate(target->proto(), options);
   if (!result.ok()) return InputError(result.status().message());
   std::string table;
   google::protobuf::TextFormat::PrintToString(result->table, &table);
   table = absl::StrCat("# Measured by hlo-layout calibrate (copy_throughput: GB/s of bytes\n",
-                       "# read plus written, per kernel class of the packing core).\n", table);
+                       "# read plus written, per kernel class of the packing core;\n",
+                       "# conv_read_factors: oneDNN convolutions, NCHW against NHWC).\n", table);
   std::cerr << result->report;
   if (out_path && *out_path != "-") {
     absl::Status s = WriteFileSafely(*out_path, table);

@@ -1,6 +1,8 @@
 #include "passes/layout_assignment/copy_insertion.h"
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -8,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/name_uniquer.h"
+#include "passes/layout_assignment/conv_class.h"
 #include "xla_layout/layout_util.h"
 #include "xla_layout/relayout.h"
 #include "xla_layout/shape_text.h"
@@ -130,18 +133,36 @@ bool ViewsOperand(HloOpcode op) {
          op == HloOpcode::kRecvDone || op == HloOpcode::kCopy;
 }
 
+// Ops that read their operand in any layout (they move or address the data
+// themselves): a tiled copy of an untiled input made for another use
+// serves them too. Not a reshape: its result took the layout that makes it
+// a bitcast of its operand's order, which the copy keeps.
+bool ReadsAnyLayout(HloOpcode op) {
+  return op == HloOpcode::kTranspose || op == HloOpcode::kBroadcast || op == HloOpcode::kReduce ||
+         op == HloOpcode::kConvolution || op == HloOpcode::kDot;
+}
+
 // On a target that requires tiles, every use outside fusion bodies that
 // reads a value left untiled (an input the pass may not change) reads a
-// tiled copy of it: `need(user, operand, leaf, layout)` for each leaf.
+// tiled copy of it: `need(user, operand, leaf, layout)` for each leaf. One
+// tiled copy per input where its readers allow: a use that reads any layout
+// takes the copy `tiled_copy` has for the input's slot (one another use
+// made), or else the least padded one, which it records there; a use tied
+// to the input's order (a slice, ...) takes that order.
 template <typename Need>
 void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
-                     LayoutPropagation& propagation, const LayoutCostModel& cost, Need need) {
+                     LayoutPropagation& propagation, const LayoutCostModel& cost,
+                     absl::flat_hash_map<int, Layout>& tiled_copy, Need need) {
   absl::flat_hash_set<const HloComputation*> fused;
   for (HloComputation* c : module.computations()) {
     for (HloInstruction* i : c->instruction_range()) {
       if (i->opcode() != HloOpcode::kFusion) continue;
       for (const auto& called : i->called_computations()) fused.insert(called.computation);
     }
+  }
+  absl::flat_hash_set<std::pair<const HloInstruction*, int>> bound;
+  for (const OperandEdge& e : constraints.edges()) {
+    if (e.reason != nullptr && e.user != nullptr) bound.insert({e.user, e.operand_index});
   }
   for (HloComputation* c : module.computations()) {
     if (fused.contains(c)) continue;
@@ -155,7 +176,11 @@ void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
           const int slot = constraints.SlotOf(value, leaf);
           const Shape& shape = *constraints.slots()[slot].shape;
           const Layout& have = propagation.LayoutOf(slot);
-          if (cost.LacksRequiredTiles(shape, have)) {
+          if (!cost.LacksRequiredTiles(shape, have)) continue;
+          if (ReadsAnyLayout(user->opcode()) && !bound.contains({user, k})) {
+            need(user, k, leaf,
+                 tiled_copy.try_emplace(slot, cost.TiledCopyLayout(shape, have)).first->second);
+          } else {
             need(user, k, leaf, cost.WithRequiredTiles(shape, have));
           }
         }
@@ -166,41 +191,133 @@ void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
 
 }  // namespace
 
+namespace {
+
+// The table's factor for convolution operand `p` read in `have`.
+double ReadFactor(const ConvolutionPreference& p, const Layout& have,
+                  const LayoutCostModel& cost) {
+  const ConvClass c = ClassifyConvolution(*p.conv);
+  return cost.target().ConvReadFactorFor(c.kind, c.pass,
+                                         ClassifyRead(*p.conv, p.operand_index, have));
+}
+
+// The read of convolution operand `p` in `have`, against a copy to the
+// layout the convolution prefers, priced by the cost model.
+LayoutAssignmentStats::ConvolutionRead DescribeRead(const ConvolutionPreference& p,
+                                                    const Shape& shape, const Layout& have,
+                                                    const LayoutCostModel& cost) {
+  Shape as_is = shape, preferred = shape;
+  as_is.set_layout(have);
+  preferred.set_layout(p.layout);
+  const ConvClass conv_class = ClassifyConvolution(*p.conv);
+  const ConvRead read = ClassifyRead(*p.conv, p.operand_index, have);
+  const double factor = cost.target().ConvReadFactorFor(conv_class.kind, conv_class.pass, read);
+  LayoutAssignmentStats::ConvolutionRead r;
+  r.conv = p.conv->name();
+  r.conv_class = ConvReadName(conv_class, read);
+  r.factor = factor;
+  r.operand = p.operand_index;
+  r.have = PrintLayout(have);
+  r.want = PrintLayout(p.layout);
+  r.read_cost = static_cast<int64_t>(
+      std::min(9.2e18, factor * static_cast<double>(ByteSize(as_is))));
+  r.copy_bytes = SaturatingAdd(ByteSize(as_is), ByteSize(preferred));
+  // The copy's price comes from the plan the packing core would run.
+  absl::StatusOr<CopyClass> copy_class = RelayoutPlan::Classify(as_is, preferred);
+  r.copy_class = copy_class.ok() ? std::string(CopyClassName(*copy_class)) : "none";
+  r.read_seconds = cost.ReadCost(ByteSize(as_is), factor);
+  r.copy_seconds = copy_class.ok() ? cost.CopyCost(r.copy_bytes, *copy_class) : 0;
+  r.timed = copy_class.ok() && cost.CopyRate(*copy_class) &&
+            cost.CopyRate(CopyClass::kContiguous);
+  return r;
+}
+
+// What copying `shape` from `from` to `to` costs (the cost model's unit);
+// none when the packing core cannot run it.
+std::optional<double> CopyPrice(const LayoutCostModel& cost, const Shape& shape,
+                                const Layout& from, const Layout& to) {
+  Shape a = shape, b = shape;
+  a.set_layout(from);
+  b.set_layout(to);
+  absl::StatusOr<CopyClass> copy_class = RelayoutPlan::Classify(a, b);
+  if (!copy_class.ok()) return std::nullopt;
+  return cost.CopyCost(SaturatingAdd(ByteSize(a), ByteSize(b)), *copy_class);
+}
+
+// An untiled input on a target that requires tiles is copied anyway, once:
+// into the layout that costs least, the copy plus each convolution's read
+// of it where it is not the one that convolution prefers. The candidates
+// are the convolutions' preferred layouts and the least padded tiled one
+// (an NCHW image with 3 channels would pad 42x channels-last under
+// T(8,128)). Every convolution reading the value reads that copy.
+void DecidePinnedOperand(absl::Span<const ConvolutionPreference* const> prefs,
+                         LayoutConstraints& constraints, LayoutPropagation& propagation,
+                         const LayoutCostModel& cost,
+                         std::vector<LayoutAssignmentStats::ConvolutionRead>& reads) {
+  const int slot = prefs[0]->operand;
+  const Shape& shape = *constraints.slots()[slot].shape;
+  const Layout have = propagation.LayoutOf(slot);
+  std::vector<Layout> candidates;
+  for (const ConvolutionPreference* p : prefs) candidates.push_back(p->layout);
+  candidates.push_back(cost.TiledCopyLayout(shape, have));
+  std::optional<Layout> best;
+  double best_cost = 0;
+  for (const Layout& l : candidates) {
+    std::optional<double> total = CopyPrice(cost, shape, have, l);
+    if (!total) continue;
+    Shape copied = shape;
+    copied.set_layout(l);
+    for (const ConvolutionPreference* p : prefs) {
+      if (SamePhysicalLayout(shape, l, p->layout)) continue;
+      // Factor 0: the convolution reads its own layout, whatever it costs.
+      const double factor = ReadFactor(*p, l, cost);
+      *total += factor == 0 ? 1e300 : cost.ReadCost(ByteSize(copied), factor);
+    }
+    if (!best || *total < best_cost) {
+      best = l;
+      best_cost = *total;
+    }
+  }
+  for (const ConvolutionPreference* p : prefs) {
+    const Layout read = !best || ReadFactor(*p, *best, cost) == 0 ? p->layout : *best;
+    const bool copied = SamePhysicalLayout(shape, read, p->layout);
+    LayoutAssignmentStats::ConvolutionRead r =
+        DescribeRead(*p, shape, copied ? have : read, cost);
+    r.copied = copied && r.copy_class != "none";
+    constraints.AddOperandLayout({slot, read, "convolution operand layout", p->conv,
+                                  p->conv->parent(), p->operand_index, 0});
+    reads.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
 void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation& propagation,
                                const LayoutCostModel& cost,
                                std::vector<LayoutAssignmentStats::ConvolutionRead>& reads) {
-  const double factor = cost.target().proto().cost_model().conv_mismatch_read_factor();
+  // Untiled inputs that must be copied into tiles anyway, by slot, in order.
+  absl::flat_hash_map<int, std::vector<const ConvolutionPreference*>> pinned;
+  std::vector<int> pinned_order;
   for (const ConvolutionPreference& p : constraints.convolution_preferences()) {
     const Shape& shape = *constraints.slots()[p.operand].shape;
     const Layout& have = propagation.LayoutOf(p.operand);
     if (SamePhysicalLayout(shape, have, p.layout)) continue;
-    Shape as_is = shape, preferred = shape;
-    as_is.set_layout(have);
-    preferred.set_layout(p.layout);
-    LayoutAssignmentStats::ConvolutionRead r;
-    r.conv = p.conv->name();
-    r.operand = p.operand_index;
-    r.have = PrintLayout(have);
-    r.want = PrintLayout(p.layout);
-    r.read_cost = static_cast<int64_t>(
-        std::min(9.2e18, factor * static_cast<double>(ByteSize(as_is))));
-    r.copy_bytes = SaturatingAdd(ByteSize(as_is), ByteSize(preferred));
-    // The copy's price comes from the plan the packing core would run.
-    absl::StatusOr<CopyClass> copy_class = RelayoutPlan::Classify(as_is, preferred);
-    r.copy_class = copy_class.ok() ? std::string(CopyClassName(*copy_class)) : "none";
-    r.read_seconds = cost.ReadCost(ByteSize(as_is));
-    r.copy_seconds = copy_class.ok() ? cost.CopyCost(r.copy_bytes, *copy_class) : 0;
-    r.timed = copy_class.ok() && cost.CopyRate(*copy_class) &&
-              cost.CopyRate(CopyClass::kContiguous);
-    // An untiled input on a target that requires tiles is copied anyway:
-    // into the layout the convolution prefers.
-    r.copied = copy_class.ok() && (factor == 0 || r.read_seconds > r.copy_seconds ||
-                                   cost.LacksRequiredTiles(shape, have));
+    if (cost.LacksRequiredTiles(shape, have)) {
+      std::vector<const ConvolutionPreference*>& group = pinned[p.operand];
+      if (group.empty()) pinned_order.push_back(p.operand);
+      group.push_back(&p);
+      continue;
+    }
+    LayoutAssignmentStats::ConvolutionRead r = DescribeRead(p, shape, have, cost);
+    r.copied = r.copy_class != "none" && (r.factor == 0 || r.read_seconds > r.copy_seconds);
     if (r.copied) {
       constraints.AddOperandLayout({p.operand, p.layout, "convolution operand layout", p.conv,
                                     p.conv->parent(), p.operand_index, 0});
     }
     reads.push_back(std::move(r));
+  }
+  for (int slot : pinned_order) {
+    DecidePinnedOperand(pinned[slot], constraints, propagation, cost, reads);
   }
 }
 
@@ -220,8 +337,13 @@ absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraint
   };
   std::vector<Use> uses;
   absl::flat_hash_map<std::pair<const void*, int>, size_t> use_index;
+  // The first tiled copy of each untiled input, by slot.
+  absl::flat_hash_map<int, Layout> tiled_copy;
   auto record = [&](HloInstruction* user, HloComputation* c, int operand_index,
                     int leaf, const Layout& layout, const char* reason) {
+    if (user != nullptr && reason == kTilingRequired) {
+      tiled_copy.try_emplace(constraints.SlotOf(user->operand(operand_index), leaf), layout);
+    }
     std::pair<const void*, int> key =
         user != nullptr ? std::pair<const void*, int>(user, operand_index)
                         : std::pair<const void*, int>(c, -1);
@@ -257,7 +379,7 @@ absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraint
              cost.LacksRequiredTiles(shape, have) ? kTilingRequired : n.reason);
     }
   }
-  AddTilingCopies(module, constraints, propagation, cost,
+  AddTilingCopies(module, constraints, propagation, cost, tiled_copy,
                   [&](HloInstruction* user, int operand_index, int leaf, const Layout& layout) {
                     auto it = use_index.find(std::pair<const void*, int>(user, operand_index));
                     if (it != use_index.end()) {

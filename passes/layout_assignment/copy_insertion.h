@@ -26,15 +26,19 @@ namespace xla_layout::layout_assignment {
 // Decides, for every convolution operand that propagation gave another
 // layout than the convolution prefers, whether to read it as it is or copy
 // it: reading costs the target's conv_mismatch_read_factor times the
-// operand's bytes, a copy its bytes in both layouts. A copy becomes a need
-// in `constraints`; every decision is recorded in `reads`.
+// operand's bytes, a copy its bytes in both layouts. An untiled input on a
+// target that requires tiles is copied anyway, once: the convolutions that
+// read it share the copy whose price plus their reads of it costs least
+// (one of their preferred layouts, or the least padded tiled one). A copy
+// becomes a need in `constraints`; every decision is recorded in `reads`.
 void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation& propagation,
                                const LayoutCostModel& cost,
                                std::vector<LayoutAssignmentStats::ConvolutionRead>& reads);
 
 // Inserts the copies `module` needs after its layouts were set from
 // `propagation` (on a target that requires tiles, also a copy into tiles of
-// each untiled input at its first use: reason "tiling required"), and
+// each untiled input at its first use: reason "tiling required", one copy
+// per input for the uses that read any layout), and
 // records each in `copies` with the packing core's class
 // for it and its estimated time. An error names the first copy the packing
 // core cannot run (the copies are inserted all the same).

@@ -54,6 +54,20 @@ Layout LayoutCostModel::WithRequiredTiles(const Shape& shape, const Layout& layo
   return LeastPaddedVariant(shape, layout);
 }
 
+Layout LayoutCostModel::TiledCopyLayout(const Shape& shape, const Layout& layout) const {
+  Layout same_order = WithRequiredTiles(shape, layout);
+  // Attributes the pass does not model stay as written, in their order.
+  if (!LacksRequiredTiles(shape, layout) || !(layout == Layout(layout.minor_to_major()))) {
+    return same_order;
+  }
+  Layout searched = ChooseFreeLayout(shape, {}).layout;
+  Shape a = shape, b = shape;
+  a.set_layout(same_order);
+  b.set_layout(searched);
+  std::optional<double> ra = PaddingRatio(a), rb = PaddingRatio(b);
+  return rb && (!ra || *rb < *ra) ? searched : same_order;
+}
+
 bool LayoutCostModel::LacksRequiredTiles(const Shape& shape, const Layout& layout) const {
   return layout.tiles().empty() && target_.RequiresTiles(shape);
 }
@@ -201,8 +215,7 @@ double LayoutCostModel::CopyCost(int64_t bytes, CopyClass copy_class) const {
   return *seconds;
 }
 
-double LayoutCostModel::ReadCost(int64_t bytes) const {
-  const double factor = target_.proto().cost_model().conv_mismatch_read_factor();
+double LayoutCostModel::ReadCost(int64_t bytes, double factor) const {
   std::optional<double> contiguous = CopyRate(CopyClass::kContiguous);
   const double b = factor * static_cast<double>(bytes);
   return contiguous ? b / *contiguous : b;

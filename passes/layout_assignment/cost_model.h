@@ -47,6 +47,11 @@ class LayoutCostModel {
   // order (and other attributes) with the least padded variant added.
   // Unchanged when tiled already or when the target does not require tiles.
   Layout WithRequiredTiles(const Shape& shape, const Layout& layout) const;
+  // The layout of the one tiled copy an untiled input gets when its readers
+  // accept any order: `layout`'s order with its least padded variant, or the
+  // free search's order when that pads less (a pinned f32[1280,320,1,1]
+  // OIHW weight would pad 128x in its own order under T(1,128)).
+  Layout TiledCopyLayout(const Shape& shape, const Layout& layout) const;
 
   // The layout of a value no constraint reaches: descending order with the
   // target's tiles. When the padding rule refuses them, size-1 dims move
@@ -89,10 +94,11 @@ class LayoutCostModel {
   // `bytes` at that rate, in seconds; none without the rate.
   std::optional<double> CopySeconds(int64_t bytes, CopyClass copy_class) const;
   // The cost of moving `bytes` with a copy of `copy_class`, and of reading
-  // `bytes` at the contiguous rate: seconds when the target has the rates,
-  // else the bytes themselves (every class at one rate).
+  // `bytes` `factor` times (a convolution's read factor) at the contiguous
+  // rate: seconds when the target has the rates, else the bytes themselves
+  // (every class at one rate).
   double CopyCost(int64_t bytes, CopyClass copy_class) const;
-  double ReadCost(int64_t bytes) const;
+  double ReadCost(int64_t bytes, double factor) const;
 
  private:
   Default SearchFreeLayout(const Shape& shape, absl::Span<const int64_t> keep_major) const;

@@ -487,6 +487,42 @@ ENTRY e {
   EXPECT_TRUE(stats.copies.empty());  // no rule: the convolution is free
 }
 
+// Read factors per convolution class: with the depthwise forward factor at
+// 6 and the rest at 1, the depthwise convolution's NCHW input is copied
+// channels-last and the dense one's is read as it comes.
+TEST(LayoutAssignmentTest, ConvolutionReadFactorsApplyPerClass) {
+  constexpr char kText[] = R"(
+HloModule m, entry_computation_layout={(f32[8,64,28,28]{3,2,1,0}, f32[8,64,28,28]{3,2,1,0})->(f32[8,64,28,28], f32[8,64,28,28])}
+ENTRY e {
+  x = f32[8,64,28,28] parameter(0)
+  y = f32[8,64,28,28] parameter(1)
+  kd = f32[64,1,3,3] constant({...})
+  k = f32[64,64,3,3] constant({...})
+  d = f32[8,64,28,28] convolution(x, kd), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=64
+  c = f32[8,64,28,28] convolution(y, k), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
+  ROOT t = (f32[8,64,28,28], f32[8,64,28,28]) tuple(d, c)
+})";
+  LayoutAssignment pass(*TargetConfig::FromTextProto(
+      "name: \"per-class\" conv_channels_last: true cost_model { conv_mismatch_read_factor: 1 "
+      "conv_read_factors { kind: DEPTHWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 6 } }",
+      "t"));
+  auto m = ParseTestModule(kText);
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(pass.Run(*m).ok());
+  std::map<std::string, const LayoutAssignmentStats::ConvolutionRead*> reads;
+  for (const auto& r : pass.stats().convolution_reads) {
+    if (r.operand == 0) reads[r.conv] = &r;
+  }
+  ASSERT_EQ(reads.size(), 2u);
+  EXPECT_TRUE(reads["d"]->copied);
+  EXPECT_EQ(reads["d"]->factor, 6);
+  EXPECT_EQ(reads["d"]->conv_class, "depthwise forward, channels-first read");
+  EXPECT_FALSE(reads["c"]->copied);
+  EXPECT_EQ(reads["c"]->factor, 1);
+  EXPECT_EQ(m->entry()->FindInstruction("d")->operand(0)->opcode(), HloOpcode::kCopy);
+  EXPECT_EQ(m->entry()->FindInstruction("c")->operand(0)->opcode(), HloOpcode::kParameter);
+}
+
 TEST(LayoutAssignmentTest, FusionBodyTakesFusionLayouts) {
   auto m = Assign(R"(
 HloModule m, entry_computation_layout={(f32[8,16]{0,1})->f32[8,16]{0,1}}
@@ -875,7 +911,7 @@ TEST(LayoutAssignmentTest, CostsAtTheTargetTableBoundsStayFinite) {
     EXPECT_TRUE(std::isfinite(*seconds * 1e6)) << *seconds;
     EXPECT_TRUE(std::isfinite(cost.CopyCost(INT64_MAX, c) * 1e6));
   }
-  EXPECT_TRUE(std::isfinite(cost.ReadCost(INT64_MAX) * 1e6)) << cost.ReadCost(INT64_MAX);
+  EXPECT_TRUE(std::isfinite(cost.ReadCost(INT64_MAX, kMaxConvMismatchReadFactor) * 1e6));
 }
 
 
@@ -1008,6 +1044,47 @@ ENTRY e {
   for (const auto& c : stats.copies) ++reasons[c.reason];
   EXPECT_EQ(reasons["tiling required"], 3);  // p, d and cc
   EXPECT_EQ(stats.copies.size(), 3u);
+}
+
+// A pinned NCHW image with 3 channels and a pinned OIHW 1x1 weight, as a
+// training step hands them over: each is copied into tiles once, into the
+// layout that pads least where its readers allow. Channels-last, the image
+// would pad 3 channels to 128 lanes (42x); the weight, in its own order
+// under T(1,128), 128x (its minor dims are 1 and 1).
+TEST(RequiredTilesTest, PinnedConvolutionInputsAreCopiedOnceWithLeastPadding) {
+  LayoutAssignmentStats stats;
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[16,3,64,64]{3,2,1,0}, f32[256,3,1,1]{3,2,1,0})->(f32[16,256,64,64], f32[1,1,3,256])}
+ENTRY e {
+  x = f32[16,3,64,64] parameter(0)
+  w = f32[256,3,1,1] parameter(1)
+  c = f32[16,256,64,64] convolution(x, w), window={size=1x1}, dim_labels=bf01_oi01->bf01
+  t = f32[1,1,3,256] transpose(w), dimensions={2,3,1,0}
+  ROOT r = (f32[16,256,64,64], f32[1,1,3,256]) tuple(c, t)
+})",
+                  "tpu", &stats);
+  ASSERT_NE(m, nullptr);
+  std::map<std::string, int> per_value;
+  int64_t bytes = 0;
+  for (const auto& copy : stats.copies) {
+    if (copy.reason != "tiling required") continue;
+    ++per_value[copy.operand];
+    bytes += copy.bytes;
+  }
+  EXPECT_EQ(per_value["x"], 1);
+  EXPECT_EQ(per_value["w"], 1);  // the transpose reads the convolution's copy
+  HloInstruction* t = m->entry()->FindInstruction("t");
+  HloInstruction* c = m->entry()->FindInstruction("c");
+  EXPECT_EQ(t->operand(0), c->operand(1));
+  // x: 786432 bytes, copied in NCHW order with (8,128) tiles (64 lanes of
+  // 128: 2x, against 42x channels-last); w: 3072 bytes, copied to
+  // {0,1,3,2:T(1,128)} (256 lanes, 3 rows: no padding).
+  EXPECT_EQ(LayoutOf(*m, c->operand(0)->name()), "{3,2,1,0:T(8,128)}");
+  EXPECT_EQ(LayoutOf(*m, "t"), "{1,0,2,3:T(1,128)}");
+  EXPECT_EQ(bytes, 786432 + 2 * 786432 + 2 * 3072);
+  ASSERT_EQ(stats.convolution_reads.size(), 2u);
+  EXPECT_FALSE(stats.convolution_reads[0].copied);  // x: read in NCHW tiles
+  EXPECT_TRUE(stats.convolution_reads[1].copied);   // w: copied as preferred
 }
 
 // --- XLA's outcomes, written as our own minimal modules -----------------

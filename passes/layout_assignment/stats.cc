@@ -50,13 +50,16 @@ std::string LayoutAssignmentStats::ToText() const {
                     convolution_reads.size(), " (", read_as_is, " read as they are, ",
                     convolution_reads.size() - read_as_is, " copied)\n");
   }
+  // The extra time of the read next to the copy's, whichever was chosen
+  // (bytes where the table has no rates).
   for (const ConvolutionRead& r : convolution_reads) {
     absl::StrAppend(
-        &out, "    ", r.conv, " operand ", r.operand, ": ", r.have, " instead of ", r.want,
-        ": reading it so costs ",
+        &out, "    ", r.conv, " operand ", r.operand, " (", r.conv_class,
+        absl::StrFormat(", factor %.3g", r.factor), "): ", r.have, " instead of ", r.want,
+        ": reading it so costs an estimated ",
         r.timed ? absl::StrFormat("%.3g us", r.read_seconds * 1e6)
                 : absl::StrCat(r.read_cost, " bytes"),
-        ", a copy (", r.copy_class, " kernel) ",
+        " more, a copy (", r.copy_class, " kernel) ",
         r.timed ? absl::StrFormat("%.3g us", r.copy_seconds * 1e6)
                 : absl::StrCat(r.copy_bytes, " bytes"),
         ": ", r.copied ? "copied" : "read as it is", "\n");
@@ -127,6 +130,8 @@ OrderedJson ConvolutionReadJson(const LayoutAssignmentStats::ConvolutionRead& r)
           {"operand", r.operand},
           {"have", r.have},
           {"want", r.want},
+          {"class", r.conv_class},
+          {"factor", RoundToDecimals(r.factor, 6)},
           {"read_cost", r.read_cost},
           {"copy_bytes", r.copy_bytes},
           {"copy_class", r.copy_class},

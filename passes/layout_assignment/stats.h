@@ -64,6 +64,8 @@ struct LayoutAssignmentStats {
     std::string conv;
     int operand = 0;
     std::string have, want;  // layouts, as printed
+    std::string conv_class;  // ConvReadName: "dense forward, channels-first read"
+    double factor = 0;       // the table's read factor for that class
     int64_t read_cost = 0;   // bytes: the operand's bytes times the factor
     int64_t copy_bytes = 0;  // read + written by the copy
     std::string copy_class;  // the packing core's class for that copy

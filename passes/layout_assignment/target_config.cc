@@ -26,7 +26,11 @@ namespace {
 // throughputs of the x86 tables and `default` come from `hlo-layout
 // calibrate` on one AVX-512 machine, as a starting point: calibrate makes a
 // table for the machine at hand. The TPU and arm64 tables have none, so
-// their copies are priced by their bytes.
+// their copies are priced by their bytes. The x86 tables' convolution read
+// factors are one run each of `hlo-layout calibrate --target=cpu-avx512
+// --repeat=9` (cpu-avx2: with DNNL_MAX_CPU_ISA=AVX2, which holds oneDNN to
+// AVX2 kernels) on that machine; arm64 and tpu keep a factor of 1: no
+// convolution of theirs ran here (README, docs/layout-assignment.md).
 constexpr absl::string_view kBuiltins[][2] = {
     {"default", R"pb(
       name: "default"
@@ -66,7 +70,16 @@ constexpr absl::string_view kBuiltins[][2] = {
       dot_tilings { element_type: F32 m0: 8 n0: 8 k0: 1 }
       conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1
-                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 } }
+                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 }
+                   conv_read_factors { kind: POINTWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 0.0271 }
+                   conv_read_factors { kind: DEPTHWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 63.7 }
+                   conv_read_factors { kind: DENSE pass: FORWARD read: CHANNELS_FIRST_READ factor: 0.01 }
+                   conv_read_factors { kind: POINTWISE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 0.01 }
+                   conv_read_factors { kind: DEPTHWISE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 94.1 }
+                   conv_read_factors { kind: DENSE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 48.7 }
+                   conv_read_factors { kind: POINTWISE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 3.76 }
+                   conv_read_factors { kind: DEPTHWISE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 46.4 }
+                   conv_read_factors { kind: DENSE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 0.01 } }
     )pb"},
     {"cpu-avx512", R"pb(
       name: "cpu-avx512"
@@ -74,7 +87,16 @@ constexpr absl::string_view kBuiltins[][2] = {
       dot_tilings { element_type: F32 m0: 16 n0: 16 k0: 1 }
       conv_channels_last: true
       cost_model { max_padding_ratio: 1.5 min_dot_operand_reads: 2 conv_mismatch_read_factor: 1
-                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 } }
+                   copy_throughput { contiguous_gbps: 58 tile_gbps: 48 transpose_gbps: 19 subbyte_gbps: 1.8 }
+                   conv_read_factors { kind: POINTWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 0.01 }
+                   conv_read_factors { kind: DEPTHWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 38.2 }
+                   conv_read_factors { kind: DENSE pass: FORWARD read: CHANNELS_FIRST_READ factor: 55.3 }
+                   conv_read_factors { kind: POINTWISE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 0.01 }
+                   conv_read_factors { kind: DEPTHWISE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 69.7 }
+                   conv_read_factors { kind: DENSE pass: INPUT_GRADIENT read: CHANNELS_FIRST_READ factor: 101 }
+                   conv_read_factors { kind: POINTWISE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 3.74 }
+                   conv_read_factors { kind: DEPTHWISE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 68.5 }
+                   conv_read_factors { kind: DENSE pass: WEIGHT_GRADIENT read: CHANNELS_FIRST_READ factor: 56.1 } }
     )pb"},
     {"arm64", R"pb(
       name: "arm64"
@@ -128,6 +150,19 @@ absl::Status CheckCopyThroughput(const std::string& where, const CopyThroughput&
   return absl::OkStatus();
 }
 
+absl::Status CheckReadFactor(const std::string& where, absl::string_view field, double factor) {
+  if (factor < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": cost_model.", field, " must not be negative"));
+  }
+  if (!(factor <= kMaxConvMismatchReadFactor)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": cost_model.", field, " is ", factor, "; use at most ",
+                     static_cast<int64_t>(kMaxConvMismatchReadFactor)));
+  }
+  return absl::OkStatus();
+}
+
 // Every number of the cost model is finite: a NaN or an infinity would
 // reach the costs the pass compares and the figures its reports print.
 absl::Status CheckCostModel(const std::string& where, const CostModel& cost) {
@@ -137,16 +172,13 @@ absl::Status CheckCostModel(const std::string& where, const CostModel& cost) {
         where, ": cost_model.max_padding_ratio is ", ratio,
         "; use 0 (no limit) or a finite factor >= 1"));
   }
-  const double factor = cost.conv_mismatch_read_factor();
-  if (factor < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": cost_model.conv_mismatch_read_factor must not be negative"));
+  absl::Status factor = CheckReadFactor(where, "conv_mismatch_read_factor",
+                                         cost.conv_mismatch_read_factor());
+  for (int k = 0; factor.ok() && k < cost.conv_read_factors_size(); ++k) {
+    factor = CheckReadFactor(where, absl::StrCat("conv_read_factors[", k, "].factor"),
+                             cost.conv_read_factors(k).factor());
   }
-  if (!(factor <= kMaxConvMismatchReadFactor)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": cost_model.conv_mismatch_read_factor is ", factor, "; use at most ",
-        static_cast<int64_t>(kMaxConvMismatchReadFactor)));
-  }
+  if (!factor.ok()) return factor;
   absl::Status rates = CheckCopyThroughput(where, cost.copy_throughput());
   if (!rates.ok()) return rates;
   const double reads = cost.min_dot_operand_reads();
@@ -340,6 +372,17 @@ std::optional<DotTiling> TargetConfig::DotTilingFor(PrimitiveType type) const {
     if (dot.element_type() == type) return dot;
   }
   return std::nullopt;
+}
+
+double TargetConfig::ConvReadFactorFor(ConvKind kind, ConvPass pass, ConvRead read) const {
+  for (const ConvReadFactor& f : proto_.cost_model().conv_read_factors()) {
+    if ((f.kind() == ANY_CONV || f.kind() == kind) &&
+        (f.pass() == ANY_PASS || f.pass() == pass) &&
+        (f.read() == ANY_READ || f.read() == read)) {
+      return f.factor();
+    }
+  }
+  return proto_.cost_model().conv_mismatch_read_factor();
 }
 
 absl::StatusOr<double> TargetConfig::PaddingRatio(const Shape& shape) {

@@ -11,7 +11,8 @@
 // 1 or above 65536, a max_padding_ratio in (0, 1), and any cost-model
 // number that is not finite, is negative, or lies outside the bounds below
 // (a copy rate other than 0 under kMinCopyGbps, a conv_mismatch_read_factor
-// over kMaxConvMismatchReadFactor); each error names the field. Tiles are not
+// or a conv_read_factors factor over kMaxConvMismatchReadFactor); each
+// error names the field. Tiles are not
 // checked against any shape's size. The table only answers questions; the
 // pass decides (cost_model.h).
 #ifndef PASSES_LAYOUT_ASSIGNMENT_TARGET_CONFIG_H_
@@ -68,6 +69,10 @@ class TargetConfig {
   // tiles alone; none when no rule matches.
   std::vector<std::vector<Tile>> TileVariants(const Shape& shape) const;
   std::optional<DotTiling> DotTilingFor(PrimitiveType type) const;
+  // What a convolution of `kind` and `pass` pays per byte to read an
+  // operand as `read` says: the first conv_read_factors entry that matches
+  // (ANY_* matches all), else conv_mismatch_read_factor.
+  double ConvReadFactorFor(ConvKind kind, ConvPass pass, ConvRead read) const;
   // Padded bytes over data bytes of `shape` in its layout.
   static absl::StatusOr<double> PaddingRatio(const Shape& shape);
   // Whether the cost model accepts the padding of `shape` in its layout.

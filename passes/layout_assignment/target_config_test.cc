@@ -107,6 +107,29 @@ TEST(TargetConfigTest, ExampleFileLoads) {
   EXPECT_EQ(TilesOf(*t, "f32[64,64]"), "(4,64)");
   EXPECT_EQ(TilesOf(*t, "f16[64,64]"), "(4,64)(2,1)");
   EXPECT_EQ(t->DotTilingFor(F32)->n0(), 16);
+  EXPECT_EQ(t->ConvReadFactorFor(DEPTHWISE, FORWARD, CHANNELS_FIRST_READ), 6);
+  EXPECT_EQ(t->ConvReadFactorFor(DENSE, FORWARD, CHANNELS_FIRST_READ), 1);
+}
+
+// The first entry that matches a convolution's class applies; a table with
+// none (every table written before they existed) reads the single factor.
+TEST(TargetConfigTest, ConvReadFactorsPerClassWithTheOldFactorBehind) {
+  absl::StatusOr<TargetConfig> t = TargetConfig::FromTextProto(
+      "name: \"x\" cost_model { conv_mismatch_read_factor: 1.5 "
+      "conv_read_factors { kind: DEPTHWISE pass: FORWARD read: CHANNELS_FIRST_READ factor: 40 } "
+      "conv_read_factors { kind: DEPTHWISE factor: 20 } "
+      "conv_read_factors { pass: WEIGHT_GRADIENT factor: 3 } }",
+      "t");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->ConvReadFactorFor(DEPTHWISE, FORWARD, CHANNELS_FIRST_READ), 40);
+  EXPECT_EQ(t->ConvReadFactorFor(DEPTHWISE, FORWARD, CHANNELS_LAST_READ), 20);
+  EXPECT_EQ(t->ConvReadFactorFor(DEPTHWISE, WEIGHT_GRADIENT, ANY_READ), 20);
+  EXPECT_EQ(t->ConvReadFactorFor(DENSE, WEIGHT_GRADIENT, CHANNELS_FIRST_READ), 3);
+  EXPECT_EQ(t->ConvReadFactorFor(DENSE, FORWARD, CHANNELS_FIRST_READ), 1.5);
+  absl::StatusOr<TargetConfig> old = TargetConfig::FromTextProto(
+      "name: \"old\" cost_model { conv_mismatch_read_factor: 2 }", "t");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->ConvReadFactorFor(POINTWISE, INPUT_GRADIENT, CHANNELS_FIRST_READ), 2);
 }
 
 TEST(TargetConfigTest, Errors) {
@@ -165,6 +188,11 @@ TEST(TargetConfigTest, CostModelNumbersThatMakeTimesInfiniteAreRefused) {
               HasSubstr("cost_model.conv_mismatch_read_factor is nan"));
   EXPECT_THAT(error("conv_mismatch_read_factor: 1e300"),
               HasSubstr("cost_model.conv_mismatch_read_factor is 1e+300"));
+  EXPECT_THAT(error("conv_read_factors { kind: DENSE factor: 2 } "
+                    "conv_read_factors { factor: -1 }"),
+              HasSubstr("cost_model.conv_read_factors[1].factor must not be negative"));
+  EXPECT_THAT(error("conv_read_factors { factor: inf }"),
+              HasSubstr("cost_model.conv_read_factors[0].factor is inf"));
   EXPECT_THAT(error("max_padding_ratio: nan"),
               HasSubstr("cost_model.max_padding_ratio is nan; use 0 (no limit) or a finite"));
   EXPECT_THAT(error("max_padding_ratio: inf"), HasSubstr("cost_model.max_padding_ratio is inf"));
