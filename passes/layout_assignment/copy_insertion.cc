@@ -136,13 +136,7 @@ bool ViewsOperand(HloOpcode op) {
 template <typename Need>
 void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
                      LayoutPropagation& propagation, const LayoutCostModel& cost, Need need) {
-  absl::flat_hash_set<const HloComputation*> fused;
-  for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instruction_range()) {
-      if (i->opcode() != HloOpcode::kFusion) continue;
-      for (const auto& called : i->called_computations()) fused.insert(called.computation);
-    }
-  }
+  const absl::flat_hash_set<const HloComputation*> fused = FusedComputations(module);
   for (HloComputation* c : module.computations()) {
     if (fused.contains(c)) continue;
     for (HloInstruction* user : c->instruction_range()) {
