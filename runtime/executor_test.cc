@@ -424,6 +424,32 @@ TEST(ExecutorOpsTest, RefusesWhatItDoesNotCover) {
               HasSubstr("does not describe the same bytes"));
 }
 
+// A reshape whose layouts keep every element in place runs as a bitcast:
+// the result shares the operand's bytes. One that reorders moves them.
+TEST(ExecutorTest, ReshapeThatIsABitcastMovesNoData) {
+  for (const char* result : {"f32[2,2,3]{2,1,0}", "f32[2,2,3]{1,2,0}"}) {
+    std::unique_ptr<HloModule> m =
+        Parse(absl::StrCat("HloModule t\n\nENTRY e {\n  p = f32[2,6]{1,0} parameter(0)\n"
+                           "  ROOT r = ", result, " reshape(p)\n}\n"));
+    ASSERT_NE(m, nullptr);
+    absl::StatusOr<std::unique_ptr<Executor>> e = Executor::Create(*m);
+    ASSERT_TRUE(e.ok()) << e.status();
+    std::mt19937_64 rng(1);
+    const Shape shape = ParseTestShape("f32[2,6]{1,0}");
+    const LogicalArray in = *RandomLogicalArray(shape, rng);
+    absl::StatusOr<Value> arg = MakeArgument(shape, in);
+    ASSERT_TRUE(arg.ok());
+    const Value kept = *arg;
+    absl::StatusOr<Value> out = (*e)->Run({*std::move(arg)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const bool bitcast = std::string(result) == "f32[2,2,3]{2,1,0}";
+    EXPECT_EQ(out->bytes == kept.bytes, bitcast) << result;
+    absl::StatusOr<LogicalArray> logical = ToLogical(*out);
+    ASSERT_TRUE(logical.ok());
+    EXPECT_EQ(logical->bytes, in.bytes) << result;  // row-major, the same sequence
+  }
+}
+
 TEST(ExecutorTest, LayoutsDisagreeingAtACallAreAnErrorOnlyWhenStrict) {
   std::unique_ptr<HloModule> m = Parse(
       "HloModule t\n\nneg {\n  p = f32[2,3]{1,0} parameter(0)\n  ROOT n = f32[2,3]{0,1} negate(p)\n}\n\n"
