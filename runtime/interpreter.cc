@@ -476,6 +476,8 @@ absl::StatusOr<Value> Interpreter::Infeed(const HloInstruction& i) {
 
 absl::StatusOr<Value> Interpret(const Program& program, const HloComputation& entry,
                                 std::vector<Value> arguments, DeviceRun& run) {
+  // A value that dies gives its buffer to a later op of the run.
+  BufferReuseScope reuse;
   Interpreter interpreter(program, run);
   return interpreter.Run(entry, std::move(arguments));
 }
