@@ -470,6 +470,25 @@ int HloComputation::RemoveDeadInstructions() {
   return removed;
 }
 
+void HloComputation::ReplaceInstructions(
+    std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>> batch) {
+  absl::flat_hash_map<const HloInstruction*, std::unique_ptr<HloInstruction>> by_old;
+  for (auto& [old, replacement] : batch) {
+    replacement->parent_ = this;
+    replacement->local_id_ = next_local_id_++;
+    old->ReplaceAllUsesWith(replacement.get());
+    for (HloInstruction* op : old->operands()) {
+      auto& users = op->users_;
+      users.erase(std::remove(users.begin(), users.end(), old), users.end());
+    }
+    by_old[old] = std::move(replacement);
+  }
+  for (auto& slot : instructions_) {
+    auto it = by_old.find(slot.get());
+    if (it != by_old.end()) slot = std::move(it->second);
+  }
+}
+
 std::vector<HloInstruction*> HloComputation::MakePostOrder() const {
   std::vector<HloInstruction*> order;
   absl::flat_hash_set<const HloInstruction*> visited;

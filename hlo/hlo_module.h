@@ -389,6 +389,13 @@ class HloComputation {
   // Removes instructions without users that are not the root, a parameter
   // or side-effecting; returns how many went.
   int RemoveDeadInstructions();
+  // Puts each replacement in the place of its instruction (not a parameter):
+  // the same position in the order, every use (and the root) pointing at
+  // it; the replaced instruction is deleted. A replacement brings its own
+  // operands. Linear in the computation's size plus the uses moved.
+  void ReplaceInstructions(
+      std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>>
+          batch);
   // Operands before users; instructions unreachable from the root come
   // after, in text order.
   std::vector<HloInstruction*> MakePostOrder() const;

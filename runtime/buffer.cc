@@ -1,6 +1,9 @@
 #include "runtime/buffer.h"
 
 #include <cstring>
+#include <map>
+
+#include "absl/synchronization/mutex.h"
 
 #include "absl/strings/str_cat.h"
 #include "xla_layout/memory.h"
@@ -111,12 +114,73 @@ Value Value::Tuple(std::vector<Value> elements) {
   return v;
 }
 
+struct BufferReuseScope::Pool {
+  absl::Mutex mu;
+  int64_t held = 0;
+  std::multimap<size_t, std::unique_ptr<std::vector<uint8_t>>> free;
+
+  // Keeps `buffer` for a later allocation, or deletes it.
+  void Return(std::vector<uint8_t>* buffer) {
+    std::unique_ptr<std::vector<uint8_t>> owned(buffer);
+    absl::MutexLock lock(&mu);
+    const auto size = static_cast<int64_t>(owned->size());
+    if (held + size > kMaxPooledBytes) return;
+    held += size;
+    free.emplace(owned->size(), std::move(owned));
+  }
+  std::unique_ptr<std::vector<uint8_t>> Take(size_t size) {
+    absl::MutexLock lock(&mu);
+    auto it = free.find(size);
+    if (it == free.end()) return nullptr;
+    std::unique_ptr<std::vector<uint8_t>> buffer = std::move(it->second);
+    free.erase(it);
+    held -= static_cast<int64_t>(size);
+    return buffer;
+  }
+};
+
+namespace {
+// Never destroyed: buffers may go back to it during static destruction.
+const std::shared_ptr<BufferReuseScope::Pool>& ProcessPool() {
+  static auto* pool = new std::shared_ptr<BufferReuseScope::Pool>(
+      std::make_shared<BufferReuseScope::Pool>());
+  return *pool;
+}
+thread_local std::shared_ptr<BufferReuseScope::Pool> current_pool;
+}  // namespace
+
+BufferReuseScope::BufferReuseScope() : outermost_(current_pool == nullptr) {
+  if (outermost_) current_pool = ProcessPool();
+}
+
+BufferReuseScope::~BufferReuseScope() {
+  if (outermost_) current_pool = nullptr;
+}
+
+int64_t BufferReuseScope::PooledBytesForTesting() {
+  absl::MutexLock lock(&ProcessPool()->mu);
+  return ProcessPool()->held;
+}
+
 absl::StatusOr<Value> Value::Allocate(std::shared_ptr<const ArrayInfo> info) {
-  absl::Status room = CheckAllocationSize(info->byte_size(), "an executor buffer");
+  const int64_t size = info->byte_size();
+  absl::Status room = CheckAllocationSize(size, "an executor buffer");
   if (!room.ok()) return room;
   Value v;
-  v.bytes = std::make_shared<std::vector<uint8_t>>(info->byte_size(), 0);
   v.info = std::move(info);
+  std::shared_ptr<BufferReuseScope::Pool> pool = current_pool;
+  if (pool == nullptr) {
+    v.bytes = std::make_shared<std::vector<uint8_t>>(size, 0);
+    return v;
+  }
+  std::unique_ptr<std::vector<uint8_t>> buffer = pool->Take(static_cast<size_t>(size));
+  if (buffer != nullptr) {
+    std::memset(buffer->data(), 0, buffer->size());
+  } else {
+    buffer = std::make_unique<std::vector<uint8_t>>(size, 0);
+  }
+  v.bytes = std::shared_ptr<std::vector<uint8_t>>(
+      buffer.release(), [pool](std::vector<uint8_t>* b) { pool->Return(b); });
   return v;
 }
 

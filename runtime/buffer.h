@@ -86,6 +86,31 @@ struct Value {
   uint8_t* mutable_data() { return bytes->data(); }
 };
 
+// While a scope lives on a thread, the buffers Value::Allocate hands out on
+// that thread go back to the process's pool when their last Value goes, and
+// allocations of the same byte size take them (zeroed again) instead of
+// fresh memory: a fresh buffer of megabytes costs a page fault per 4 KiB, a
+// reused one a memset. So a run reuses what its dead values held, and the
+// next run of the same module what the last one left. The pool holds at
+// most kMaxPooledBytes (what does not fit is freed); values may cross
+// threads, the pool takes a lock. Contents never carry over: every buffer
+// handed out is zeroed.
+class BufferReuseScope {
+ public:
+  static constexpr int64_t kMaxPooledBytes = int64_t{128} << 20;
+  BufferReuseScope();
+  ~BufferReuseScope();
+  BufferReuseScope(const BufferReuseScope&) = delete;
+  BufferReuseScope& operator=(const BufferReuseScope&) = delete;
+
+  struct Pool;
+  // Test-only: the bytes the pool holds now.
+  static int64_t PooledBytesForTesting();
+
+ private:
+  bool outermost_;
+};
+
 // A logical array: row-major, the natural element size (one byte for pred,
 // s4 and u4, sign-extended for s4), little-endian; what .npy files hold and
 // what verify compares.

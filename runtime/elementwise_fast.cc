@@ -14,7 +14,7 @@ namespace xla_layout::runtime {
 namespace {
 
 std::atomic<bool> fast_paths_enabled{true};
-std::atomic<int64_t> fast_path_counts[4];
+std::atomic<int64_t> fast_path_counts[static_cast<int>(FastPath::kCount)];
 
 // Whether `a` and `b` put every logical element in the same slot and have
 // no padding slot: then slot k of each holds the same element.
@@ -283,6 +283,7 @@ FastPathCounts FastPathCountsForTesting() {
   c.elementwise_num = get(FastPath::kElementwiseNum);
   c.reduce_typed = get(FastPath::kReduceTyped);
   c.reduce_program = get(FastPath::kReduceProgram);
+  c.broadcast = get(FastPath::kBroadcast);
   return c;
 }
 

@@ -55,18 +55,27 @@ std::optional<absl::StatusOr<Value>> ReduceFast(
     absl::Span<const int64_t> reduced, absl::Span<const Value* const> operands,
     absl::Span<const std::shared_ptr<const ArrayInfo>> out, const ScalarProgram& to_apply);
 
-// Test-only: with false, ElementwiseLinear and ReduceFast return nullopt
+// Broadcast of `operand` along `dims` (the broadcast's dimensions) when both
+// layouts are separable and the slots natural (whole-byte types): each slot
+// moved as it is, walking slot offsets instead of Slot() per element, so the
+// bits are the generic path's (padding stays zero). nullopt otherwise.
+std::optional<absl::StatusOr<Value>> BroadcastFast(absl::Span<const int64_t> dims,
+                                                   const Value& operand,
+                                                   const std::shared_ptr<const ArrayInfo>& out);
+
+// Test-only: with false, ElementwiseLinear, ReduceFast and BroadcastFast return nullopt
 // (every op takes its generic path). Process-wide; true by default.
 void SetFastPathsEnabledForTesting(bool enabled);
 
 // Test-only: how many ops each fast path ran in this process (typed loop or
 // Num loop of ElementwiseLinear; typed or ScalarProgram combiner of
-// ReduceFast), so that tests can tell that they exercised each.
+// ReduceFast; BroadcastFast), so that tests can tell that they exercised each.
 struct FastPathCounts {
   int64_t elementwise_typed = 0;
   int64_t elementwise_num = 0;
   int64_t reduce_typed = 0;
   int64_t reduce_program = 0;
+  int64_t broadcast = 0;
 };
 FastPathCounts FastPathCountsForTesting();
 

@@ -352,6 +352,40 @@ Case RandomReduceCase(std::mt19937_64& rng) {
   return c;
 }
 
+// A broadcast of an operand of any type and placement into a result of
+// rank up to 4 in its own placement: the operand's dims in random positions
+// (in order, as XLA requires), the new dims of random sizes.
+Case RandomBroadcastCase(std::mt19937_64& rng) {
+  const PrimitiveType type =
+      Pick(rng, std::vector<PrimitiveType>{F32, F32, F64, BF16, F16, S32, U8, PRED, S4, S64});
+  const Placement p = RandomPlacement(type, rng);
+  const int in_rank = static_cast<int>(p.dims.size());
+  const int rank = in_rank + static_cast<int>(rng() % (5 - std::min(in_rank, 3)));
+  std::vector<int64_t> positions(rank);
+  for (int d = 0; d < rank; ++d) positions[d] = d;
+  std::shuffle(positions.begin(), positions.end(), rng);
+  positions.resize(in_rank);
+  std::sort(positions.begin(), positions.end());
+  static const std::vector<int64_t> sizes = {1, 2, 3, 8, 16, 17};
+  std::vector<int64_t> out_dims(rank);
+  for (int d = 0; d < rank; ++d) out_dims[d] = Pick(rng, sizes);
+  for (int k = 0; k < in_rank; ++k) out_dims[positions[k]] = p.dims[k];
+  Placement out;
+  if (rng() % 3 == 0 && rank > 0) {
+    // A tiled result (padding where the tile does not divide).
+    out.layout = Layout(Permutation(rank, rng));
+    out.layout.add_tile(Tile(std::vector<int64_t>{Pick(rng, std::vector<int64_t>{1, 2, 4, 8})}));
+  } else {
+    out.layout = LayoutFor(out_dims, type, static_cast<int>(rng() % 4), rng);
+  }
+  Case c;
+  c.inputs.push_back(SpecialArray(type, p.dims, rng));
+  c.text = absl::StrCat("HloModule t\n\nENTRY e {\n  p0 = ", ShapeText(type, p.dims, p.layout),
+                        " parameter(0)\n  ROOT r = ", ShapeText(type, out_dims, out.layout),
+                        " broadcast(p0), dimensions={", absl::StrJoin(positions, ","), "}\n}\n");
+  return c;
+}
+
 // --- Tests -------------------------------------------------------------------
 
 TEST(ElementwiseFastPropertyTest, ElementwiseGivesTheGenericBits) {
@@ -381,6 +415,18 @@ TEST(ElementwiseFastPropertyTest, ReduceGivesTheGenericBits) {
             << ", program reduces: " << after.reduce_program - before.reduce_program << "\n";
   EXPECT_GT(after.reduce_typed - before.reduce_typed, 400);
   EXPECT_GT(after.reduce_program - before.reduce_program, 400);
+}
+
+TEST(ElementwiseFastPropertyTest, BroadcastGivesTheGenericBits) {
+  const FastPathCounts before = FastPathCountsForTesting();
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 1500; ++i) {
+    const Case c = RandomBroadcastCase(rng);
+    ASSERT_EQ(Disagreement(c.text, c.inputs), "") << "case " << i << "\n" << c.text;
+  }
+  const int64_t ran = FastPathCountsForTesting().broadcast - before.broadcast;
+  std::cout << "fast broadcasts: " << ran << "\n";
+  EXPECT_GT(ran, 600);
 }
 
 // --- Hand-computed cases -------------------------------------------------------

@@ -455,6 +455,10 @@ absl::Status Compiler::CompileInstruction(
     s = CheckBitcast(i, c);
   } else if (op == HloOpcode::kTranspose) {
     s = CompileTranspose(i, *p_.plan_cache, c);
+  } else if (op == HloOpcode::kReshape) {
+    // A reshape whose layouts keep every element's bytes in place is a
+    // bitcast: it moves nothing.
+    c.moves_data = !ReshapeIsBitcast(i.operand(0)->shape(), i.shape());
   } else if (op == HloOpcode::kCustomCall) {
     // Decided now: a plugin registers its kernels before any module loads.
     c.kernel = CustomCallKernelRegistry::Global().Find(CustomCallTarget(i));

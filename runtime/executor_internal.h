@@ -32,7 +32,7 @@ namespace xla_layout::runtime {
 struct Compiled {
   std::vector<Info> out;                    // array leaves it allocates
   std::vector<const RelayoutPlan*> plans;   // copy: one per array leaf (in plan_cache)
-  bool moves_data = true;                   // transpose: false when a bitcast
+  bool moves_data = true;  // transpose, reshape: false when a bitcast
   std::vector<ScalarProgram> programs;      // an array op's called computations
   const ScalarProgram* to_apply() const { return programs.empty() ? nullptr : programs.data(); }
   int position = 0;                         // in its computation's order

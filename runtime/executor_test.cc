@@ -1,5 +1,6 @@
 #include "runtime/executor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -422,6 +423,59 @@ TEST(ExecutorOpsTest, RefusesWhatItDoesNotCover) {
   m->entry()->root()->set_layout(ParseTestShape("f32[3]{0:T(4)}").layout());
   EXPECT_THAT(std::string(Executor::Create(*m).status().message()),
               HasSubstr("does not describe the same bytes"));
+}
+
+// Inside a BufferReuseScope a dead value's buffer serves the next
+// allocation of its size, zeroed again (padding slots must read zero);
+// outside one every allocation is fresh.
+TEST(BufferReuseTest, DeadBuffersAreReusedZeroedWithinAScope) {
+  const std::shared_ptr<const ArrayInfo> info = *ArrayInfo::Create(ParseTestShape("f32[3,5]{1,0:T(2,2)}"));
+  const uint8_t* first = nullptr;
+  {
+    BufferReuseScope scope;
+    {
+      Value v = *Value::Allocate(info);
+      first = v.data();
+      std::fill(v.mutable_data(), v.mutable_data() + info->byte_size(), 0xAB);
+    }
+    EXPECT_GE(BufferReuseScope::PooledBytesForTesting(), info->byte_size());
+    Value again = *Value::Allocate(info);
+    EXPECT_EQ(again.data(), first);
+    EXPECT_TRUE(std::all_of(again.data(), again.data() + info->byte_size(),
+                            [](uint8_t b) { return b == 0; }));
+    Value other = *Value::Allocate(info);  // the pool holds no second one
+    EXPECT_NE(other.data(), first);
+  }
+  const int64_t pooled = BufferReuseScope::PooledBytesForTesting();
+  Value outside = *Value::Allocate(info);
+  { Value dropped = *Value::Allocate(info); }
+  EXPECT_EQ(BufferReuseScope::PooledBytesForTesting(), pooled);  // not pooled
+}
+
+// A reshape whose layouts keep every element in place runs as a bitcast:
+// the result shares the operand's bytes. One that reorders moves them.
+TEST(ExecutorTest, ReshapeThatIsABitcastMovesNoData) {
+  for (const char* result : {"f32[2,2,3]{2,1,0}", "f32[2,2,3]{1,2,0}"}) {
+    std::unique_ptr<HloModule> m =
+        Parse(absl::StrCat("HloModule t\n\nENTRY e {\n  p = f32[2,6]{1,0} parameter(0)\n"
+                           "  ROOT r = ", result, " reshape(p)\n}\n"));
+    ASSERT_NE(m, nullptr);
+    absl::StatusOr<std::unique_ptr<Executor>> e = Executor::Create(*m);
+    ASSERT_TRUE(e.ok()) << e.status();
+    std::mt19937_64 rng(1);
+    const Shape shape = ParseTestShape("f32[2,6]{1,0}");
+    const LogicalArray in = *RandomLogicalArray(shape, rng);
+    absl::StatusOr<Value> arg = MakeArgument(shape, in);
+    ASSERT_TRUE(arg.ok());
+    const Value kept = *arg;
+    absl::StatusOr<Value> out = (*e)->Run({*std::move(arg)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const bool bitcast = std::string(result) == "f32[2,2,3]{2,1,0}";
+    EXPECT_EQ(out->bytes == kept.bytes, bitcast) << result;
+    absl::StatusOr<LogicalArray> logical = ToLogical(*out);
+    ASSERT_TRUE(logical.ok());
+    EXPECT_EQ(logical->bytes, in.bytes) << result;  // row-major, the same sequence
+  }
 }
 
 TEST(ExecutorTest, LayoutsDisagreeingAtACallAreAnErrorOnlyWhenStrict) {

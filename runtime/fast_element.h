@@ -29,7 +29,14 @@ bool NaturalSlots(const ArrayInfo& a);
 // Whether the fast paths may run (see SetFastPathsEnabledForTesting).
 bool FastPathsEnabled();
 // Counts one run of a fast path (FastPathCountsForTesting).
-enum class FastPath { kElementwiseTyped, kElementwiseNum, kReduceTyped, kReduceProgram };
+enum class FastPath {
+  kElementwiseTyped,
+  kElementwiseNum,
+  kReduceTyped,
+  kReduceProgram,
+  kBroadcast,
+  kCount
+};
 void CountFastPath(FastPath path);
 
 // Slots [k0, k0 + n) of natural slots of `type` as FromBits reads them: a

@@ -325,6 +325,9 @@ absl::StatusOr<Value> Interpreter::Local(const HloInstruction& i, const Compiled
       return ops[0]->elements.at(i.attributes().index.value_or(0));
     case HloOpcode::kBitcast:
       return Rebadged(*ops[0], c.out[0]);
+    case HloOpcode::kReshape:
+      if (!c.moves_data) return Rebadged(*ops[0], c.out[0]);
+      return ArrayOp(i, ops, c.out, c.to_apply());
     case HloOpcode::kTranspose:
       if (!c.moves_data) return Rebadged(*ops[0], c.out[0]);
       [[fallthrough]];
@@ -473,6 +476,8 @@ absl::StatusOr<Value> Interpreter::Infeed(const HloInstruction& i) {
 
 absl::StatusOr<Value> Interpret(const Program& program, const HloComputation& entry,
                                 std::vector<Value> arguments, DeviceRun& run) {
+  // A value that dies gives its buffer to a later op of the run.
+  BufferReuseScope reuse;
   Interpreter interpreter(program, run);
   return interpreter.Run(entry, std::move(arguments));
 }

@@ -39,6 +39,9 @@ absl::StatusOr<Value> Elementwise(const HloInstruction& inst,
 
 absl::StatusOr<Value> Broadcast(const HloInstruction& inst, const Value& a, const Info& out) {
   const std::vector<int64_t> dims = Attr(inst.attributes().dimensions);
+  if (std::optional<absl::StatusOr<Value>> fast = BroadcastFast(dims, a, out)) {
+    return *std::move(fast);
+  }
   IndexVector from(dims.size());
   return Generate<true>(out, [&](const IndexVector& index) {
     for (size_t i = 0; i < dims.size(); ++i) from[i] = index[dims[i]];

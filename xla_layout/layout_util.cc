@@ -136,6 +136,26 @@ std::optional<Layout> TransposedLayout(absl::Span<const int64_t> perm,
   return layout;
 }
 
+bool TransposeIsBitcast(const Shape& operand, const Shape& result,
+                        absl::Span<const int64_t> perm) {
+  if (!operand.IsArray() || !result.IsArray() || operand.rank() != result.rank() ||
+      operand.element_type() != result.element_type()) {
+    return false;
+  }
+  std::optional<Layout> permuted =
+      TransposedLayout(perm, operand.layout(), /*toward_operand=*/false);
+  return permuted && SamePhysicalLayout(result, *permuted, result.layout());
+}
+
+bool ReshapeIsBitcast(const Shape& operand, const Shape& result) {
+  if (!operand.IsArray() || !result.IsArray() ||
+      operand.element_type() != result.element_type()) {
+    return false;
+  }
+  std::optional<Layout> b = ReshapeBitcastLayout(operand, operand.layout(), result);
+  return b && SamePhysicalLayout(result, *b, result.layout());
+}
+
 std::vector<int64_t> CommonOrder(const Shape& a, const Shape& b,
                                  const Layout& layout) {
   std::vector<int64_t> order;

@@ -39,6 +39,17 @@ bool IsPermutation(absl::Span<const int64_t> dims, int rank);
 std::optional<Layout> TransposedLayout(absl::Span<const int64_t> perm,
                                        const Layout& from, bool toward_operand);
 
+// Whether `result` (laid out) is `operand` (laid out) transposed by `perm`
+// without moving a byte: its layout is the operand's permuted, up to where
+// size-1 dims sit. What turns a transpose into a bitcast.
+bool TransposeIsBitcast(const Shape& operand, const Shape& result,
+                        absl::Span<const int64_t> perm);
+
+// Whether `result` (laid out) is a reshape of `operand` (laid out) that moves
+// no byte: its layout is the one ReshapeBitcastLayout gives, up to where
+// size-1 dims sit.
+bool ReshapeIsBitcast(const Shape& operand, const Shape& result);
+
 // `layout`'s minor-to-major order restricted to the dims larger than 1 in
 // both `a` and `b` (same rank): what a same-order relation compares.
 std::vector<int64_t> CommonOrder(const Shape& a, const Shape& b,

@@ -56,6 +56,38 @@ TEST(ReshapeBitcastLayoutTest, ColumnMajorSplitAndTiles) {
                                     ParseTestShape("f32[64,256]")));
 }
 
+TEST(TransposeIsBitcastTest, OperandLayoutPermuted) {
+  // Attention's [b,s,h,d] -> [b,h,s,d]: a bitcast when the result's layout
+  // is the operand's permuted, tiles included.
+  const std::vector<int64_t> perm = {0, 2, 1, 3};
+  Shape in = ParseTestShape("f32[2,256,8,64]{3,2,1,0:T(8,128)}");
+  EXPECT_TRUE(TransposeIsBitcast(in, ParseTestShape("f32[2,8,256,64]{3,1,2,0:T(8,128)}"), perm));
+  EXPECT_FALSE(TransposeIsBitcast(in, ParseTestShape("f32[2,8,256,64]{3,2,1,0:T(8,128)}"), perm));
+  EXPECT_FALSE(TransposeIsBitcast(in, ParseTestShape("f32[2,8,256,64]{3,1,2,0}"), perm));
+  EXPECT_FALSE(TransposeIsBitcast(in, ParseTestShape("s32[2,8,256,64]{3,1,2,0:T(8,128)}"), perm));
+  // Size-1 dims may sit anywhere in an untiled layout.
+  EXPECT_TRUE(TransposeIsBitcast(ParseTestShape("f32[1,8]{1,0}"),
+                                 ParseTestShape("f32[8,1]{1,0}"), {1, 0}));
+  EXPECT_FALSE(TransposeIsBitcast(ParseTestShape("f32[2,8]{1,0}"),
+                                  ParseTestShape("f32[8,2]{1,0}"), {1, 0}));
+}
+
+TEST(ReshapeIsBitcastTest, MergesAndSplitsInPhysicalOrder) {
+  // [s,h,d] -> [s,h*d] row-major is a bitcast; column-major is not.
+  EXPECT_TRUE(ReshapeIsBitcast(ParseTestShape("f32[256,8,64]{2,1,0}"),
+                               ParseTestShape("f32[256,512]{1,0}")));
+  EXPECT_FALSE(ReshapeIsBitcast(ParseTestShape("f32[256,8,64]{2,1,0}"),
+                                ParseTestShape("f32[256,512]{0,1}")));
+  EXPECT_FALSE(ReshapeIsBitcast(ParseTestShape("f32[256,8,64]{1,2,0}"),
+                                ParseTestShape("f32[256,512]{1,0}")));
+  EXPECT_TRUE(ReshapeIsBitcast(ParseTestShape("f32[4,16,256]{2,1,0:T(8,128)}"),
+                               ParseTestShape("f32[2,2,16,256]{3,2,1,0:T(8,128)}")));
+  EXPECT_FALSE(ReshapeIsBitcast(ParseTestShape("f32[4,16,256]{2,1,0:T(8,128)}"),
+                                ParseTestShape("f32[64,256]{1,0:T(8,128)}")));
+  EXPECT_FALSE(ReshapeIsBitcast(ParseTestShape("f32[6,4]{1,0}"),
+                                ParseTestShape("s32[24]{0}")));
+}
+
 // Property: whenever a layout is returned, every element sits at the same
 // offset before and after the reshape (checked with the index math).
 TEST(ReshapeBitcastLayoutTest, RandomReshapesAreBitcasts) {

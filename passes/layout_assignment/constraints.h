@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "hlo/hlo_module.h"
@@ -106,6 +107,8 @@ bool IsLaidOut(const Shape& shape);
 using LeafShapes = absl::InlinedVector<Shape*, 1>;
 LeafShapes LaidOutLeaves(Shape& shape);
 int LaidOutLeafCount(const Shape& shape);
+// The computations fusions call: their values are no buffers of their own.
+absl::flat_hash_set<const HloComputation*> FusedComputations(const HloModule& module);
 
 class LayoutConstraints {
  public:

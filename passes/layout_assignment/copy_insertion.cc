@@ -153,13 +153,7 @@ template <typename Need>
 void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
                      LayoutPropagation& propagation, const LayoutCostModel& cost,
                      absl::flat_hash_map<int, Layout>& tiled_copy, Need need) {
-  absl::flat_hash_set<const HloComputation*> fused;
-  for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instruction_range()) {
-      if (i->opcode() != HloOpcode::kFusion) continue;
-      for (const auto& called : i->called_computations()) fused.insert(called.computation);
-    }
-  }
+  const absl::flat_hash_set<const HloComputation*> fused = FusedComputations(module);
   absl::flat_hash_set<std::pair<const HloInstruction*, int>> bound;
   for (const OperandEdge& e : constraints.edges()) {
     if (e.reason != nullptr && e.user != nullptr) bound.insert({e.user, e.operand_index});

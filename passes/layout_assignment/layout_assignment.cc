@@ -1,9 +1,13 @@
 #include "passes/layout_assignment/layout_assignment.h"
 
+#include <memory>
 #include <utility>
+
+#include "absl/container/flat_hash_set.h"
 
 #include "absl/strings/str_cat.h"
 
+#include "hlo/hlo_attributes.h"
 #include "hlo/hlo_verifier.h"
 #include "passes/flatten_call_graph.h"
 #include "passes/layout_assignment/constraints.h"
@@ -138,6 +142,48 @@ absl::StatusOr<bool> WriteEntryLayout(HloModule& module) {
   return true;
 }
 
+// XLA's algebraic simplifier after layout assignment: a transpose or a
+// reshape whose layouts make it move no byte becomes a `bitcast` of the same
+// name, shape and operand (its other attributes kept), which the executor
+// runs without moving data. Fusion bodies are left alone: their values are
+// no buffers, the fused ops read through the index math. Counts each kind
+// rewritten into `stats`.
+void RewriteBitcasts(HloModule& module, LayoutAssignmentStats& stats) {
+  const absl::flat_hash_set<const HloComputation*> fused =
+      layout_assignment::FusedComputations(module);
+  for (HloComputation* c : module.computations()) {
+    if (fused.contains(c)) continue;
+    std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>> batch;
+    for (HloInstruction* i : c->instruction_range()) {
+      const HloOpcode op = i->opcode();
+      if ((op != HloOpcode::kTranspose && op != HloOpcode::kReshape) ||
+          i->operand_count() != 1 || !layout_assignment::IsLaidOut(i->shape()) ||
+          !layout_assignment::IsLaidOut(i->operand(0)->shape())) {
+        continue;
+      }
+      const Shape& in = i->operand(0)->shape();
+      const bool bitcast =
+          op == HloOpcode::kTranspose
+              ? i->attributes().dimensions &&
+                    TransposeIsBitcast(in, i->shape(), *i->attributes().dimensions)
+              : ReshapeIsBitcast(in, i->shape());
+      if (!bitcast) continue;
+      ++(op == HloOpcode::kTranspose ? stats.transposes_as_bitcast : stats.reshapes_as_bitcast);
+      auto b = std::make_unique<HloInstruction>(i->name(), HloOpcode::kBitcast, i->shape());
+      b->set_layout_written(true);
+      b->set_location(i->location());
+      for (const HloAttribute& a : i->raw_attributes()) {
+        if (CheckAttributeName(HloOpcode::kBitcast, a.name).ok()) {
+          b->mutable_raw_attributes().push_back(a);  // metadata and its kind
+        }
+      }
+      b->AppendOperand(i->operand(0));
+      batch.emplace_back(i, std::move(b));
+    }
+    if (!batch.empty()) c->ReplaceInstructions(std::move(batch));
+  }
+}
+
 }  // namespace
 
 LayoutAssignment::LayoutAssignment()
@@ -202,6 +248,9 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   if (collect_stats()) {
     layout_assignment::CollectStats(module, *constraints, propagation, stats_);
   }
+  const int before = stats_.transposes_as_bitcast + stats_.reshapes_as_bitcast;
+  RewriteBitcasts(module, stats_);
+  changed |= stats_.transposes_as_bitcast + stats_.reshapes_as_bitcast > before;
   // The rules a laid-out module keeps: a break is a bug of this pass.
   absl::Status invariants = VerifyLayoutInvariants(
       module, [this](const Shape& array) { return target_.RequiresTiles(array); }, &header);

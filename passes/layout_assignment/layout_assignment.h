@@ -15,7 +15,8 @@
 // computation one caller; LayoutConstraints (constraints.h) states what
 // each op needs; LayoutPropagation (propagation.h) spreads layouts, strongest
 // first; InsertCopies (copy_insertion.h) puts copies where they still
-// differ; CollectStats (stats.h) reports. The cost model (cost_model.h)
+// differ; CollectStats (stats.h) reports; last, transposes and reshapes
+// that move no byte under their layouts become bitcasts. The cost model (cost_model.h)
 // decides which tilings pay for their padding.
 //
 // Pinned, never changed: entry parameters and result as the header gives
@@ -26,7 +27,7 @@
 //
 // The rules it knows: elementwise agreement; slices, pads, concatenates and
 // converts keep the order; transposes and reshapes become bitcasts where a
-// layout allows; broadcast operands follow their result and reduce results
+// layout allows (and are rewritten into `bitcast`s); broadcast operands follow their result and reduce results
 // their operand; control flow shares layouts with its computations; a rank-2
 // dot without batch dims has its operands packed and its result tiled by the
 // target's dot tiling (other dots are left free); convolutions are

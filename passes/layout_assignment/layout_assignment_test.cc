@@ -85,6 +85,14 @@ std::string LayoutOf(const HloModule& m, absl::string_view name) {
   return "";
 }
 
+HloOpcode OpcodeOf(const HloModule& m, absl::string_view name) {
+  for (HloComputation* c : m.computations()) {
+    if (HloInstruction* i = c->FindInstruction(name)) return i->opcode();
+  }
+  ADD_FAILURE() << "no instruction " << name;
+  return HloOpcode::kParameter;
+}
+
 // --- XLA's documented outcomes (hlo-corpus/SOURCES.md) ----------------------
 
 TEST(LayoutAssignmentTest, WhileInfeedMismatchCopiesOutsideTheLoop) {
@@ -446,8 +454,50 @@ ENTRY e {
                   "default", &stats);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(LayoutOf(*m, "t"), "{0,1}");
+  EXPECT_EQ(OpcodeOf(*m, "t"), HloOpcode::kBitcast);
   EXPECT_EQ(stats.transposes_as_bitcast, 1);
   EXPECT_TRUE(stats.copies.empty());
+}
+
+// Attention's [b,s,h*d] -> [b,s,h,d] -> [b,h,s,d] and back: where the
+// layouts make them move nothing, the reshapes and transposes are rewritten
+// into bitcasts (XLA's algebraic simplifier after layout assignment). On the
+// packed targets the transposes into the dots move data once, straight into
+// the panels, instead of a bitcast and a packing copy.
+TEST(LayoutAssignmentTest, AttentionHeadTransposesAndReshapesBecomeBitcasts) {
+  constexpr char kText[] = R"(
+HloModule heads, entry_computation_layout={(f32[2,128,512]{2,1,0}, f32[2,128,512]{2,1,0})->f32[2,128,512]{2,1,0}}
+ENTRY main {
+  xq = f32[2,128,512] parameter(0)
+  xk = f32[2,128,512] parameter(1)
+  rq = f32[2,128,8,64] reshape(xq)
+  rk = f32[2,128,8,64] reshape(xk)
+  q = f32[2,8,128,64] transpose(rq), dimensions={0,2,1,3}
+  k = f32[2,8,128,64] transpose(rk), dimensions={0,2,1,3}
+  s = f32[2,8,128,128] dot(q, k), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={3}
+  o = f32[2,8,128,64] dot(s, k), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}
+  ot = f32[2,128,8,64] transpose(o), dimensions={0,2,1,3}
+  ROOT y = f32[2,128,512] reshape(ot)
+})";
+  for (const char* target : {"default", "cpu-avx2", "cpu-avx512", "arm64"}) {
+    LayoutAssignmentStats stats;
+    auto m = Assign(kText, target, &stats);
+    ASSERT_NE(m, nullptr);
+    for (const char* name : {"rq", "rk", "y"}) {
+      EXPECT_EQ(OpcodeOf(*m, name), HloOpcode::kBitcast) << target << " " << name;
+    }
+    EXPECT_EQ(stats.reshapes_as_bitcast, 3) << target;
+    const bool packed = std::string(target) != "default";
+    const HloOpcode moved = packed ? HloOpcode::kTranspose : HloOpcode::kBitcast;
+    for (const char* name : {"q", "k", "ot"}) {
+      EXPECT_EQ(OpcodeOf(*m, name), moved) << target << " " << name;
+    }
+    EXPECT_EQ(stats.transposes_as_bitcast, packed ? 0 : 3) << target;
+    if (!packed) {
+      EXPECT_EQ(LayoutOf(*m, "q"), "{3,1,2,0}");
+      EXPECT_TRUE(stats.copies.empty());
+    }
+  }
 }
 
 TEST(LayoutAssignmentTest, ConvolutionIsChannelsLastOnCpuAndTpu) {

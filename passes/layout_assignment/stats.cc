@@ -233,13 +233,7 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
   stats.packing = constraints.packing();
   const std::vector<Slot>& slots = constraints.slots();
   // A fusion's parameters are views of its operands, not buffers.
-  absl::flat_hash_set<const HloComputation*> fused;
-  for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instructions()) {
-      if (i->opcode() != HloOpcode::kFusion) continue;
-      for (const auto& called : i->called_computations()) fused.insert(called.computation);
-    }
-  }
+  const absl::flat_hash_set<const HloComputation*> fused = FusedComputations(module);
   // Groups are named by their root slot: one bit per slot, not a hash set
   // probed at random (a million slots at 1M instructions).
   std::vector<bool> counted(slots.size(), false);
@@ -267,26 +261,6 @@ void CollectStats(const HloModule& module, const LayoutConstraints& constraints,
       if (i->opcode() == HloOpcode::kCopy && !constraints.Covers(i) && !ls.empty()) {
         stats.data_bytes = SaturatingAdd(stats.data_bytes, DataBytes(*ls[0]));
         stats.padded_bytes = SaturatingAdd(stats.padded_bytes, byte_size(*ls[0]));
-      }
-      if (i->operand_count() != 1 || ls.size() != 1 ||
-          !IsLaidOut(i->operand(0)->shape())) {
-        continue;
-      }
-      const Shape& in = i->operand(0)->shape();
-      if (i->opcode() == HloOpcode::kTranspose) {
-        const auto& perm = i->attributes().dimensions;
-        std::optional<Layout> permuted =
-            in.rank() == ls[0]->rank() && perm
-                ? TransposedLayout(*perm, in.layout(), /*toward_operand=*/false)
-                : std::nullopt;
-        if (permuted && SamePhysicalLayout(*ls[0], *permuted, ls[0]->layout())) {
-          ++stats.transposes_as_bitcast;
-        }
-      } else if (i->opcode() == HloOpcode::kReshape) {
-        std::optional<Layout> b = ReshapeBitcastLayout(in, in.layout(), *ls[0]);
-        if (b && SamePhysicalLayout(*ls[0], *b, ls[0]->layout())) {
-          ++stats.reshapes_as_bitcast;
-        }
       }
     }
   }

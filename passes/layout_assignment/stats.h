@@ -39,8 +39,8 @@ struct LayoutAssignmentStats {
   std::vector<Copy> copies;
   // Control-flow computations cloned so that each has one caller.
   int computations_cloned = 0;
-  // The census: data_bytes, padded_bytes, transposes_as_bitcast,
-  // reshapes_as_bitcast and instructions_per_layout stay zero and empty
+  // The census: data_bytes, padded_bytes and instructions_per_layout stay
+  // zero and empty
   // when the pass ran with set_collect_stats(false).
   // Over every buffer the pass laid out (views counted once).
   int64_t data_bytes = 0;
@@ -84,7 +84,9 @@ struct LayoutAssignmentStats {
     double score = 0, runner_up_score = 0;
   };
   std::vector<FreeOrder> free_orders;
-  int transposes_as_bitcast = 0;  // operand layout == result layout permuted
+  // Transposes and reshapes that move no byte under their layouts, rewritten
+  // into bitcasts (outside fusion bodies; counted with or without the census).
+  int transposes_as_bitcast = 0;
   int reshapes_as_bitcast = 0;
   std::map<std::string, int64_t> instructions_per_layout;
 
