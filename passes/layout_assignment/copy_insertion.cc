@@ -182,6 +182,87 @@ void RecordNeeds(const std::vector<std::pair<int, CopyNeed>>& leaves,
   }
 }
 
+// One entry per use (an operand of an instruction, or a root) with the
+// leaves whose layouts it needs changed, each with why.
+struct Use {
+  HloInstruction* user;
+  HloComputation* computation;
+  int operand_index;
+  const char* reason;
+  std::vector<std::pair<int, CopyNeed>> leaves;
+};
+
+struct Uses {
+  std::vector<Use> uses;
+  absl::flat_hash_map<std::pair<const void*, int>, size_t> index;
+
+  void Record(int leaf, const char* reason, CopyNeed need) {
+    std::pair<const void*, int> key =
+        need.user != nullptr ? std::pair<const void*, int>(need.user, need.operand_index)
+                             : std::pair<const void*, int>(need.computation, -1);
+    auto [it, inserted] = index.try_emplace(key, uses.size());
+    if (inserted) {
+      uses.push_back({need.user, need.computation, need.operand_index, reason, {}});
+    }
+    uses[it->second].leaves.push_back({leaf, std::move(need)});
+  }
+};
+
+// Every use whose value propagation left in another layout than it needs:
+// the copy-checked edges, the needs of LayoutConstraints, and (where the
+// target requires tiles) the reads of untiled inputs.
+void CollectUses(HloModule& module, const LayoutConstraints& constraints,
+                 LayoutPropagation& propagation, const LayoutCostModel& cost, Uses& table) {
+  const std::vector<Slot>& slots = constraints.slots();
+  const std::vector<OperandEdge>& edges = constraints.edges();
+  for (size_t k = 0; k < edges.size(); ++k) {
+    const OperandEdge& e = edges[k];
+    if (e.reason == nullptr) continue;
+    const Layout& have = propagation.LayoutOf(e.operand);
+    const bool tiling = cost.LacksRequiredTiles(*slots[e.operand].shape, have);
+    const Layout& want = propagation.LayoutOf(e.result);
+    const Shape& shape = *slots[e.operand].shape;
+    std::optional<Layout> need;
+    if (e.relation == Relation::kOrder) {
+      const Shape& result = *slots[e.result].shape;
+      if (CommonOrder(shape, result, have) == CommonOrder(shape, result, want)) continue;
+      need = cost.AdaptTiles(want, result, shape);
+    } else {
+      need = RelatedLayout(e, constraints, cost, /*toward_operand=*/true, want);
+      // A use that takes an untiled input's layout reads it tiled.
+      if (need) need = cost.WithRequiredTiles(shape, *need);
+      if (!need || SamePhysicalLayout(shape, have, *need)) continue;
+    }
+    table.Record(e.leaf, tiling ? kTilingRequired : e.reason,
+                 {0, e.operand, e.user, e.computation, e.operand_index, e.leaf, *need,
+                  static_cast<int>(k), -1, tiling});
+  }
+  const std::vector<OperandLayout>& wanted = constraints.operand_layouts();
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    const OperandLayout& n = wanted[k];
+    const Shape& shape = *slots[n.operand].shape;
+    const Layout& have = propagation.LayoutOf(n.operand);
+    if (!SamePhysicalLayout(shape, have, n.layout)) {
+      const bool tiling = cost.LacksRequiredTiles(shape, have);
+      table.Record(n.leaf, tiling ? kTilingRequired : n.reason,
+                   {0, n.operand, n.user, n.computation, n.operand_index, n.leaf, n.layout, -1,
+                    static_cast<int>(k), tiling});
+    }
+  }
+  AddTilingCopies(module, constraints, propagation, cost,
+                  [&](HloInstruction* user, int operand_index, int leaf, const Layout& layout) {
+                    auto it = table.index.find(std::pair<const void*, int>(user, operand_index));
+                    if (it != table.index.end()) {
+                      for (const auto& [l, _] : table.uses[it->second].leaves) {
+                        if (l == leaf) return;
+                      }
+                    }
+                    table.Record(leaf, kTilingRequired,
+                                 {0, constraints.SlotOf(user->operand(operand_index), leaf), user,
+                                  user->parent(), operand_index, leaf, layout, -1, -1, true});
+                  });
+}
+
 }  // namespace
 
 void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation& propagation,
@@ -227,75 +308,9 @@ absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraint
                           std::vector<LayoutAssignmentStats::Copy>& copies,
                           std::vector<CopyNeed>* needs) {
   CopyInserter inserter(module, cost, copies);
-  const std::vector<Slot>& slots = constraints.slots();
-  // One entry per use (an operand of an instruction, or a root) with the
-  // leaves whose layouts it needs changed, each with why.
-  struct Use {
-    HloInstruction* user;
-    HloComputation* computation;
-    int operand_index;
-    const char* reason;
-    std::vector<std::pair<int, CopyNeed>> leaves;
-  };
-  std::vector<Use> uses;
-  absl::flat_hash_map<std::pair<const void*, int>, size_t> use_index;
-  auto record = [&](int leaf, const char* reason, CopyNeed need) {
-    std::pair<const void*, int> key =
-        need.user != nullptr ? std::pair<const void*, int>(need.user, need.operand_index)
-                             : std::pair<const void*, int>(need.computation, -1);
-    auto [it, inserted] = use_index.try_emplace(key, uses.size());
-    if (inserted) {
-      uses.push_back({need.user, need.computation, need.operand_index, reason, {}});
-    }
-    uses[it->second].leaves.push_back({leaf, std::move(need)});
-  };
-  const std::vector<OperandEdge>& edges = constraints.edges();
-  for (size_t k = 0; k < edges.size(); ++k) {
-    const OperandEdge& e = edges[k];
-    if (e.reason == nullptr) continue;
-    const Layout& have = propagation.LayoutOf(e.operand);
-    const bool tiling = cost.LacksRequiredTiles(*slots[e.operand].shape, have);
-    const Layout& want = propagation.LayoutOf(e.result);
-    const Shape& shape = *slots[e.operand].shape;
-    std::optional<Layout> need;
-    if (e.relation == Relation::kOrder) {
-      const Shape& result = *slots[e.result].shape;
-      if (CommonOrder(shape, result, have) == CommonOrder(shape, result, want)) continue;
-      need = cost.AdaptTiles(want, result, shape);
-    } else {
-      need = RelatedLayout(e, constraints, cost, /*toward_operand=*/true, want);
-      // A use that takes an untiled input's layout reads it tiled.
-      if (need) need = cost.WithRequiredTiles(shape, *need);
-      if (!need || SamePhysicalLayout(shape, have, *need)) continue;
-    }
-    record(e.leaf, tiling ? kTilingRequired : e.reason,
-           {0, e.operand, e.user, e.computation, e.operand_index, e.leaf, *need, static_cast<int>(k),
-            -1, tiling});
-  }
-  const std::vector<OperandLayout>& wanted = constraints.operand_layouts();
-  for (size_t k = 0; k < wanted.size(); ++k) {
-    const OperandLayout& n = wanted[k];
-    const Shape& shape = *slots[n.operand].shape;
-    const Layout& have = propagation.LayoutOf(n.operand);
-    if (!SamePhysicalLayout(shape, have, n.layout)) {
-      const bool tiling = cost.LacksRequiredTiles(shape, have);
-      record(n.leaf, tiling ? kTilingRequired : n.reason,
-             {0, n.operand, n.user, n.computation, n.operand_index, n.leaf, n.layout, -1,
-              static_cast<int>(k), tiling});
-    }
-  }
-  AddTilingCopies(module, constraints, propagation, cost,
-                  [&](HloInstruction* user, int operand_index, int leaf, const Layout& layout) {
-                    auto it = use_index.find(std::pair<const void*, int>(user, operand_index));
-                    if (it != use_index.end()) {
-                      for (const auto& [l, _] : uses[it->second].leaves) {
-                        if (l == leaf) return;
-                      }
-                    }
-                    record(leaf, kTilingRequired,
-                           {0, constraints.SlotOf(user->operand(operand_index), leaf), user,
-                            user->parent(), operand_index, leaf, layout, -1, -1, true});
-                  });
+  Uses table;
+  CollectUses(module, constraints, propagation, cost, table);
+  std::vector<Use>& uses = table.uses;
   absl::flat_hash_map<const HloComputation*, Batch> batches;
   // Users that need the same copy of a value share it.
   absl::flat_hash_map<std::pair<const HloInstruction*, std::string>, HloInstruction*>

@@ -193,6 +193,11 @@ void Explainer::Walk(int slot, std::vector<Link>& out) {
         if (e.user != nullptr) {
           absl::StrAppend(&detail, " (", e.user->name(), " operand ", e.operand_index, ")");
         }
+        // An untiled input's neighbour reads it tiled where the target
+        // requires tiles (propagation adds them).
+        if (e.relation == Relation::kSame && !(p_.LayoutOf(here) == p_.LayoutOf(there))) {
+          absl::StrAppend(&detail, ", with the target's required tiles");
+        }
         out.push_back(At(here, RuleFor(e), std::move(detail)));
         slot = there;
         break;
@@ -272,8 +277,11 @@ std::vector<Link> Explainer::Values() {
     link.detail = chain.size() == 1 ? chain.back().detail
                                     : absl::StrCat("from ", chain.back().instruction, ": ",
                                                    chain.back().detail);
-    link.parameter = chain.back().parameter;
-    link.result_leaf = chain.back().result_leaf;
+    // The pin is the value's own only when nothing carried it.
+    if (chain.size() == 1) {
+      link.parameter = chain.back().parameter;
+      link.result_leaf = chain.back().result_leaf;
+    }
     values.push_back(std::move(link));
   }
   return values;
