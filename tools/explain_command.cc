@@ -7,11 +7,13 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hlo/hlo_parser.h"
 #include "passes/layout_assignment/constraints.h"
 #include "passes/layout_assignment/layout_assignment.h"
+#include "tools/explain_graph.h"
 #include "tools/module_args.h"
 #include "xla_layout/json.h"
 #include "xla_layout/shape_text.h"
@@ -114,16 +116,25 @@ std::vector<Candidate> Candidates(const ExplainReport& report, const Computation
   return out;
 }
 
-// Tries each candidate layout (at most kTries per pin) and keeps, per pin,
-// the one that leaves fewest copy bytes, when fewer than now.
+// Tries each candidate layout (at most kTries per pin, of the kMaxAdvicePins
+// pins whose copies move most bytes; `untried` counts the others) and
+// keeps, per pin, the one that leaves fewest copy bytes, when fewer than now.
 std::vector<ExplainAdvice> FindAdvice(const ExplainReport& report, const std::string& text,
                                       const ComputationLayout& header, PassPipeline& pipeline,
-                                      const LayoutAssignment& la) {
+                                      const LayoutAssignment& la, int* untried) {
   constexpr size_t kTries = 4;
   const int64_t copies = static_cast<int64_t>(report.stats.copies.size());
   const int64_t bytes = report.stats.CopyBytes();
   std::vector<ExplainAdvice> advice;
-  for (Candidate& c : Candidates(report, header)) {
+  std::vector<Candidate> candidates = Candidates(report, header);
+  // The pins whose copies move most bytes are tried first, at most kMaxAdvicePins.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.bytes > b.bytes; });
+  if (candidates.size() > kMaxAdvicePins) {
+    *untried = static_cast<int>(candidates.size() - kMaxAdvicePins);
+    candidates.resize(kMaxAdvicePins);
+  }
+  for (Candidate& c : candidates) {
     std::optional<ExplainAdvice> best;
     for (size_t k = 0; k < c.layouts.size() && k < kTries; ++k) {
       ExplainAdvice a = c.advice;
@@ -266,7 +277,9 @@ absl::StatusOr<ExplainReport> ExplainModule(std::unique_ptr<HloModule> module,
   report.rewritten = std::move(module);
   // Parameter names, for the advice.
   std::vector<HloInstruction*> params = report.rewritten->entry()->parameters();
-  if (header) report.advice = FindAdvice(report, text, *header, pipeline, *la);
+  if (header) {
+    report.advice = FindAdvice(report, text, *header, pipeline, *la, &report.advice_untried);
+  }
   for (ExplainAdvice& a : report.advice) {
     const bool named = !a.result && a.index < static_cast<int>(params.size()) &&
                        params[a.index] != nullptr;
@@ -292,6 +305,11 @@ std::string ExplainText(const ExplainReport& report, bool values) {
   for (const ExplainAdvice& a : report.advice) absl::StrAppend(&out, AdviceText(a));
   if (report.advice.empty()) {
     absl::StrAppend(&out, "advice: no entry layout change removes copy bytes\n");
+  }
+  if (report.advice_untried > 0) {
+    absl::StrAppend(&out, "advice: ", report.advice_untried,
+                    " more pinned values cause copies; not tried (the ", kMaxAdvicePins,
+                    " whose copies move most bytes are)\n");
   }
   if (values) {
     absl::StrAppend(&out, "values off the target's default: ",
@@ -332,7 +350,8 @@ std::string ExplainJson(const ExplainReport& report, bool values) {
                      {"copies_inserted", stats.copies.size()},
                      {"copy_bytes_per_run", stats.CopyBytes()},
                      {"copies", std::move(copies)},
-                     {"advice", std::move(advice)}};
+                     {"advice", std::move(advice)},
+                     {"advice_not_tried", report.advice_untried}};
   if (values) {
     OrderedJson list = OrderedJson::array();
     for (const Link& v : report.explanation.values) list.push_back(LinkJson(v));
@@ -343,7 +362,7 @@ std::string ExplainJson(const ExplainReport& report, bool values) {
 
 int RunExplainCommand(const Args& args) {
   absl::Status known = args.CheckKnown({"passes", "target", "target-file", "json", "all",
-                                        "verbose", "accept-old-dumps", "help"});
+                                        "graph", "verbose", "accept-old-dumps", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() > 1) return UsageError("explain takes one HLO file (or -)");
   if (!args.Has("passes")) return UsageError("explain needs --passes=...,layout-assignment");
@@ -351,6 +370,16 @@ int RunExplainCommand(const Args& args) {
   if (!json.ok()) return UsageError(json.status().message());
   absl::StatusOr<bool> all = args.Bool("all");
   if (!all.ok()) return UsageError(all.status().message());
+  // --graph may be repeated: one picture per file.
+  std::vector<std::string> graphs;
+  for (const auto& [flag, value] : args.flags) {
+    if (flag != "graph") continue;
+    if (!value || !(absl::EndsWith(*value, ".dot") || absl::EndsWith(*value, ".svg") ||
+                    absl::EndsWith(*value, ".html"))) {
+      return UsageError("--graph needs a file ending in .dot, .svg or .html");
+    }
+    graphs.push_back(*value);
+  }
   absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
   if (!read.ok()) return UsageError(read.status().message());
   CommandError error;
@@ -373,6 +402,10 @@ int RunExplainCommand(const Args& args) {
     std::cerr << (path == "-" ? "<stdin>" : path) << ": error: " << report.status().message()
               << "\n";
     return kExitBadInput;
+  }
+  for (const std::string& graph : graphs) {
+    absl::Status written = WriteExplainGraph(*report, graph);
+    if (!written.ok()) return InputError(written.message());
   }
   std::cout << (*json ? ExplainJson(*report, *all) : ExplainText(*report, *all));
   return kExitOk;

@@ -9,7 +9,9 @@
 // on the module as read with that layout set in entry_computation_layout, one
 // candidate at a time (the layouts the copies of that value move it to, or
 // for a result, from); the one that moves fewest bytes is advised when it
-// moves fewer than the module as it is.
+// moves fewer than the module as it is. Each try costs a run of the
+// pipeline, so only the kMaxAdvicePins pins whose copies move most bytes
+// are tried; the report counts the others.
 #ifndef TOOLS_EXPLAIN_COMMAND_H_
 #define TOOLS_EXPLAIN_COMMAND_H_
 
@@ -39,10 +41,14 @@ struct ExplainAdvice {
   int64_t pinned_bytes = 0;  // of the copies whose chains reach this pin
 };
 
+// Pins tried for advice: each try runs the pipeline again.
+inline constexpr size_t kMaxAdvicePins = 64;
+
 struct ExplainReport {
   LayoutAssignmentStats stats;  // of the last layout-assignment in the pipeline
   LayoutExplanation explanation;
   std::vector<ExplainAdvice> advice;  // most bytes saved first
+  int advice_untried = 0;  // pins past kMaxAdvicePins, not tried
   std::unique_ptr<HloModule> rewritten;
 };
 

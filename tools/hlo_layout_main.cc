@@ -113,7 +113,7 @@ Commands:
                         Run FILE, and FILE after the pipeline (or OTHER), on
                         the same inputs; compare every output bit for bit.
                         Prints OK, or the first differing element (exit 1).
-  explain FILE --passes=P [--json] [--all]
+  explain FILE --passes=P [--json] [--all] [--graph=OUT.dot|OUT.svg|OUT.html]
                         Run the pipeline as above and print, instead of the
                         module, every copy layout-assignment inserted with
                         its chain of reasons (the use that needs another
@@ -124,6 +124,11 @@ Commands:
                         running the pipeline again with it (never guessed).
   --all                 (explain) Also name the rule behind every value
                         whose layout is not the target's default.
+  --graph=OUT.dot|OUT.svg|OUT.html
+                        (explain) Also write the rewritten module as a
+                        picture: Graphviz text, an SVG (runs Graphviz's dot)
+                        or one HTML page with the table of copies
+                        (repeatable: one picture per file).
   calibrate [--target=NAME | --target-file=FILE] [-o OUT] [--repeat=N]
                         Measure the packing core's copy throughput on this
                         machine per kernel class (contiguous, tile,
