@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the bundled examples: installs what is missing, builds
 # hlo-layout, runs layout assignment on an MLP layer (the module before and
-# after, and what the pass did), then the shape, index and relayout tools.
+# after, what the pass did and why each copy exists), then the shape, index and relayout tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -12,6 +12,10 @@ cat examples/mlp_row_major.hlo
 echo
 echo "\$ hlo-layout examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2 --stats"
 "$tool" examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2 --stats 2>&1
+echo
+echo "\$ hlo-layout explain examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2"
+echo "# why each copy exists, and the entry layouts that would remove them (measured)"
+"$tool" explain examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2
 echo
 echo "\$ hlo-layout examples/mlp.hlo --passes=layout-assignment --target=tpu --stats"
 "$tool" examples/mlp.hlo --passes=layout-assignment --target=tpu --stats 2>&1

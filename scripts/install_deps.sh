@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libdnnl-dev libopenblas-dev
   nlohmann-json3-dev
   clang-14 libclang-rt-14-dev llvm-14 util-linux python3
+  graphviz
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -22,6 +22,7 @@
 #include "tools/background_writer.h"
 #include "tools/calibrate_command.h"
 #include "tools/cli_util.h"
+#include "tools/explain_command.h"
 #include "tools/module_args.h"
 #include "tools/process_heap.h"
 #include "tools/relayout_command.h"
@@ -112,6 +113,22 @@ Commands:
                         Run FILE, and FILE after the pipeline (or OTHER), on
                         the same inputs; compare every output bit for bit.
                         Prints OK, or the first differing element (exit 1).
+  explain FILE --passes=P [--json] [--all] [--graph=OUT.dot|OUT.svg|OUT.html]
+                        Run the pipeline as above and print, instead of the
+                        module, every copy layout-assignment inserted with
+                        its chain of reasons (the use that needs another
+                        layout, each rule and neighbour that carried it, the
+                        root cause), then advice on entry_computation_layout:
+                        per pinned parameter or result that causes copies,
+                        the layout that would move fewest bytes, measured by
+                        running the pipeline again with it (never guessed).
+  --all                 (explain) Also name the rule behind every value
+                        whose layout is not the target's default.
+  --graph=OUT.dot|OUT.svg|OUT.html
+                        (explain) Also write the rewritten module as a
+                        picture: Graphviz text, an SVG (runs Graphviz's dot)
+                        or one HTML page with the table of copies
+                        (repeatable: one picture per file).
   calibrate [--target=NAME | --target-file=FILE] [-o OUT] [--repeat=N]
                         Measure the packing core's copy throughput on this
                         machine per kernel class (contiguous, tile,
@@ -129,7 +146,8 @@ Flags:
   --json                One JSON object per shape, for scripts: canonical,
                         physical_dims, tiled_dims, logical_elements, elements
                         (slots with padding), bytes, padding_percent, and grid
-                        when asked.
+                        when asked. (explain) One object: copies with their
+                        chains, and advice.
   --grid                (shape) Draw the memory map of a rank-1 or rank-2
                         shape, or of a 2-D slice over the last two dims.
   --slice=I,...         (shape --grid) Indices of the leading dims of the
@@ -186,6 +204,7 @@ Examples:
   hlo-layout index 'f32[3,5]{1,0:T(2,2)}' 2,3        # prints 17
   hlo-layout relayout 'f32[4096,4096]{1,0}' 'f32[4096,4096]{1,0:T(8,128)}' --check
   hlo-layout verify examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2
+  hlo-layout explain examples/mlp_row_major.hlo --passes=layout-assignment --target=cpu-avx2
 )";
 
 absl::StatusOr<PrintOptions> PrintOptionsFrom(const Args& args) {
@@ -606,6 +625,7 @@ int Main(int argc, char** argv) {
   if (command == "run") return RunRunCommand(args);
   if (command == "verify") return RunVerifyCommand(args);
   if (command == "calibrate") return RunCalibrate(args);
+  if (command == "explain") return RunExplainCommand(args);
   return RunModule(argc, argv);
 }
 

@@ -57,10 +57,11 @@ class ConstraintBuilder {
             int leaf) {
     c_.operand_layouts_.push_back(
         {slot, layout, reason, user, computation, operand_index, leaf});
-    c_.buffers_.push_back({slot, layout, kMandatory, batch_});
+    c_.buffers_.push_back({slot, layout, kMandatory, batch_, reason});
   }
-  void Produce(int slot, const Layout& layout) {
-    c_.buffers_.push_back({slot, layout, kProducer, batch_});
+  // `rule` names the rule for `hlo-layout explain` (a static string).
+  void Produce(int slot, const Layout& layout, const char* rule) {
+    c_.buffers_.push_back({slot, layout, kProducer, batch_, rule});
   }
 
   void CreateSlots();

@@ -394,7 +394,7 @@ void ConstraintBuilder::HandleBitcast(HloInstruction* bitcast) {
   for (int k = 0; k < n; ++k) {
     const int slot = SlotOf(operand, k);
     const Layout written = c_.slots_[slot].shape->layout();
-    Produce(slot, written);
+    Produce(slot, written, "bitcast pin");
     c_.operand_layouts_.push_back(
         {slot, written, "bitcast operand", bitcast, bitcast->parent(), 0, k});
   }
@@ -421,7 +421,7 @@ void ConstraintBuilder::HandleCollective(HloInstruction* i) {
     if (a.name != "constrain_layout" || a.value != "true") continue;
     for (int k = 0; k < results; ++k) {
       const Shape& leaf = *c_.slots_[SlotOf(i, k)].shape;
-      Produce(SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()));
+      Produce(SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()), "constrain_layout");
     }
   }
   // Tying the outputs ties the inputs too: each input has its output's.
@@ -499,7 +499,7 @@ void ConstraintBuilder::HandleDot(HloInstruction* dot) {
   for (int k = 0; k < 2; ++k) {
     DecideDotOperand(dot, k, *operands[k], reads[k], (k == 1 && m == 1) || (k == 0 && n == 1));
   }
-  if (cost_.Acceptable(dot->shape(), out)) Produce(SlotOf(dot, 0), out);
+  if (cost_.Acceptable(dot->shape(), out)) Produce(SlotOf(dot, 0), out, "packed dot result");
 }
 
 // Whether operand k of `dot` gets its packed layout `packed`, read `reads`
@@ -523,7 +523,7 @@ void ConstraintBuilder::DecideDotOperand(HloInstruction* dot, int k, const Layou
     decision.why = "the tiles would pad too much";
   } else if (op->opcode() == HloOpcode::kConstant) {
     // Laid out at compile time: the constant itself takes the layout.
-    Produce(SlotOf(op, 0), packed);
+    Produce(SlotOf(op, 0), packed, "packed constant");
     decision.packed = true;
     decision.why = "a constant, laid out at compile time";
   } else if (min_reads > 0 && reads < min_reads) {
@@ -562,10 +562,10 @@ void ConstraintBuilder::HandleConvolution(HloInstruction* conv) {
   const Layout layouts[2] = {cost_.TargetTiled(input, in), cost_.TargetTiled(kernel, ker)};
   for (int k = 0; k < 2; ++k) {
     const int slot = SlotOf(conv->operand(k), 0);
-    c_.hints_.push_back({slot, layouts[k], kHint});
+    c_.hints_.push_back({slot, layouts[k], kHint, 0, "convolution preference"});
     c_.conv_preferences_.push_back({slot, layouts[k], conv, k});
   }
-  Produce(SlotOf(conv, 0), cost_.TargetTiled(conv->shape(), out));
+  Produce(SlotOf(conv, 0), cost_.TargetTiled(conv->shape(), out), "channels-last convolution");
 }
 
 // operand_layout_constraints: each operand is needed in exactly the written

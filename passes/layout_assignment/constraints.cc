@@ -129,7 +129,7 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
       LeafShapes ls = LaidOutLeaves(pinned);
       for (int k = 0; k < leaves && k < static_cast<int>(ls.size()); ++k) {
         if (ls[k]->has_layout()) {
-          Produce(SlotOf(i, k), ls[k]->layout());
+          Produce(SlotOf(i, k), ls[k]->layout(), "header pin");
           c_.exact_[SlotOf(i, k)] = ls[k]->layout();
         }
       }
@@ -147,7 +147,7 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
         }
         // No header fixes its bytes: written without tiles, the order binds.
         const Layout layout = cost_.WithRequiredTiles(leaf, leaf.layout());
-        Produce(SlotOf(i, k), layout);
+        Produce(SlotOf(i, k), layout, "written parameter layout");
         c_.exact_[SlotOf(i, k)] = layout;
       }
       if (fixed) return;
@@ -178,9 +178,13 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
   for (int k = 0; k < leaves; ++k) {
     const Shape& leaf = *c_.slots_[SlotOf(i, k)].shape;
     if (delivered || (op == HloOpcode::kCustomCall && (constrained || IsChosenLayout(leaf)))) {
-      Produce(SlotOf(i, k), leaf.layout());
+      Produce(SlotOf(i, k), leaf.layout(),
+              op == HloOpcode::kInfeed    ? "infeed"
+              : op == HloOpcode::kBitcast ? "bitcast pin"
+                                          : "custom-call result");
     } else if (received || HasAttributesBeyondTiles(leaf.layout())) {
-      Produce(SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()));
+      Produce(SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()),
+              received ? "channel" : "unmodelled layout attributes");
     } else if (i->layout_written() &&
                (module_.entry_computation_layout() || op == HloOpcode::kCopy ||
                 IsChosenLayout(leaf))) {
@@ -189,7 +193,7 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
                            untiled_outputs_.contains(slot)
                                ? leaf.layout()
                                : cost_.WithRequiredTiles(leaf, leaf.layout()),
-                           kHint});
+                           kHint, 0, "written layout"});
     }
   }
 }

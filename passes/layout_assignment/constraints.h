@@ -97,6 +97,9 @@ struct BufferLayout {
   Layout layout;
   int level;
   int batch = 0;
+  // The rule that states it (`hlo-layout explain` names it): "header pin",
+  // "infeed", "packed dot result", ... A static string.
+  const char* rule = "";
 };
 
 // True for arrays of rank > 0: scalars, tokens and tuples get no layout.

@@ -183,6 +183,110 @@ void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
   }
 }
 
+// The copies made for one use, from `first` on, matched to the leaves that
+// needed them: a tuple's copies come leaf by leaf, each to its needed layout.
+void RecordNeeds(const std::vector<std::pair<int, CopyNeed>>& leaves,
+                 const std::vector<LayoutAssignmentStats::Copy>& copies, size_t first,
+                 std::vector<CopyNeed>& needs) {
+  std::vector<bool> used(leaves.size(), false);
+  for (size_t c = first; c < copies.size(); ++c) {
+    for (size_t k = 0; k < leaves.size(); ++k) {
+      if (used[k] || PrintLayout(leaves[k].second.layout) != copies[c].to) continue;
+      used[k] = true;
+      needs.push_back(leaves[k].second);
+      needs.back().copy = c;
+      needs.back().leaf = leaves[k].first;
+      break;
+    }
+  }
+}
+
+// One entry per use (an operand of an instruction, or a root) with the
+// leaves whose layouts it needs changed, each with why.
+struct Use {
+  HloInstruction* user;
+  HloComputation* computation;
+  int operand_index;
+  const char* reason;
+  std::vector<std::pair<int, CopyNeed>> leaves;
+};
+
+struct Uses {
+  std::vector<Use> uses;
+  absl::flat_hash_map<std::pair<const void*, int>, size_t> index;
+  // The first tiled copy of each untiled input, by slot.
+  absl::flat_hash_map<int, Layout> tiled_copy;
+
+  void Record(int leaf, const char* reason, CopyNeed need) {
+    if (need.user != nullptr && reason == kTilingRequired) {
+      tiled_copy.try_emplace(need.value_slot, need.layout);
+    }
+    std::pair<const void*, int> key =
+        need.user != nullptr ? std::pair<const void*, int>(need.user, need.operand_index)
+                             : std::pair<const void*, int>(need.computation, -1);
+    auto [it, inserted] = index.try_emplace(key, uses.size());
+    if (inserted) {
+      uses.push_back({need.user, need.computation, need.operand_index, reason, {}});
+    }
+    uses[it->second].leaves.push_back({leaf, std::move(need)});
+  }
+};
+
+// Every use whose value propagation left in another layout than it needs:
+// the copy-checked edges, the needs of LayoutConstraints, and (where the
+// target requires tiles) the reads of untiled inputs.
+void CollectUses(HloModule& module, const LayoutConstraints& constraints,
+                 LayoutPropagation& propagation, const LayoutCostModel& cost, Uses& table) {
+  const std::vector<Slot>& slots = constraints.slots();
+  const std::vector<OperandEdge>& edges = constraints.edges();
+  for (size_t k = 0; k < edges.size(); ++k) {
+    const OperandEdge& e = edges[k];
+    if (e.reason == nullptr) continue;
+    const Layout& have = propagation.LayoutOf(e.operand);
+    const bool tiling = cost.LacksRequiredTiles(*slots[e.operand].shape, have);
+    const Layout& want = propagation.LayoutOf(e.result);
+    const Shape& shape = *slots[e.operand].shape;
+    std::optional<Layout> need;
+    if (e.relation == Relation::kOrder) {
+      const Shape& result = *slots[e.result].shape;
+      if (CommonOrder(shape, result, have) == CommonOrder(shape, result, want)) continue;
+      need = cost.AdaptTiles(want, result, shape);
+    } else {
+      need = RelatedLayout(e, constraints, cost, /*toward_operand=*/true, want);
+      // A use that takes an untiled input's layout reads it tiled.
+      if (need) need = cost.WithRequiredTiles(shape, *need);
+      if (!need || SamePhysicalLayout(shape, have, *need)) continue;
+    }
+    table.Record(e.leaf, tiling ? kTilingRequired : e.reason,
+                 {0, e.operand, e.user, e.computation, e.operand_index, e.leaf, *need,
+                  static_cast<int>(k), -1, tiling});
+  }
+  const std::vector<OperandLayout>& wanted = constraints.operand_layouts();
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    const OperandLayout& n = wanted[k];
+    const Shape& shape = *slots[n.operand].shape;
+    const Layout& have = propagation.LayoutOf(n.operand);
+    if (!SamePhysicalLayout(shape, have, n.layout)) {
+      const bool tiling = cost.LacksRequiredTiles(shape, have);
+      table.Record(n.leaf, tiling ? kTilingRequired : n.reason,
+                   {0, n.operand, n.user, n.computation, n.operand_index, n.leaf, n.layout, -1,
+                    static_cast<int>(k), tiling});
+    }
+  }
+  AddTilingCopies(module, constraints, propagation, cost, table.tiled_copy,
+                  [&](HloInstruction* user, int operand_index, int leaf, const Layout& layout) {
+                    auto it = table.index.find(std::pair<const void*, int>(user, operand_index));
+                    if (it != table.index.end()) {
+                      for (const auto& [l, _] : table.uses[it->second].leaves) {
+                        if (l == leaf) return;
+                      }
+                    }
+                    table.Record(leaf, kTilingRequired,
+                                 {0, constraints.SlotOf(user->operand(operand_index), leaf), user,
+                                  user->parent(), operand_index, leaf, layout, -1, -1, true});
+                  });
+}
+
 }  // namespace
 
 namespace {
@@ -317,72 +421,12 @@ void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation
 
 absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraints,
                           LayoutPropagation& propagation, const LayoutCostModel& cost,
-                          std::vector<LayoutAssignmentStats::Copy>& copies) {
+                          std::vector<LayoutAssignmentStats::Copy>& copies,
+                          std::vector<CopyNeed>* needs) {
   CopyInserter inserter(module, cost, copies);
-  const std::vector<Slot>& slots = constraints.slots();
-  // One entry per use (an operand of an instruction, or a root) with the
-  // leaves whose layouts it needs changed.
-  struct Use {
-    HloInstruction* user;
-    HloComputation* computation;
-    int operand_index;
-    const char* reason;
-    std::vector<std::pair<int, Layout>> leaves;
-  };
-  std::vector<Use> uses;
-  absl::flat_hash_map<std::pair<const void*, int>, size_t> use_index;
-  // The first tiled copy of each untiled input, by slot.
-  absl::flat_hash_map<int, Layout> tiled_copy;
-  auto record = [&](HloInstruction* user, HloComputation* c, int operand_index,
-                    int leaf, const Layout& layout, const char* reason) {
-    if (user != nullptr && reason == kTilingRequired) {
-      tiled_copy.try_emplace(constraints.SlotOf(user->operand(operand_index), leaf), layout);
-    }
-    std::pair<const void*, int> key =
-        user != nullptr ? std::pair<const void*, int>(user, operand_index)
-                        : std::pair<const void*, int>(c, -1);
-    auto [it, inserted] = use_index.try_emplace(key, uses.size());
-    if (inserted) uses.push_back({user, c, operand_index, reason, {}});
-    uses[it->second].leaves.push_back({leaf, layout});
-  };
-  for (const OperandEdge& e : constraints.edges()) {
-    if (e.reason == nullptr) continue;
-    const Layout& have = propagation.LayoutOf(e.operand);
-    const char* reason =
-        cost.LacksRequiredTiles(*slots[e.operand].shape, have) ? kTilingRequired : e.reason;
-    const Layout& want = propagation.LayoutOf(e.result);
-    const Shape& shape = *slots[e.operand].shape;
-    std::optional<Layout> need;
-    if (e.relation == Relation::kOrder) {
-      const Shape& result = *slots[e.result].shape;
-      if (CommonOrder(shape, result, have) == CommonOrder(shape, result, want)) continue;
-      need = cost.AdaptTiles(want, result, shape);
-    } else {
-      need = RelatedLayout(e, constraints, cost, /*toward_operand=*/true, want);
-      // A use that takes an untiled input's layout reads it tiled.
-      if (need) need = cost.WithRequiredTiles(shape, *need);
-      if (!need || SamePhysicalLayout(shape, have, *need)) continue;
-    }
-    record(e.user, e.computation, e.operand_index, e.leaf, *need, reason);
-  }
-  for (const OperandLayout& n : constraints.operand_layouts()) {
-    const Shape& shape = *slots[n.operand].shape;
-    const Layout& have = propagation.LayoutOf(n.operand);
-    if (!SamePhysicalLayout(shape, have, n.layout)) {
-      record(n.user, n.computation, n.operand_index, n.leaf, n.layout,
-             cost.LacksRequiredTiles(shape, have) ? kTilingRequired : n.reason);
-    }
-  }
-  AddTilingCopies(module, constraints, propagation, cost, tiled_copy,
-                  [&](HloInstruction* user, int operand_index, int leaf, const Layout& layout) {
-                    auto it = use_index.find(std::pair<const void*, int>(user, operand_index));
-                    if (it != use_index.end()) {
-                      for (const auto& [l, _] : uses[it->second].leaves) {
-                        if (l == leaf) return;
-                      }
-                    }
-                    record(user, user->parent(), operand_index, leaf, layout, kTilingRequired);
-                  });
+  Uses table;
+  CollectUses(module, constraints, propagation, cost, table);
+  std::vector<Use>& uses = table.uses;
   absl::flat_hash_map<const HloComputation*, Batch> batches;
   // Users that need the same copy of a value share it.
   absl::flat_hash_map<std::pair<const HloInstruction*, std::string>, HloInstruction*>
@@ -392,14 +436,16 @@ absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraint
         use.user != nullptr ? use.user->operand(use.operand_index) : use.computation->root();
     Shape target = value->shape();
     LeafShapes ls = LaidOutLeaves(target);
-    for (const auto& [leaf, layout] : use.leaves) {
-      if (leaf < static_cast<int>(ls.size())) ls[leaf]->set_layout(layout);
+    for (const auto& [leaf, need] : use.leaves) {
+      if (leaf < static_cast<int>(ls.size())) ls[leaf]->set_layout(need.layout);
     }
     std::pair<const HloInstruction*, std::string> key(value, PrintShape(target));
     HloInstruction*& copy = made[key];
     if (copy == nullptr) {
+      const size_t first = copies.size();
       copy = inserter.MakeCopy(value->parent(), value, target, use.user, use.reason,
                                batches[value->parent()]);
+      if (needs != nullptr) RecordNeeds(use.leaves, copies, first, *needs);
     }
     if (use.user != nullptr) {
       use.user->ReplaceOperandWith(use.operand_index, copy);

@@ -35,16 +35,33 @@ void DecideConvolutionOperands(LayoutConstraints& constraints, LayoutPropagation
                                const LayoutCostModel& cost,
                                std::vector<LayoutAssignmentStats::ConvolutionRead>& reads);
 
+// Why a copy was inserted (for `hlo-layout explain`): the use that needs
+// the value in another layout, and the constraint that states the need.
+struct CopyNeed {
+  size_t copy = 0;      // index into the copies InsertCopies recorded
+  int value_slot = -1;  // the slot of the value copied
+  HloInstruction* user = nullptr;  // null: the root of `computation`
+  HloComputation* computation = nullptr;
+  int operand_index = 0;
+  int leaf = 0;             // the leaf of the value (LaidOutLeaves order)
+  Layout layout;            // what the use needs
+  int edge = -1;            // a same-layout or same-order edge (index), or
+  int operand_layout = -1;  // a need of LayoutConstraints (index), or
+  bool tiling = false;      // the target's required tiles
+};
+
 // Inserts the copies `module` needs after its layouts were set from
 // `propagation` (on a target that requires tiles, also a copy into tiles of
 // each untiled input at its first use: reason "tiling required", one copy
 // per input for the uses that read any layout), and
 // records each in `copies` with the packing core's class
-// for it and its estimated time. An error names the first copy the packing
-// core cannot run (the copies are inserted all the same).
+// for it and its estimated time; with `needs`, also why each was made. An
+// error names the first copy the packing core cannot run (the copies are
+// inserted all the same).
 absl::Status InsertCopies(HloModule& module, const LayoutConstraints& constraints,
                           LayoutPropagation& propagation, const LayoutCostModel& cost,
-                          std::vector<LayoutAssignmentStats::Copy>& copies);
+                          std::vector<LayoutAssignmentStats::Copy>& copies,
+                          std::vector<CopyNeed>* needs = nullptr);
 
 }  // namespace xla_layout::layout_assignment
 

@@ -217,6 +217,7 @@ absl::Status LayoutAssignment::Configure(const PassOptionValues& values) {
 
 absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   stats_ = LayoutAssignmentStats();
+  explanation_ = LayoutExplanation();
   if (module.entry() == nullptr) {
     return absl::FailedPreconditionError("the module has no entry computation");
   }
@@ -236,9 +237,15 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
   changed |= ApplyLayouts(*constraints, propagation);
   layout_assignment::DecideConvolutionOperands(*constraints, propagation, cost,
                                                stats_.convolution_reads);
-  absl::Status copied = layout_assignment::InsertCopies(module, *constraints, propagation,
-                                                        cost, stats_.copies);
+  std::vector<layout_assignment::CopyNeed> needs;
+  absl::Status copied = layout_assignment::InsertCopies(
+      module, *constraints, propagation, cost, stats_.copies, explain_ ? &needs : nullptr);
   if (!copied.ok()) return copied;
+  if (explain_) {
+    explanation_ = layout_assignment::Explain(module, *constraints, propagation, cost,
+                                              stats_.copies, needs, header.has_value(),
+                                              explain_values_);
+  }
   changed |= !stats_.copies.empty();
   changed |= WriteViewsAsTheirValues(module);
   absl::StatusOr<bool> entry_changed = WriteEntryLayout(module);

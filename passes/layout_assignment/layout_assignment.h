@@ -49,6 +49,7 @@
 
 #include "absl/status/statusor.h"
 #include "passes/hlo_pass.h"
+#include "passes/layout_assignment/provenance.h"
 #include "passes/layout_assignment/stats.h"
 #include "passes/layout_assignment/target_config.h"
 
@@ -73,9 +74,23 @@ class LayoutAssignment : public HloPass {
   const TargetConfig& target() const { return target_; }
   const LayoutAssignmentStats& stats() const { return stats_; }
 
+  // With explain on, Run also records why each copy exists and, with
+  // `values`, why each value off the target's default has its layout
+  // (`hlo-layout explain`); off (the default), it records nothing more than
+  // the statistics.
+  void set_explain(bool explain, bool values = false) {
+    explain_ = explain;
+    explain_values_ = values;
+  }
+  // The last Run's explanation (empty unless explain was on).
+  const LayoutExplanation& explanation() const { return explanation_; }
+
  private:
   TargetConfig target_;
   LayoutAssignmentStats stats_;
+  bool explain_ = false;
+  bool explain_values_ = false;
+  LayoutExplanation explanation_;
 };
 
 }  // namespace xla_layout

@@ -80,6 +80,8 @@ LayoutPropagation::LayoutPropagation(const LayoutConstraints& constraints,
   for (size_t s = 0; s < n; ++s) parent_[s] = static_cast<int>(s);
   level_.assign(n, kUnset);
   source_.assign(n, -1);
+  cause_kind_.assign(n, LayoutCause::kNone);
+  cause_index_.assign(n, -1);
   layout_.assign(n, Intern(Layout()));
   for (const auto& [a, b] : constraints.aliases()) Union(a, b);
 }
@@ -98,13 +100,15 @@ void LayoutPropagation::Union(int a, int b) {
   if (a != b) parent_[std::max(a, b)] = std::min(a, b);
 }
 
-void LayoutPropagation::Set(int slot, const Layout& layout, int level,
+void LayoutPropagation::Set(int slot, const Layout& layout, int level, LayoutCause cause,
                             bool propagate, int from) {
   int g = Find(slot);
   const Shape& shape = *constraints_.slots()[g].shape;
   if (from >= 0 && from != g && source_[g] == from && level == level_[g]) {
     if (layout == layouts_[layout_[g]] || !ValidateLayoutForShape(layout, shape).ok()) return;
     layout_[g] = Intern(layout);
+    cause_kind_[g] = cause.kind;
+    cause_index_[g] = cause.index;
     if (propagate) queue_.push_back(g);
     return;
   }
@@ -113,6 +117,8 @@ void LayoutPropagation::Set(int slot, const Layout& layout, int level,
   source_[g] = from;
   level_[g] = static_cast<int8_t>(level);
   layout_[g] = Intern(layout);
+  cause_kind_[g] = cause.kind;
+  cause_index_[g] = cause.index;
   if (propagate) queue_.push_back(g);
 }
 
@@ -168,7 +174,10 @@ void LayoutPropagation::Drain() {
           level_[other] != kUnset ? &layouts_[layout_[other]] : nullptr);
       // Only an input kept as delivered is untiled where the target requires
       // tiles; what reads it reads a tiled copy.
-      if (d) Set(there, cost_.WithRequiredTiles(*constraints_.slots()[there].shape, *d), level, true, g);
+      if (d) {
+        Set(there, cost_.WithRequiredTiles(*constraints_.slots()[there].shape, *d), level,
+            {LayoutCause::kEdge, e}, true, g);
+      }
     }
   };
   while ((!queue_.empty() || !deferred.empty()) && ++steps_ < budget) {
@@ -237,10 +246,14 @@ void LayoutPropagation::Run(LayoutAssignmentStats& stats) {
   // Hints are placed first but spread last, so a hint always keeps its own
   // value unless a copy-checked constraint overrides it.
   const std::vector<BufferLayout>& hints = constraints_.hints();
-  for (const BufferLayout& hint : hints) Set(hint.slot, hint.layout, hint.level, false);
+  for (size_t k = 0; k < hints.size(); ++k) {
+    Set(hints[k].slot, hints[k].layout, hints[k].level,
+        {LayoutCause::kHint, static_cast<int>(k)}, false);
+  }
   const std::vector<BufferLayout>& buffers = constraints_.buffer_layouts();
   for (size_t k = 0; k < buffers.size(); ++k) {
-    Set(buffers[k].slot, buffers[k].layout, buffers[k].level);
+    Set(buffers[k].slot, buffers[k].layout, buffers[k].level,
+        {LayoutCause::kBuffer, static_cast<int>(k)});
     if (k + 1 == buffers.size() || buffers[k + 1].batch != buffers[k].batch) Drain();
   }
   for (const BufferLayout& hint : hints) {
@@ -265,7 +278,7 @@ void LayoutPropagation::Run(LayoutAssignmentStats& stats) {
       stats.free_orders.push_back({value.name(), PrintLayout(d.layout),
                                    PrintLayout(*d.runner_up), d.score, d.runner_up_score});
     }
-    Set(g, d.layout, kDefault);
+    Set(g, d.layout, kDefault, {LayoutCause::kDefault, g});
     Drain();
   }
   queue_.clear();

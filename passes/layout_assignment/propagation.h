@@ -56,6 +56,15 @@ class ConcatenateOperandSizes {
   int64_t extents_read_ = 0;
 };
 
+// Why a group has its layout (provenance, read by `hlo-layout explain`):
+// a buffer layout or hint of LayoutConstraints (by index), the operand edge
+// that carried it from a neighbour group, or the cost model's free choice.
+struct LayoutCause {
+  enum Kind : int8_t { kNone, kBuffer, kHint, kEdge, kDefault };
+  Kind kind = kNone;
+  int index = -1;  // into buffer_layouts(), hints() or edges()
+};
+
 class LayoutPropagation {
  public:
   LayoutPropagation(const LayoutConstraints& constraints, const LayoutCostModel& cost);
@@ -69,13 +78,20 @@ class LayoutPropagation {
   int Find(int slot);
   // The layout of `slot`'s group after Run.
   const Layout& LayoutOf(int slot) { return layouts_[layout_[Find(slot)]]; }
+  // What set the layout of `slot`'s group last. Recorded on every run: two
+  // stores per layout change, which the pass's benchmark does not see.
+  LayoutCause CauseOf(int slot) {
+    const int g = Find(slot);
+    return {static_cast<LayoutCause::Kind>(cause_kind_[g]), cause_index_[g]};
+  }
 
  private:
   void Union(int a, int b);
   // Raises the slot's group to `layout` if `level` is stronger; `propagate`
   // queues it for Drain(). `from` is the group whose propagation this is.
-  void Set(int slot, const Layout& layout, int level, bool propagate = true,
-           int from = -1);
+  // `cause` is recorded as the group's provenance when the layout changes.
+  void Set(int slot, const Layout& layout, int level, LayoutCause cause,
+           bool propagate = true, int from = -1);
   void Drain();
 
   const LayoutConstraints& constraints_;
@@ -83,6 +99,8 @@ class LayoutPropagation {
   std::vector<int> parent_;
   std::vector<int8_t> level_;
   std::vector<int> source_;  // the group that set this one, or -1
+  std::vector<int8_t> cause_kind_;  // LayoutCause, by group
+  std::vector<int> cause_index_;
   // Each group's layout as an index into layouts_: a module has few
   // distinct layouts, and a group costs 4 bytes instead of a Layout.
   std::vector<int32_t> layout_;

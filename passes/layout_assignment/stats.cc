@@ -20,12 +20,9 @@ namespace xla_layout {
 
 std::string LayoutAssignmentStats::ToText() const {
   std::string out = absl::StrCat("layout-assignment statistics (target ", target, ")\n");
-  int64_t copy_bytes = 0;
+  const int64_t copy_bytes = CopyBytes();
   std::map<std::string, int> by_reason;
-  for (const Copy& c : copies) {
-    copy_bytes = SaturatingAdd(copy_bytes, c.bytes);
-    ++by_reason[c.reason];
-  }
+  for (const Copy& c : copies) ++by_reason[c.reason];
   absl::StrAppend(&out, "  copies inserted: ", copies.size(), " (", copy_bytes,
                   " bytes moved per run)\n");
   for (const auto& [reason, n] : by_reason) {
@@ -165,13 +162,10 @@ OrderedJson ArrayOf(const std::vector<T>& items, Fn to_json) {
 }  // namespace
 
 std::string LayoutAssignmentStats::ToJson() const {
-  int64_t copy_bytes = 0;
+  const int64_t copy_bytes = CopyBytes();
   OrderedJson by_reason = OrderedJson::object();
   std::map<std::string, int> reasons;  // sorted, as the text report
-  for (const Copy& c : copies) {
-    copy_bytes = SaturatingAdd(copy_bytes, c.bytes);
-    ++reasons[c.reason];
-  }
+  for (const Copy& c : copies) ++reasons[c.reason];
   for (const auto& [reason, n] : reasons) by_reason[reason] = n;
   OrderedJson refused = OrderedJson::array();
   for (const auto& [name, ratio] : tilings_refused) {

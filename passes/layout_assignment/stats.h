@@ -90,6 +90,13 @@ struct LayoutAssignmentStats {
   int reshapes_as_bitcast = 0;
   std::map<std::string, int64_t> instructions_per_layout;
 
+  // Bytes every copy moves in one run (copy_bytes_per_run), saturating.
+  int64_t CopyBytes() const {
+    int64_t bytes = 0;
+    for (const Copy& c : copies) bytes = SaturatingAdd(bytes, c.bytes);
+    return bytes;
+  }
+
   std::string ToText() const;
   // One JSON object on one line, keys in a fixed order. Valid JSON whatever
   // the fields hold: bytes that are not UTF-8 print as U+FFFD, and a
