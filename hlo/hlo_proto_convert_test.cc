@@ -7,14 +7,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_corpus.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_proto_attributes.h"
+#include "hlo/hlo_proto_io.h"
 #include "hlo/hlo_proto_literal.h"
 #include "hlo/hlo_verifier.h"
 
@@ -79,15 +78,7 @@ bool ExpectedWarning(absl::string_view w) {
 
 // The message's bytes, map entries sorted: equal messages give equal bytes,
 // NaNs included.
-std::string Bytes(const google::protobuf::Message& m) {
-  std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  m.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return out;
-}
+std::string Bytes(const google::protobuf::Message& m) { return EncodeProto(m, false); }
 
 std::string Diff(const google::protobuf::Message& a, const google::protobuf::Message& b) {
   std::string diff;

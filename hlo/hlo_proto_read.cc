@@ -126,7 +126,11 @@ void ProtoReader::NoteUnread(const Message& m, const absl::flat_hash_set<std::st
   std::vector<const google::protobuf::FieldDescriptor*> fields;
   m.GetReflection()->ListFields(m, &fields);
   for (const auto* f : fields) {
-    if (!read.contains(f->name())) ++unread_[absl::StrCat(type, ".", f->name())];
+    // An empty message (XLA writes `statistics_viz {}`) carries nothing.
+    const bool empty = f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE &&
+                       !f->is_repeated() &&
+                       m.GetReflection()->GetMessage(m, f).ByteSizeLong() == 0;
+    if (!read.contains(f->name()) && !empty) ++unread_[absl::StrCat(type, ".", f->name())];
   }
   const auto& unknown = m.GetReflection()->GetUnknownFields(m);
   for (int k = 0; k < unknown.field_count(); ++k) {

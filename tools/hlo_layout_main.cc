@@ -22,6 +22,8 @@
 #include "tools/background_writer.h"
 #include "tools/calibrate_command.h"
 #include "tools/cli_util.h"
+#include "hlo/hlo_proto_convert.h"
+#include "hlo/hlo_proto_io.h"
 #include "tools/module_args.h"
 #include "tools/process_heap.h"
 #include "tools/relayout_command.h"
@@ -36,8 +38,8 @@ namespace {
 constexpr char kUsage[] = R"(usage: hlo-layout [FILE|-] [-o OUT] [--passes=a,b] [--load-pass-plugin=LIB.so]
                   [--target=NAME | --target-file=FILE] [--stats[=json]]
                   [--list-passes] [--verify] [--verify-each] [--verbose]
-                  [--accept-old-dumps]
-                  [--syntax=xla|angle]
+                  [--accept-old-dumps] [--input-format=hlo|pb|pbtxt]
+                  [--output-format=hlo|pb|pbtxt] [--syntax=xla|angle]
        hlo-layout <command> [flags] [args]
 
 With a file (or - for standard input; the default) hlo-layout reads an XLA
@@ -46,7 +48,18 @@ With no passes it is a canonicalizer.
   -o OUT                Write to OUT (a temporary file renamed into place, so
                         a failure never leaves partial output; a symlink is
                         written through, a device or FIFO in place; '-' is
-                        standard output).
+                        standard output). OUT.pb and OUT.pbtxt get XLA's
+                        HloModuleProto, binary or text.
+  --input-format=hlo|pb|pbtxt
+                        How FILE is written: HLO text, or XLA's protobuf
+                        (an HloSnapshot, HloProto or HloModuleProto, tried
+                        in that order), binary or text. By default from
+                        FILE's extension (.pb, .pbtxt; HLO text otherwise);
+                        standard input needs it for a proto. Every command
+                        that reads HLO (run, verify) takes it.
+  --output-format=hlo|pb|pbtxt
+                        Write the module as HLO text or as XLA's
+                        HloModuleProto (default: from -o's extension).
   --max-input-bytes=N   Refuse an HLO file or target file larger than N bytes
                         (default 2147483648).
   --passes=a,b{k=v}     Run these registered passes in order, each with its
@@ -449,7 +462,7 @@ std::optional<int> ReadModuleFlags(const Args& args, ModuleFlags& flags) {
       args.CheckKnown({"verify", "verify-each", "syntax", "help", "passes",
                        "load-pass-plugin", "list-passes", "target",
                        "target-file", "stats", "verbose", "accept-old-dumps",
-                       "max-input-bytes"});
+                       "max-input-bytes", "input-format", "output-format"});
   if (!known.ok()) return UsageError(known.message());
   for (auto [name, field] : {std::pair{"verify", &flags.verify_only},
                              std::pair{"verify-each", &flags.verify_each},
@@ -510,6 +523,37 @@ std::optional<int> BuildPipeline(const Args& args, std::optional<PassPipeline>& 
   return std::nullopt;
 }
 
+// Writes `module` as HloModuleProto (text form when `text_format`) to
+// `out_path`, or to standard output without one. What the proto cannot
+// hold is named on stderr.
+int WriteModuleProto(const HloModule& module, bool text_format,
+                     const std::optional<std::string>& out_path) {
+  std::vector<std::string> warnings;
+  absl::StatusOr<xla::HloModuleProto> proto = HloModuleToProto(module, &warnings);
+  const std::string display = out_path.value_or("<stdout>");
+  for (const std::string& w : warnings) std::cerr << display << ": warning: " << w << "\n";
+  if (!proto.ok()) return InputError(proto.status().message());
+  const std::string bytes = EncodeProto(*proto, text_format);
+  if (out_path) {
+    absl::Status s = WriteFileSafely(*out_path, bytes);
+    if (!s.ok()) return InputError(s.message());
+  } else {
+    std::cout << bytes << std::flush;
+  }
+  return kExitOk;
+}
+
+// --output-format, else -o's extension.
+absl::StatusOr<HloFileFormat> OutputFormat(const Args& args,
+                                           const std::optional<std::string>& out_path) {
+  if (args.Has("output-format")) {
+    absl::StatusOr<HloFileFormat> f = HloFileFormatFromName(args.Value("output-format").value_or(""));
+    if (!f.ok()) return absl::InvalidArgumentError(absl::StrCat("--output-format: ", f.status().message()));
+    return *f;
+  }
+  return out_path ? HloFileFormatOfPath(*out_path) : HloFileFormat::kText;
+}
+
 // Prints `module` to `out_path`, or to standard output without one.
 int WriteModule(const HloModule& module, const PrintOptions& print,
                 const std::optional<std::string>& out_path) {
@@ -550,6 +594,8 @@ int RunModule(int argc, char** argv) {
   }
   absl::StatusOr<PrintOptions> print = PrintOptionsFrom(args);
   if (!print.ok()) return UsageError(print.status().message());
+  absl::StatusOr<HloFileFormat> out_format = OutputFormat(args, flags.out_path);
+  if (!out_format.ok()) return UsageError(out_format.status().message());
   std::string path = args.positional.empty() ? "-" : args.positional[0];
   const std::string display = path == "-" ? "<stdin>" : path;
   absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
@@ -573,7 +619,10 @@ int RunModule(int argc, char** argv) {
     }
   }
   if (flags.verify_only) return kExitOk;
-  int written = WriteModule(**module, *print, flags.out_path);
+  int written = *out_format == HloFileFormat::kText
+                    ? WriteModule(**module, *print, flags.out_path)
+                    : WriteModuleProto(**module, *out_format == HloFileFormat::kProtoText,
+                                       flags.out_path);
   if (written != kExitOk) return written;
   if (args.Has("stats") && pipeline) {
     // On stderr, after the module, so the module can be piped on.

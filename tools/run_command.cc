@@ -389,7 +389,7 @@ absl::StatusOr<ModulePair> ReadModulePair(const Args& args, int* exit_code) {
 int RunRunCommand(const Args& args) {
   absl::Status known = args.CheckKnown({"inputs", "output-dir", "max-memory", "max-work",
                                         "replicas", "partitions", "load-pass-plugin", "verbose",
-                                        "accept-old-dumps", "help"});
+                                        "accept-old-dumps", "input-format", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("run takes one HLO file (or -)");
   // A plugin may bring reference kernels for custom calls.
@@ -442,7 +442,8 @@ int RunRunCommand(const Args& args) {
 int RunVerifyCommand(const Args& args) {
   absl::Status known = args.CheckKnown(
       {"passes", "target", "target-file", "against", "inputs", "max-memory", "max-work",
-       "replicas", "partitions", "load-pass-plugin", "verbose", "accept-old-dumps", "help"});
+       "replicas", "partitions", "load-pass-plugin", "verbose", "accept-old-dumps",
+       "input-format", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("verify takes one HLO file (or -)");
   if (args.Has("passes") == args.Has("against")) {
