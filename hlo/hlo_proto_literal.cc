@@ -98,6 +98,21 @@ void WriteBytes(xla::LiteralProto& proto, const BytesField& f, const std::vector
   proto.GetReflection()->SetString(&proto, field, std::move(bytes));
 }
 
+// The elements of a bytes field, little-endian, `f.width` bytes each.
+std::vector<uint64_t> ReadBytes(const xla::LiteralProto& proto, const BytesField& f) {
+  const FieldDescriptor* field = proto.GetDescriptor()->FindFieldByName(f.field);
+  const std::string bytes = proto.GetReflection()->GetString(proto, field);
+  std::vector<uint64_t> out;
+  for (size_t at = 0; at + f.width <= bytes.size(); at += f.width) {
+    uint64_t b = 0;
+    for (int k = 0; k < f.width; ++k) {
+      b |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[at + k])) << (8 * k);
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
 // The element values in layout order, as bits (ints, and narrow floats) or
 // doubles (f32, f64, complex parts).
 void WriteArray(const HloLiteral& lit, const std::vector<int64_t>& order,
@@ -194,13 +209,7 @@ absl::StatusOr<std::vector<std::string>> ElementTexts(const xla::LiteralProto& p
   const PrimitiveType t = shape.element_type();
   std::vector<std::string> physical;
   if (const BytesField* f = BytesFieldOf(t)) {
-    const FieldDescriptor* field = proto.GetDescriptor()->FindFieldByName(f->field);
-    const std::string bytes = proto.GetReflection()->GetString(proto, field);
-    for (size_t at = 0; at + f->width <= bytes.size(); at += f->width) {
-      uint64_t b = 0;
-      for (int k = 0; k < f->width; ++k) {
-        b |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[at + k])) << (8 * k);
-      }
+    for (uint64_t b : ReadBytes(proto, *f)) {
       if (IsFloat(t)) {
         physical.push_back(FormatFloatLiteral(FloatFromBits(b, t), t));
       } else {
@@ -301,6 +310,134 @@ absl::StatusOr<std::string> LiteralProtoToText(const xla::LiteralProto& proto, S
   int64_t next = 0;
   AppendNested(*values, s->dimensions(), 0, next, s->dimensions().size() > 1, out);
   return out;
+}
+
+namespace {
+
+// The bits of a sub-byte type (0 for the others).
+int SubByteBits(PrimitiveType t) {
+  switch (t) {
+    case S1: case U1: return 1;
+    case S2: case U2: return 2;
+    case S4: case U4: case F4E2M1FN: return 4;
+    default: return 0;
+  }
+}
+
+uint32_t BitsOf(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+// Adds element bits `b` of type `t` to the proto's field for it (not the
+// bytes types, which WriteBytes writes at once).
+void AddBits(PrimitiveType t, uint64_t b, xla::LiteralProto& proto) {
+  switch (t) {
+    case PRED: proto.add_preds(b != 0); break;
+    case S32: proto.add_s32s(static_cast<int32_t>(b)); break;
+    case S64: proto.add_s64s(static_cast<int64_t>(b)); break;
+    case U32: proto.add_u32s(static_cast<uint32_t>(b)); break;
+    case U64: proto.add_u64s(b); break;
+    case F32: proto.add_f32s(FloatWithBits(b)); break;
+    case F64: {
+      double d;
+      std::memcpy(&d, &b, sizeof d);
+      proto.add_f64s(d);
+      break;
+    }
+    case C64:
+      proto.add_c64s(FloatWithBits(b & 0xffffffffu));
+      proto.add_c64s(FloatWithBits(b >> 32));
+      break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<xla::LiteralProto> ArrayLiteralFromBits(const Shape& shape,
+                                                       absl::Span<const uint64_t> bits) {
+  const PrimitiveType t = shape.element_type();
+  if (shape.IsTuple() || t == C128 || t == TOKEN || t == OPAQUE_TYPE) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no literal from bits for ", shape.ToString()));
+  }
+  absl::StatusOr<std::vector<int64_t>> order = LayoutOrder(shape);
+  if (!order.ok()) return order.status();
+  if (order->size() != bits.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(bits.size(), " values for ", shape.ToString()));
+  }
+  xla::LiteralProto proto;
+  *proto.mutable_shape() = shape.ToProto();
+  std::vector<uint64_t> physical;
+  const int narrow = SubByteBits(t);
+  const bool is_signed = t == S1 || t == S2 || t == S4;
+  for (int64_t k : *order) {
+    uint64_t b = bits[k];
+    if (narrow > 0) {  // one element per byte; signed ones sign-extended, as XLA's int8
+      b &= (uint64_t{1} << narrow) - 1;
+      if (is_signed && (b >> (narrow - 1)) & 1) b |= ~uint64_t{0} << narrow;
+      b &= 0xff;
+    }
+    physical.push_back(b);
+  }
+  if (const BytesField* f = BytesFieldOf(t)) {
+    WriteBytes(proto, *f, physical);
+  } else {
+    for (uint64_t b : physical) AddBits(t, b, proto);
+  }
+  return proto;
+}
+
+absl::StatusOr<std::vector<uint64_t>> ArrayBitsFromLiteral(const xla::LiteralProto& proto,
+                                                           Shape* shape) {
+  absl::StatusOr<Shape> s = Shape::FromProto(proto.shape());
+  if (!s.ok()) return s.status();
+  *shape = *s;
+  const PrimitiveType t = s->element_type();
+  std::vector<uint64_t> physical;
+  if (const BytesField* f = BytesFieldOf(t)) {
+    for (uint64_t b : ReadBytes(proto, *f)) {
+      if (SubByteBits(t) > 0) b &= (uint64_t{1} << SubByteBits(t)) - 1;
+      physical.push_back(b);
+    }
+  } else {
+    switch (t) {
+      case PRED: for (bool v : proto.preds()) physical.push_back(v); break;
+      case S32: for (int32_t v : proto.s32s()) physical.push_back(static_cast<uint32_t>(v)); break;
+      case S64: for (int64_t v : proto.s64s()) physical.push_back(static_cast<uint64_t>(v)); break;
+      case U32: for (uint32_t v : proto.u32s()) physical.push_back(v); break;
+      case U64: for (uint64_t v : proto.u64s()) physical.push_back(v); break;
+      case F32: for (float v : proto.f32s()) physical.push_back(BitsOf(v)); break;
+      case F64:
+        for (double v : proto.f64s()) {
+          uint64_t b;
+          std::memcpy(&b, &v, sizeof b);
+          physical.push_back(b);
+        }
+        break;
+      case C64:
+        for (int k = 0; k + 1 < proto.c64s_size(); k += 2) {
+          physical.push_back(BitsOf(proto.c64s(k)) |
+                             (static_cast<uint64_t>(BitsOf(proto.c64s(k + 1))) << 32));
+        }
+        break;
+      default:
+        return absl::InvalidArgumentError(
+            absl::StrCat("no bits from a literal of ", s->ToString()));
+    }
+  }
+  absl::StatusOr<std::vector<int64_t>> order = LayoutOrder(*s);
+  if (!order.ok()) return order.status();
+  if (order->size() != physical.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the literal of shape ", s->ToString(),
+                                                   " holds ", physical.size(), " values, not ",
+                                                   order->size()));
+  }
+  std::vector<uint64_t> logical(physical.size());
+  for (size_t p = 0; p < physical.size(); ++p) logical[(*order)[p]] = physical[p];
+  return logical;
 }
 
 }  // namespace xla_layout

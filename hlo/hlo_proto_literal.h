@@ -10,9 +10,12 @@
 #ifndef HLO_HLO_PROTO_LITERAL_H_
 #define HLO_HLO_PROTO_LITERAL_H_
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "hlo/hlo_literal.h"
 #include "proto/hlo.pb.h"
 
@@ -33,6 +36,16 @@ absl::StatusOr<std::string> LiteralProtoToText(const xla::LiteralProto& proto, S
 // back to the same value; inf, -inf, nan, -nan, and nan(0x...) for a NaN
 // with a payload other than the quiet one.
 std::string FormatFloatLiteral(double value, PrimitiveType type);
+
+// An array literal from its elements' bits, element k (row-major) in
+// bits[k] as its type holds them (c64: the real part's bits low, the
+// imaginary part's high). c128 and non-array shapes are refused.
+absl::StatusOr<xla::LiteralProto> ArrayLiteralFromBits(const Shape& shape,
+                                                       absl::Span<const uint64_t> bits);
+// The other way: the literal's shape (to `shape`) and its elements' bits in
+// row-major order.
+absl::StatusOr<std::vector<uint64_t>> ArrayBitsFromLiteral(const xla::LiteralProto& proto,
+                                                           Shape* shape);
 
 }  // namespace xla_layout
 

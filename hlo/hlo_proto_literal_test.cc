@@ -102,5 +102,25 @@ TEST(HloProtoLiteralTest, FloatsPrintAsXlaPrintsThem) {
   EXPECT_EQ(FormatFloatLiteral(-std::numeric_limits<double>::infinity(), BF16), "-inf");
 }
 
+// Bits as the executor holds them: s4 -1 is 0xf, written as XLA's int8 -1.
+TEST(HloProtoLiteralTest, BitsRoundTripWithXlasEncodings) {
+  const Shape s4 = ParseShape("s4[2]{0}").value();
+  absl::StatusOr<xla::LiteralProto> p = ArrayLiteralFromBits(s4, {0xf, 0x7});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->s4s(), std::string("\xff\x07", 2));
+  Shape shape;
+  EXPECT_THAT(ArrayBitsFromLiteral(*p, &shape).value(), ::testing::ElementsAre(0xf, 0x7));
+  const Shape c64 = ParseShape("c64[1]{0}").value();
+  p = ArrayLiteralFromBits(c64, {0x400000003f800000});  // (1, 2)
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_THAT(p->c64s(), ::testing::ElementsAre(1.0f, 2.0f));
+  const Shape transposed = ParseShape("s32[2,2]{0,1}").value();
+  p = ArrayLiteralFromBits(transposed, {1, 2, 3, 4});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_THAT(p->s32s(), ::testing::ElementsAre(1, 3, 2, 4));
+  EXPECT_THAT(ArrayBitsFromLiteral(*p, &shape).value(), ::testing::ElementsAre(1, 2, 3, 4));
+  EXPECT_FALSE(ArrayLiteralFromBits(ParseShape("c128[1]").value(), {0}).ok());
+}
+
 }  // namespace
 }  // namespace xla_layout

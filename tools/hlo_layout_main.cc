@@ -162,16 +162,23 @@ Flags:
   --streaming=auto|on|off
                         (relayout) Non-temporal stores; auto uses them when
                         the destination is larger than the cache.
-  --inputs=random:SEED | --inputs=a.npy,b.npy,...
+  --inputs=random:SEED | --inputs=a.npy,b.npy,... | --inputs=snapshot
                         (run, verify) Parameter values: seeded random
                         (default random:0; each device its own stream), or
                         one .npy per array parameter (shared by every
-                        device, or one set per device, device 0's first).
+                        device, or one set per device, device 0's first),
+                        or the arguments of the HloSnapshot FILE is.
   --output-dir=DIR      (run) Write output.npy, or output_0.npy, ... for a
                         tuple result; with several devices output_devD.npy
                         or output_devD_K.npy.
   --against=OTHER.hlo   (verify) Compare with another module taking the same
-                        parameters.
+                        parameters; or, OTHER being an HloSnapshot (.pb,
+                        .pbtxt) with a result, run FILE on its arguments
+                        and compare with the result it recorded.
+  --output-format=snapshot
+                        (run, with -o OUT or to standard output) Write an
+                        HloSnapshot: the module, the arguments it ran on and
+                        its result, instead of printing the outputs.
   --replicas=N, --partitions=N
                         (run, verify) Devices to run on (default: the
                         header's replica_count and num_partitions, else the
@@ -647,7 +654,13 @@ int Main(int argc, char** argv) {
   if (command == "shape") return RunShape(args);
   if (command == "index") return RunIndex(args);
   if (command == "relayout") return RunRelayout(args);
-  if (command == "run") return RunRunCommand(args);
+  if (command == "run") {
+    ModuleFlags flags;  // only -o: where --output-format=snapshot writes
+    std::vector<char*> rest = {argv[0]};
+    if (std::optional<int> exit = TakeOutputFlag(argc, argv, flags, rest)) return *exit;
+    return RunRunCommand(SplitArgs(static_cast<int>(rest.size()), rest.data(), 2),
+                         flags.out_path);
+  }
   if (command == "verify") return RunVerifyCommand(args);
   if (command == "calibrate") return RunCalibrate(args);
   return RunModule(argc, argv);
