@@ -299,7 +299,8 @@ absl::Status SetListOfLists(HloInstruction::Attributes::Rare& rare, const std::s
   return absl::OkStatus();
 }
 
-// `{0,1}` (or `{}`) as the value of attribute `name`.
+}  // namespace
+
 absl::StatusOr<std::vector<int64_t>> ParseIntegerList(absl::string_view name,
                                                       absl::string_view value) {
   absl::string_view body = absl::StripAsciiWhitespace(value);
@@ -326,6 +327,8 @@ absl::StatusOr<std::vector<int64_t>> ParseIntegerList(absl::string_view name,
   }
   return out;
 }
+
+namespace {
 
 absl::Status SetIntegerList(const HloAttribute& a, std::optional<std::vector<int64_t>>& field) {
   absl::StatusOr<std::vector<int64_t>> v = ParseIntegerList(a.name, a.value);

@@ -54,6 +54,11 @@ absl::Status CheckOriginalValue(absl::string_view name, absl::string_view text,
 // slice_sizes. Non-negative integers only: these are ids and sizes.
 absl::StatusOr<std::vector<std::vector<int64_t>>> ParseIntListList(absl::string_view text);
 
+// `{0,1}` (or `{}`, spaces allowed) as the value of attribute `name` (named
+// in the error).
+absl::StatusOr<std::vector<int64_t>> ParseIntegerList(absl::string_view name,
+                                                      absl::string_view value);
+
 // A dot's `L.1@2:4` or `L.1@2:4_R.0@2:4` (SparsityDescriptor): each operand
 // at most once, 0 < n <= m.
 absl::StatusOr<std::vector<SparsityDescriptor>> ParseSparsity(absl::string_view text);

@@ -25,6 +25,8 @@ mkdir -p "$work/hlo" "$work/shapes" "$work/relayout"
 cp tests/fuzz/seeds/shapes/* "$work/shapes/"
 cp tests/fuzz/seeds/relayout/* "$work/relayout/"
 find tests/golden -name '*.hlo' -exec cp {} "$work/hlo/" \;
+# The binary form too (the HLO target reads its input as a proto as well).
+cp tests/fuzz/seeds/hlo_pb/* "$work/hlo/"
 passed=0 failed=0
 # The corpus follows the tests' policy (tests/corpus.sh): every .hlo at any
 # depth; missing fails, unless XLA_LAYOUT_NO_CORPUS=1 says there is none.

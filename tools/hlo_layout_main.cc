@@ -14,6 +14,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "hlo/hlo_parser.h"
+#include "hlo/hlo_proto_convert.h"
+#include "hlo/hlo_proto_io.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/source_text.h"
 #include "passes/hlo_pass.h"
@@ -37,8 +39,8 @@ namespace {
 constexpr char kUsage[] = R"(usage: hlo-layout [FILE|-] [-o OUT] [--passes=a,b] [--load-pass-plugin=LIB.so]
                   [--target=NAME | --target-file=FILE] [--stats[=json]]
                   [--list-passes] [--verify] [--verify-each] [--verbose]
-                  [--accept-old-dumps]
-                  [--syntax=xla|angle]
+                  [--accept-old-dumps] [--input-format=hlo|pb|pbtxt]
+                  [--output-format=hlo|pb|pbtxt] [--syntax=xla|angle]
        hlo-layout <command> [flags] [args]
 
 With a file (or - for standard input; the default) hlo-layout reads an XLA
@@ -47,7 +49,18 @@ With no passes it is a canonicalizer.
   -o OUT                Write to OUT (a temporary file renamed into place, so
                         a failure never leaves partial output; a symlink is
                         written through, a device or FIFO in place; '-' is
-                        standard output).
+                        standard output). OUT.pb and OUT.pbtxt get XLA's
+                        HloModuleProto, binary or text.
+  --input-format=hlo|pb|pbtxt
+                        How FILE is written: HLO text, or XLA's protobuf
+                        (an HloSnapshot, HloProto or HloModuleProto, tried
+                        in that order), binary or text. By default from
+                        FILE's extension (.pb, .pbtxt; HLO text otherwise);
+                        standard input needs it for a proto. Every command
+                        that reads HLO (run, verify) takes it.
+  --output-format=hlo|pb|pbtxt
+                        Write the module as HLO text or as XLA's
+                        HloModuleProto (default: from -o's extension).
   --max-input-bytes=N   Refuse an HLO file or target file larger than N bytes
                         (default 2147483648).
   --passes=a,b{k=v}     Run these registered passes in order, each with its
@@ -167,11 +180,12 @@ Flags:
   --streaming=auto|on|off
                         (relayout) Non-temporal stores; auto uses them when
                         the destination is larger than the cache.
-  --inputs=random:SEED | --inputs=a.npy,b.npy,...
+  --inputs=random:SEED | --inputs=a.npy,b.npy,... | --inputs=snapshot
                         (run, verify) Parameter values: seeded random
                         (default random:0; each device its own stream), or
                         one .npy per array parameter (shared by every
-                        device, or one set per device, device 0's first).
+                        device, or one set per device, device 0's first),
+                        or the arguments of the HloSnapshot FILE is.
   --output-dir=DIR      (run) Write output.npy, or output_0.npy, ... for a
                         tuple result; with several devices output_devD.npy
                         or output_devD_K.npy.
@@ -179,7 +193,13 @@ Flags:
                         and the relayout plans: built, looked up, and the
                         hit rate of the plans shared by identical copies.
   --against=OTHER.hlo   (verify) Compare with another module taking the same
-                        parameters.
+                        parameters; or, OTHER being an HloSnapshot (.pb,
+                        .pbtxt) with a result, run FILE on its arguments
+                        and compare with the result it recorded.
+  --output-format=snapshot
+                        (run, with -o OUT or to standard output) Write an
+                        HloSnapshot: the module, the arguments it ran on and
+                        its result, instead of printing the outputs.
   --replicas=N, --partitions=N
                         (run, verify) Devices to run on (default: the
                         header's replica_count and num_partitions, else the
@@ -473,7 +493,7 @@ std::optional<int> ReadModuleFlags(const Args& args, ModuleFlags& flags) {
       args.CheckKnown({"verify", "verify-each", "syntax", "help", "passes",
                        "load-pass-plugin", "list-passes", "target",
                        "target-file", "stats", "verbose", "accept-old-dumps",
-                       "max-input-bytes"});
+                       "max-input-bytes", "input-format", "output-format"});
   if (!known.ok()) return UsageError(known.message());
   for (auto [name, field] : {std::pair{"verify", &flags.verify_only},
                              std::pair{"verify-each", &flags.verify_each},
@@ -534,6 +554,37 @@ std::optional<int> BuildPipeline(const Args& args, std::optional<PassPipeline>& 
   return std::nullopt;
 }
 
+// Writes `module` as HloModuleProto (text form when `text_format`) to
+// `out_path`, or to standard output without one. What the proto cannot
+// hold is named on stderr.
+int WriteModuleProto(const HloModule& module, bool text_format,
+                     const std::optional<std::string>& out_path) {
+  std::vector<std::string> warnings;
+  absl::StatusOr<xla::HloModuleProto> proto = HloModuleToProto(module, &warnings);
+  const std::string display = out_path.value_or("<stdout>");
+  for (const std::string& w : warnings) std::cerr << display << ": warning: " << w << "\n";
+  if (!proto.ok()) return InputError(proto.status().message());
+  const std::string bytes = EncodeProto(*proto, text_format);
+  if (out_path) {
+    absl::Status s = WriteFileSafely(*out_path, bytes);
+    if (!s.ok()) return InputError(s.message());
+  } else {
+    std::cout << bytes << std::flush;
+  }
+  return kExitOk;
+}
+
+// --output-format, else -o's extension.
+absl::StatusOr<HloFileFormat> OutputFormat(const Args& args,
+                                           const std::optional<std::string>& out_path) {
+  if (args.Has("output-format")) {
+    absl::StatusOr<HloFileFormat> f = HloFileFormatFromName(args.Value("output-format").value_or(""));
+    if (!f.ok()) return absl::InvalidArgumentError(absl::StrCat("--output-format: ", f.status().message()));
+    return *f;
+  }
+  return out_path ? HloFileFormatOfPath(*out_path) : HloFileFormat::kText;
+}
+
 // Prints `module` to `out_path`, or to standard output without one.
 int WriteModule(const HloModule& module, const PrintOptions& print,
                 const std::optional<std::string>& out_path) {
@@ -574,6 +625,8 @@ int RunModule(int argc, char** argv) {
   }
   absl::StatusOr<PrintOptions> print = PrintOptionsFrom(args);
   if (!print.ok()) return UsageError(print.status().message());
+  absl::StatusOr<HloFileFormat> out_format = OutputFormat(args, flags.out_path);
+  if (!out_format.ok()) return UsageError(out_format.status().message());
   std::string path = args.positional.empty() ? "-" : args.positional[0];
   const std::string display = path == "-" ? "<stdin>" : path;
   absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
@@ -597,7 +650,10 @@ int RunModule(int argc, char** argv) {
     }
   }
   if (flags.verify_only) return kExitOk;
-  int written = WriteModule(**module, *print, flags.out_path);
+  int written = *out_format == HloFileFormat::kText
+                    ? WriteModule(**module, *print, flags.out_path)
+                    : WriteModuleProto(**module, *out_format == HloFileFormat::kProtoText,
+                                       flags.out_path);
   if (written != kExitOk) return written;
   if (args.Has("stats") && pipeline) {
     // On stderr, after the module, so the module can be piped on.
@@ -622,7 +678,13 @@ int Main(int argc, char** argv) {
   if (command == "shape") return RunShape(args);
   if (command == "index") return RunIndex(args);
   if (command == "relayout") return RunRelayout(args);
-  if (command == "run") return RunRunCommand(args);
+  if (command == "run") {
+    ModuleFlags flags;  // only -o: where --output-format=snapshot writes
+    std::vector<char*> rest = {argv[0]};
+    if (std::optional<int> exit = TakeOutputFlag(argc, argv, flags, rest)) return *exit;
+    return RunRunCommand(SplitArgs(static_cast<int>(rest.size()), rest.data(), 2),
+                         flags.out_path);
+  }
   if (command == "verify") return RunVerifyCommand(args);
   if (command == "calibrate") return RunCalibrate(args);
   if (command == "explain") return RunExplainCommand(args);

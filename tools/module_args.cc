@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/hlo_parser.h"
+#include "hlo/hlo_proto_convert.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/source_text.h"
 #include "tools/process_heap.h"
@@ -39,12 +40,36 @@ absl::StatusOr<ModuleReadOptions> ModuleReadOptionsFrom(const Args& args) {
     if (!on.ok()) return on.status();
     *field = *on;
   }
+  if (args.Has("input-format")) {
+    absl::StatusOr<HloFileFormat> f =
+        HloFileFormatFromName(args.Value("input-format").value_or(""));
+    if (!f.ok()) return absl::InvalidArgumentError(absl::StrCat("--input-format: ", f.status().message()));
+    options.input_format = *f;
+  }
   return options;
 }
 
-absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(const std::string& path,
-                                                              const ModuleReadOptions& options,
-                                                              CommandError* error) {
+namespace {
+
+// The HLO text of the proto in `bytes`: the module's, as XLA prints it.
+absl::StatusOr<std::string> ProtoAsText(const std::string& bytes, HloFileFormat format,
+                                        const std::string& display,
+                                        std::optional<xla::HloSnapshot>* snapshot) {
+  absl::StatusOr<ModuleProtoFile> file =
+      DecodeModuleProto(bytes, format == HloFileFormat::kProtoText);
+  if (!file.ok()) return file.status();
+  if (snapshot != nullptr) *snapshot = std::move(file->snapshot);
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::string> text = HloModuleProtoToText(file->module, &warnings);
+  for (const std::string& w : warnings) std::cerr << display << ": warning: " << w << "\n";
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(
+    const std::string& path, const ModuleReadOptions& options, CommandError* error,
+    std::optional<xla::HloSnapshot>* snapshot) {
   if (path == "-" && isatty(STDIN_FILENO)) {
     // Waiting silently on a terminal looks like a hang.
     std::cerr << "hlo-layout: reading an HLO module from standard input "
@@ -52,8 +77,16 @@ absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(const std::string&
   }
   absl::StatusOr<std::string> text = ReadFileBounded(path, "HLO file");
   if (!text.ok()) return Input(error, text.status().message());
+  const std::string file = path == "-" ? "<stdin>" : path;
+  const HloFileFormat format = options.input_format.value_or(
+      path == "-" ? HloFileFormat::kText : HloFileFormatOfPath(path));
+  std::string display = file;
+  if (format != HloFileFormat::kText) {
+    text = ProtoAsText(*text, format, file, snapshot);
+    if (!text.ok()) return Input(error, absl::StrCat(file, ": ", text.status().message()));
+    display = absl::StrCat(file, " (as HLO text)");
+  }
   PopulateHeapForParse(*text);
-  const std::string display = path == "-" ? "<stdin>" : path;
   std::vector<std::string> warnings, upgrades;
   HloParseOptions parse_options;
   parse_options.accept_old_dumps = options.accept_old_dumps;

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "hlo/hlo_module.h"
+#include "hlo/hlo_proto_io.h"
 #include "passes/hlo_pass.h"
 #include "tools/cli_util.h"
 
@@ -20,10 +21,14 @@ struct CommandError {
   std::string message;
 };
 
-// How a command reads its HLO file: --verbose and --accept-old-dumps.
+// How a command reads its HLO file: --verbose, --accept-old-dumps and
+// --input-format.
 struct ModuleReadOptions {
   bool verbose = false;           // print the parser's warnings
   bool accept_old_dumps = false;  // see HloParseOptions
+  // hlo, pb or pbtxt; by the file's extension when not given (text for
+  // standard input).
+  std::optional<HloFileFormat> input_format;
 };
 
 // The read options the flags of `args` ask for; a flag with a value other
@@ -31,12 +36,15 @@ struct ModuleReadOptions {
 absl::StatusOr<ModuleReadOptions> ModuleReadOptionsFrom(const Args& args);
 
 // Reads `path` ("-" is standard input), parses and verifies it. Warnings go
-// to stderr when `verbose`; old forms read under accept_old_dumps are always
-// reported there, with their count. The message of an error is ready to
-// print (positioned errors show the line and a caret).
-absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(const std::string& path,
-                                                              const ModuleReadOptions& options,
-                                                              CommandError* error);
+// to stderr when `verbose`; old forms read under accept_old_dumps, and
+// fields of a proto that are not carried, are always reported there. A
+// proto file (hlo_proto_io.h) is read as XLA's text for its module, which
+// positioned errors point into (`FILE (as HLO text):line:col`). The message
+// of an error is ready to print (positioned errors show the line and a
+// caret). A snapshot's arguments and result go to `snapshot` when given.
+absl::StatusOr<std::unique_ptr<HloModule>> ReadVerifiedModule(
+    const std::string& path, const ModuleReadOptions& options, CommandError* error,
+    std::optional<xla::HloSnapshot>* snapshot = nullptr);
 
 // The pipeline --passes names (nullopt without --passes), configured, with
 // --target/--target-file given to every pass that declares that option.

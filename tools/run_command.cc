@@ -18,7 +18,10 @@
 #include "runtime/custom_call.h"
 #include "runtime/executor.h"
 #include "runtime/logical.h"
+#include "hlo/hlo_proto_convert.h"
+#include "hlo/hlo_proto_io.h"
 #include "tools/module_args.h"
+#include "tools/snapshot_io.h"
 #include "xla_layout/file_io.h"
 
 namespace xla_layout::cli {
@@ -87,17 +90,46 @@ absl::StatusOr<Inputs> RandomInputs(const std::string& spec, int64_t devices,
   return inputs;
 }
 
+// --inputs=snapshot: the arguments of the HloSnapshot FILE is, shared by
+// every device.
+absl::StatusOr<Inputs> SnapshotInputs(const std::vector<Shape>& parameters, int64_t devices,
+                                      const xla::HloSnapshot* snapshot, bool* usage) {
+  if (snapshot == nullptr) {
+    *usage = true;
+    return absl::InvalidArgumentError("--inputs=snapshot needs FILE to be an HloSnapshot");
+  }
+  if (snapshot->arguments_size() != static_cast<int>(parameters.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("the snapshot holds ",
+                                                   snapshot->arguments_size(),
+                                                   " arguments; the entry takes ",
+                                                   parameters.size()));
+  }
+  Inputs inputs;
+  inputs.leaves.resize(devices);
+  for (size_t p = 0; p < parameters.size(); ++p) {
+    absl::StatusOr<std::vector<LogicalArray>> leaves = LeavesOfLiteral(
+        snapshot->arguments(static_cast<int>(p)), parameters[p], absl::StrCat("argument ", p));
+    if (!leaves.ok()) return leaves.status();
+    for (LogicalArray& a : *leaves) inputs.leaves[0].push_back(std::move(a));
+  }
+  for (int64_t d = 1; d < devices; ++d) inputs.leaves[d] = inputs.leaves[0];
+  for (int64_t d = 0; d < devices; ++d) inputs.streams.emplace_back(DeviceSeed(0, d));
+  return inputs;
+}
+
 // --inputs=random:SEED (the default, seed 0) or --inputs=a.npy,b.npy,...:
 // one file per array leaf, shared by every device, then the infeeds'; or
-// one per leaf and device (device 0's first).
+// one per leaf and device (device 0's first); or --inputs=snapshot.
 absl::StatusOr<Inputs> MakeInputs(const Args& args, const std::vector<Shape>& parameters,
-                                  int64_t devices, bool* usage) {
+                                  int64_t devices, bool* usage,
+                                  const xla::HloSnapshot* snapshot) {
   std::vector<std::pair<std::string, Shape>> leaves;
   for (size_t p = 0; p < parameters.size(); ++p) Leaves(parameters[p], absl::StrCat(p), leaves);
   const std::string spec = args.Value("inputs").value_or("random:0");
   if (absl::StartsWith(spec, "random:") || spec == "random") {
     return RandomInputs(spec, devices, leaves, usage);
   }
+  if (spec == "snapshot") return SnapshotInputs(parameters, devices, snapshot, usage);
   std::vector<std::string> files = absl::StrSplit(spec, ',', absl::SkipEmpty());
   const size_t n = leaves.size();
   if (files.size() < n) {
@@ -346,6 +378,7 @@ std::string FirstMismatch(const Outcome& a, const Outcome& b) {
 // --against), read and verified; errors are printed.
 struct ModulePair {
   std::unique_ptr<HloModule> before, after;
+  std::optional<xla::HloSnapshot> snapshot;  // FILE's, when it is one
 };
 
 absl::StatusOr<ModulePair> ReadModulePair(const Args& args, int* exit_code) {
@@ -375,7 +408,7 @@ absl::StatusOr<ModulePair> ReadModulePair(const Args& args, int* exit_code) {
   }
   ModulePair pair;
   absl::StatusOr<std::unique_ptr<HloModule>> before =
-      pipeline.ok() ? ReadVerifiedModule(path, *read, &error) : pipeline.status();
+      pipeline.ok() ? ReadVerifiedModule(path, *read, &error, &pair.snapshot) : pipeline.status();
   absl::StatusOr<std::unique_ptr<HloModule>> after =
       before.ok() ? ReadVerifiedModule(
                         args.Has("against") ? args.Value("against").value_or("") : path, *read,
@@ -398,14 +431,144 @@ absl::StatusOr<ModulePair> ReadModulePair(const Args& args, int* exit_code) {
   return pair;
 }
 
+// The HloSnapshot of a run: the module, the arguments it ran on (device
+// 0's) and its result, to `out_path` or standard output.
+absl::Status WriteSnapshot(const HloModule& module, const std::vector<Shape>& parameters,
+                           const Inputs& inputs, const Outcome& outcome,
+                           const std::optional<std::string>& out_path) {
+  xla::HloSnapshot snapshot;
+  std::vector<std::string> warnings;
+  absl::StatusOr<xla::HloModuleProto> proto = HloModuleToProto(module, &warnings);
+  if (!proto.ok()) return proto.status();
+  for (const std::string& w : warnings) {
+    std::cerr << out_path.value_or("<stdout>") << ": warning: " << w << "\n";
+  }
+  *snapshot.mutable_hlo()->mutable_hlo_module() = *std::move(proto);
+  size_t next = 0;
+  for (const Shape& p : parameters) {
+    absl::StatusOr<xla::LiteralProto> a = LiteralOfLeaves(p, inputs.leaves[0], &next);
+    if (!a.ok()) return a.status();
+    *snapshot.add_arguments() = *std::move(a);
+  }
+  next = 0;
+  absl::StatusOr<xla::LiteralProto> result =
+      LiteralOfLeaves(module.entry()->root()->shape(), outcome.outputs[0], &next);
+  if (!result.ok()) return result.status();
+  *snapshot.mutable_result() = *std::move(result);
+  snapshot.set_execution_platform("hlo-layout run");
+  const std::string bytes = EncodeProto(snapshot, /*text_format=*/false);
+  if (out_path) return WriteFileSafely(*out_path, bytes);
+  std::cout << bytes << std::flush;
+  return absl::OkStatus();
+}
+
+// --output-format: snapshot (or nothing) for run.
+absl::StatusOr<bool> WantsSnapshot(const Args& args, const std::optional<std::string>& out_path) {
+  const bool snapshot = args.Value("output-format").value_or("") == "snapshot";
+  if (args.Has("output-format") && !snapshot) {
+    return absl::InvalidArgumentError("run writes --output-format=snapshot only");
+  }
+  if (out_path && !snapshot) {
+    return absl::InvalidArgumentError("run -o OUT writes a snapshot: add --output-format=snapshot");
+  }
+  return snapshot;
+}
+
+// FILE (the first positional argument) read, verified and loaded for
+// running, not strict about layouts: a module nobody laid out may disagree
+// with itself at calls and loops. The infeeds read `data`, which the caller
+// fills. An exit code on an error, which is printed.
+struct LoadedFile {
+  std::unique_ptr<HloModule> module;
+  std::vector<Shape> parameters;
+  std::shared_ptr<Inputs> data = std::make_shared<Inputs>();
+  std::unique_ptr<runtime::Executor> executor;
+};
+std::optional<int> LoadFile(const Args& args, ExecutorOptions options, LoadedFile& out,
+                            std::optional<xla::HloSnapshot>* snapshot) {
+  absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
+  if (!read.ok()) return UsageError(read.status().message());
+  CommandError error;
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ReadVerifiedModule(args.positional[0], *read, &error, snapshot);
+  if (!module.ok()) {
+    std::cerr << error.message;
+    return error.exit_code;
+  }
+  out.module = *std::move(module);
+  absl::StatusOr<std::vector<Shape>> parameters = ParameterShapes(*out.module);
+  if (!parameters.ok()) return InputError(parameters.status().message());
+  out.parameters = *std::move(parameters);
+  options.infeed = InfeedFrom(out.data);
+  absl::StatusOr<std::unique_ptr<runtime::Executor>> executor =
+      Load(*out.module, options, /*strict=*/false);
+  if (!executor.ok()) return InputError(executor.status().message());
+  out.executor = *std::move(executor);
+  return std::nullopt;
+}
+
+// --against=OTHER when OTHER is an HloSnapshot with a recorded result (a
+// proto by its extension); nullopt otherwise, and for files that do not
+// decode (the module reader says why).
+std::optional<xla::HloSnapshot> RecordedSnapshot(const std::string& path) {
+  if (HloFileFormatOfPath(path) == HloFileFormat::kText) return std::nullopt;
+  absl::StatusOr<std::string> bytes = ReadFileBounded(path, "HLO file");
+  if (!bytes.ok()) return std::nullopt;
+  absl::StatusOr<ModuleProtoFile> file =
+      DecodeModuleProto(*bytes, HloFileFormatOfPath(path) == HloFileFormat::kProtoText);
+  if (!file.ok() || !file->snapshot || !file->snapshot->has_result()) return std::nullopt;
+  return file->snapshot;
+}
+
+// verify FILE --against=SNAPSHOT: FILE runs on the snapshot's arguments and
+// its outputs are compared bit for bit with the result the snapshot
+// recorded (the "original" of the messages).
+int VerifyAgainstSnapshot(const Args& args, const xla::HloSnapshot& recorded) {
+  if (args.Value("inputs").value_or("snapshot") != "snapshot") {
+    return UsageError("--against a snapshot runs on its arguments; --inputs cannot change them");
+  }
+  absl::StatusOr<ExecutorOptions> options = OptionsFrom(args);
+  if (!options.ok()) return UsageError(options.status().message());
+  LoadedFile file;
+  if (std::optional<int> exit = LoadFile(args, *options, file, nullptr)) return *exit;
+  if (file.executor->grid().device_count() != 1) {
+    return InputError("a snapshot records one device's result; the module runs on several");
+  }
+  bool usage = false;
+  absl::StatusOr<Inputs> inputs = SnapshotInputs(file.parameters, 1, &recorded, &usage);
+  if (!inputs.ok()) return InputError(inputs.status().message());
+  *file.data = *std::move(inputs);
+  absl::StatusOr<Outcome> ran = Execute(*file.module, *file.executor, *file.data);
+  if (!ran.ok()) return InputError(ran.status().message());
+  Outcome expected = *ran;
+  absl::StatusOr<std::vector<LogicalArray>> result =
+      LeavesOfLiteral(recorded.result(), file.module->entry()->root()->shape(), "result");
+  if (!result.ok()) return InputError(result.status().message());
+  expected.outputs = {*std::move(result)};
+  ran->outputs[0].resize(expected.outputs[0].size());  // outfeeds are not recorded
+  const std::string mismatch = FirstMismatch(expected, *ran);
+  if (!mismatch.empty()) {
+    std::cout << mismatch;
+    return kExitBadInput;
+  }
+  const size_t outputs = expected.outputs[0].size();
+  std::cout << "OK: " << outputs << (outputs == 1 ? " output" : " outputs")
+            << " bit-identical to the snapshot's recorded result\n"
+            << StandIns(*ran);
+  return kExitOk;
+}
+
 }  // namespace
 
-int RunRunCommand(const Args& args) {
+int RunRunCommand(const Args& args, const std::optional<std::string>& out_path) {
   absl::Status known = args.CheckKnown({"inputs", "output-dir", "max-memory", "max-work",
                                         "replicas", "partitions", "load-pass-plugin", "verbose",
-                                        "accept-old-dumps", "stats", "help"});
+                                        "accept-old-dumps", "stats", "input-format",
+                                        "output-format", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("run takes one HLO file (or -)");
+  absl::StatusOr<bool> snapshot_out = WantsSnapshot(args, out_path);
+  if (!snapshot_out.ok()) return UsageError(snapshot_out.status().message());
   // A plugin may bring reference kernels for custom calls.
   for (const auto& [flag, value] : args.flags) {
     if (flag != "load-pass-plugin") continue;
@@ -420,36 +583,27 @@ int RunRunCommand(const Args& args) {
     dir = args.Value("output-dir");
     if (!dir || dir->empty()) return UsageError("--output-dir needs a folder");
   }
-  absl::StatusOr<ModuleReadOptions> read = ModuleReadOptionsFrom(args);
-  if (!read.ok()) return UsageError(read.status().message());
-  CommandError error;
-  absl::StatusOr<std::unique_ptr<HloModule>> module =
-      ReadVerifiedModule(args.positional[0], *read, &error);
-  if (!module.ok()) {
-    std::cerr << error.message;
-    return error.exit_code;
-  }
-  absl::StatusOr<std::vector<Shape>> parameters = ParameterShapes(**module);
-  if (!parameters.ok()) return InputError(parameters.status().message());
-  // A module nobody laid out may disagree with itself at calls and loops.
-  auto data = std::make_shared<Inputs>();
-  options->infeed = InfeedFrom(data);
-  absl::StatusOr<std::unique_ptr<runtime::Executor>> executor =
-      Load(**module, *options, /*strict=*/false);
-  if (!executor.ok()) return InputError(executor.status().message());
+  std::optional<xla::HloSnapshot> snapshot;
+  LoadedFile file;
+  if (std::optional<int> exit = LoadFile(args, *options, file, &snapshot)) return *exit;
   bool usage = false;
   absl::StatusOr<Inputs> inputs =
-      MakeInputs(args, *parameters, (*executor)->grid().device_count(), &usage);
+      MakeInputs(args, file.parameters, file.executor->grid().device_count(), &usage,
+                 snapshot ? &*snapshot : nullptr);
   if (!inputs.ok()) {
     return usage ? UsageError(inputs.status().message()) : InputError(inputs.status().message());
   }
-  *data = *std::move(inputs);
-  absl::StatusOr<Outcome> outcome = Execute(**module, **executor, *data);
+  *file.data = *std::move(inputs);
+  absl::StatusOr<Outcome> outcome = Execute(*file.module, *file.executor, *file.data);
   if (!outcome.ok()) return InputError(outcome.status().message());
   if (dir && mkdir(dir->c_str(), 0777) != 0 && errno != EEXIST) {
     return InputError(absl::StrCat("--output-dir: cannot create ", *dir, ": ", std::strerror(errno)));
   }
   if (args.Has("stats")) std::cerr << RunStats(outcome->stats);
+  if (*snapshot_out) {
+    absl::Status s = WriteSnapshot(*file.module, file.parameters, *file.data, *outcome, out_path);
+    return s.ok() ? kExitOk : InputError(s.message());
+  }
   return PrintOutputs(*outcome, dir);
 }
 
@@ -457,11 +611,16 @@ int RunRunCommand(const Args& args) {
 int RunVerifyCommand(const Args& args) {
   absl::Status known = args.CheckKnown(
       {"passes", "target", "target-file", "against", "inputs", "max-memory", "max-work",
-       "replicas", "partitions", "load-pass-plugin", "verbose", "accept-old-dumps", "help"});
+       "replicas", "partitions", "load-pass-plugin", "verbose", "accept-old-dumps",
+       "input-format", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() != 1) return UsageError("verify takes one HLO file (or -)");
   if (args.Has("passes") == args.Has("against")) {
     return UsageError("verify compares FILE with FILE after --passes=..., or with --against=OTHER.hlo; give one");
+  }
+  if (std::optional<xla::HloSnapshot> recorded =
+          RecordedSnapshot(args.Value("against").value_or(""))) {
+    return VerifyAgainstSnapshot(args, *recorded);
   }
   absl::StatusOr<ExecutorOptions> options = OptionsFrom(args);
   if (!options.ok()) return UsageError(options.status().message());
@@ -490,7 +649,8 @@ int RunVerifyCommand(const Args& args) {
   }
   bool usage = false;
   absl::StatusOr<Inputs> inputs =
-      MakeInputs(args, *parameters, (*original)->grid().device_count(), &usage);
+      MakeInputs(args, *parameters, (*original)->grid().device_count(), &usage,
+                 modules->snapshot ? &*modules->snapshot : nullptr);
   if (!inputs.ok()) {
     return usage ? UsageError(inputs.status().message()) : InputError(inputs.status().message());
   }

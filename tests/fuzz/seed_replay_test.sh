@@ -26,7 +26,7 @@ run() {  # target, seed paths...
 }
 run shape_text_fuzz "$seeds/shapes"
 run relayout_fuzz "$seeds/relayout"
-run hlo_parser_fuzz "${hlo_seeds[@]}"
+run hlo_parser_fuzz "${hlo_seeds[@]}" "$seeds/hlo_pb"
 run layout_pass_fuzz "${hlo_seeds[@]}"
 run verify_fuzz "${hlo_seeds[@]}"
 echo "fuzz_seeds: $passed passed, $failed failed"
