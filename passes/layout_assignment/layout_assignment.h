@@ -27,13 +27,15 @@
 //
 // The rules it knows: elementwise agreement; slices, pads, concatenates and
 // converts keep the order; transposes and reshapes become bitcasts where a
-// layout allows (and are rewritten into `bitcast`s); broadcast operands follow their result and reduce results
-// their operand; control flow shares layouts with its computations; a rank-2
-// dot without batch dims has its operands packed and its result tiled by the
-// target's dot tiling (other dots are left free); convolutions are
-// channels-last where the target says so; custom calls honour
-// operand_layout_constraints; a buffer shared by aliasing
-// (output_to_operand_aliasing, input_output_alias) has one layout; ops that
+// layout allows (and are rewritten into `bitcast`s); broadcast operands
+// follow their result and reduce results their operand; control flow shares
+// layouts with its computations; a dot has the operands read often enough
+// packed into the target's panels (batch dims outermost) and its result
+// tiled by the target's dot tiling; a convolution operand is copied into
+// the layout the target prefers where the table's read factor for its
+// class says the copy pays; custom calls honour operand_layout_constraints;
+// a buffer shared by aliasing (output_to_operand_aliasing,
+// input_output_alias) has one layout; ops that
 // share a channel_id (send/recv, all-reduces) agree; the outputs of variadic
 // ops (sort, reduce, all-reduce over a tuple) share one layout, as do the
 // inputs where the op needs it; collectives and sort written with
