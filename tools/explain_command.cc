@@ -362,7 +362,8 @@ std::string ExplainJson(const ExplainReport& report, bool values) {
 
 int RunExplainCommand(const Args& args) {
   absl::Status known = args.CheckKnown({"passes", "target", "target-file", "json", "all",
-                                        "graph", "verbose", "accept-old-dumps", "help"});
+                                        "graph", "verbose", "accept-old-dumps", "input-format",
+                                        "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() > 1) return UsageError("explain takes one HLO file (or -)");
   if (!args.Has("passes")) return UsageError("explain needs --passes=...,layout-assignment");

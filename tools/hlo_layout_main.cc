@@ -57,7 +57,7 @@ With no passes it is a canonicalizer.
                         in that order), binary or text. By default from
                         FILE's extension (.pb, .pbtxt; HLO text otherwise);
                         standard input needs it for a proto. Every command
-                        that reads HLO (run, verify) takes it.
+                        that reads HLO (run, verify, explain) takes it.
   --output-format=hlo|pb|pbtxt
                         Write the module as HLO text or as XLA's
                         HloModuleProto (default: from -o's extension).
