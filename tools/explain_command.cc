@@ -186,12 +186,15 @@ std::string PinName(const ExplainAdvice& a) {
                       a.leaf > 0 ? absl::StrCat(" leaf ", a.leaf) : "");
 }
 
+// "1 copy", "3 copies".
+std::string CopyCount(size_t n) { return absl::StrCat(n, n == 1 ? " copy" : " copies"); }
+
 std::string AdviceText(const ExplainAdvice& a) {
   return absl::StrCat(
       "advice: ", PinName(a), " (", a.result ? "" : absl::StrCat(a.name, ", "), a.shape,
       ") pinned ", a.current, " is copied every run (", a.pinned_bytes, " bytes).\n",
-      "        With ", a.suggested, " in entry_computation_layout: ", a.copies_after,
-      " copies, ", a.bytes_after, " bytes per run (was ", a.copies_before, ", ",
+      "        With ", a.suggested, " in entry_computation_layout: ",
+      CopyCount(a.copies_after), ", ", a.bytes_after, " bytes per run (was ", a.copies_before, ", ",
       a.bytes_before, ").\n");
 }
 
@@ -291,7 +294,7 @@ absl::StatusOr<ExplainReport> ExplainModule(std::unique_ptr<HloModule> module,
 std::string ExplainText(const ExplainReport& report, bool values) {
   const LayoutAssignmentStats& stats = report.stats;
   std::string out = absl::StrCat("layout-assignment on ", stats.target, ": ",
-                                 stats.copies.size(), " copies, ", stats.CopyBytes(),
+                                 CopyCount(stats.copies.size()), ", ", stats.CopyBytes(),
                                  " bytes per run\n");
   std::vector<const LayoutExplanation::CopyChain*> chains = ChainsByCopy(report);
   for (size_t k = 0; k < stats.copies.size(); ++k) {
