@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "hlo/hlo_parser.h"
@@ -116,23 +117,24 @@ std::vector<Candidate> Candidates(const ExplainReport& report, const Computation
   return out;
 }
 
-// Tries each candidate layout (at most kTries per pin, of the kMaxAdvicePins
-// pins whose copies move most bytes; `untried` counts the others) and
+// Tries each candidate layout (at most kTries per pin, of the `max_pins`
+// pins whose copies move most bytes, 0 for all; `untried` counts the others) and
 // keeps, per pin, the one that leaves fewest copy bytes, when fewer than now.
 std::vector<ExplainAdvice> FindAdvice(const ExplainReport& report, const std::string& text,
                                       const ComputationLayout& header, PassPipeline& pipeline,
-                                      const LayoutAssignment& la, int* untried) {
+                                      const LayoutAssignment& la, size_t max_pins,
+                                      int* untried) {
   constexpr size_t kTries = 4;
   const int64_t copies = static_cast<int64_t>(report.stats.copies.size());
   const int64_t bytes = report.stats.CopyBytes();
   std::vector<ExplainAdvice> advice;
   std::vector<Candidate> candidates = Candidates(report, header);
-  // The pins whose copies move most bytes are tried first, at most kMaxAdvicePins.
+  // The pins whose copies move most bytes are tried first, at most max_pins.
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.bytes > b.bytes; });
-  if (candidates.size() > kMaxAdvicePins) {
-    *untried = static_cast<int>(candidates.size() - kMaxAdvicePins);
-    candidates.resize(kMaxAdvicePins);
+  if (max_pins > 0 && candidates.size() > max_pins) {
+    *untried = static_cast<int>(candidates.size() - max_pins);
+    candidates.resize(max_pins);
   }
   for (Candidate& c : candidates) {
     std::optional<ExplainAdvice> best;
@@ -259,7 +261,8 @@ absl::Status ApplyAdvice(const ExplainAdvice& advice, HloModule& module) {
 }
 
 absl::StatusOr<ExplainReport> ExplainModule(std::unique_ptr<HloModule> module,
-                                            PassPipeline& pipeline, bool values) {
+                                            PassPipeline& pipeline, bool values,
+                                            size_t advice_pins) {
   LayoutAssignment* la = LastLayoutAssignment(pipeline);
   if (la == nullptr) {
     return absl::InvalidArgumentError(
@@ -275,13 +278,15 @@ absl::StatusOr<ExplainReport> ExplainModule(std::unique_ptr<HloModule> module,
   la->set_explain(false);
   if (!ran.ok()) return ran.status();
   ExplainReport report;
+  report.advice_pins = advice_pins;
   report.stats = la->stats();
   report.explanation = la->explanation();
   report.rewritten = std::move(module);
   // Parameter names, for the advice.
   std::vector<HloInstruction*> params = report.rewritten->entry()->parameters();
   if (header) {
-    report.advice = FindAdvice(report, text, *header, pipeline, *la, &report.advice_untried);
+    report.advice =
+        FindAdvice(report, text, *header, pipeline, *la, advice_pins, &report.advice_untried);
   }
   for (ExplainAdvice& a : report.advice) {
     const bool named = !a.result && a.index < static_cast<int>(params.size()) &&
@@ -311,8 +316,8 @@ std::string ExplainText(const ExplainReport& report, bool values) {
   }
   if (report.advice_untried > 0) {
     absl::StrAppend(&out, "advice: ", report.advice_untried,
-                    " more pinned values cause copies; not tried (the ", kMaxAdvicePins,
-                    " whose copies move most bytes are)\n");
+                    " more pinned values cause copies; not tried (the ", report.advice_pins,
+                    " whose copies move most bytes are; --advice-pins=all tries every one)\n");
   }
   if (values) {
     absl::StrAppend(&out, "values off the target's default: ",
@@ -363,10 +368,27 @@ std::string ExplainJson(const ExplainReport& report, bool values) {
   return JsonLine(out);
 }
 
+namespace {
+
+// --advice-pins=N|all: how many pins to try for advice (0 for all).
+absl::StatusOr<size_t> AdvicePins(const Args& args) {
+  const std::optional<std::string> value = args.Value("advice-pins");
+  if (!args.Has("advice-pins")) return kDefaultAdvicePins;
+  if (value == "all") return 0;
+  size_t n = 0;
+  if (!value || !absl::SimpleAtoi(*value, &n) || n == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--advice-pins takes a positive number or 'all', not '", value.value_or(""), "'"));
+  }
+  return n;
+}
+
+}  // namespace
+
 int RunExplainCommand(const Args& args) {
   absl::Status known = args.CheckKnown({"passes", "target", "target-file", "json", "all",
-                                        "graph", "verbose", "accept-old-dumps", "input-format",
-                                        "help"});
+                                        "graph", "advice-pins", "verbose", "accept-old-dumps",
+                                        "input-format", "help"});
   if (!known.ok()) return UsageError(known.message());
   if (args.positional.size() > 1) return UsageError("explain takes one HLO file (or -)");
   if (!args.Has("passes")) return UsageError("explain needs --passes=...,layout-assignment");
@@ -374,6 +396,8 @@ int RunExplainCommand(const Args& args) {
   if (!json.ok()) return UsageError(json.status().message());
   absl::StatusOr<bool> all = args.Bool("all");
   if (!all.ok()) return UsageError(all.status().message());
+  absl::StatusOr<size_t> advice_pins = AdvicePins(args);
+  if (!advice_pins.ok()) return UsageError(advice_pins.status().message());
   // --graph may be repeated: one picture per file.
   std::vector<std::string> graphs;
   for (const auto& [flag, value] : args.flags) {
@@ -401,7 +425,7 @@ int RunExplainCommand(const Args& args) {
     std::cerr << error.message;
     return error.exit_code;
   }
-  absl::StatusOr<ExplainReport> report = ExplainModule(*std::move(module), **pipeline, *all);
+  absl::StatusOr<ExplainReport> report = ExplainModule(*std::move(module), **pipeline, *all, *advice_pins);
   if (!report.ok()) {
     std::cerr << (path == "-" ? "<stdin>" : path) << ": error: " << report.status().message()
               << "\n";

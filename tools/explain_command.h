@@ -10,8 +10,8 @@
 // candidate at a time (the layouts the copies of that value move it to, or
 // for a result, from); the one that moves fewest bytes is advised when it
 // moves fewer than the module as it is. Each try costs a run of the
-// pipeline, so only the kMaxAdvicePins pins whose copies move most bytes
-// are tried; the report counts the others.
+// pipeline, so only the `advice_pins` pins whose copies move most bytes
+// are tried (every pin with 0); the report counts the others.
 #ifndef TOOLS_EXPLAIN_COMMAND_H_
 #define TOOLS_EXPLAIN_COMMAND_H_
 
@@ -41,24 +41,28 @@ struct ExplainAdvice {
   int64_t pinned_bytes = 0;  // of the copies whose chains reach this pin
 };
 
-// Pins tried for advice: each try runs the pipeline again.
-inline constexpr size_t kMaxAdvicePins = 64;
+// Pins tried for advice unless told otherwise (--advice-pins): each try
+// runs the pipeline again.
+inline constexpr size_t kDefaultAdvicePins = 64;
 
 struct ExplainReport {
   LayoutAssignmentStats stats;  // of the last layout-assignment in the pipeline
   LayoutExplanation explanation;
   std::vector<ExplainAdvice> advice;  // most bytes saved first
-  int advice_untried = 0;  // pins past kMaxAdvicePins, not tried
+  size_t advice_pins = 0;  // the most pins tried (0: every pin)
+  int advice_untried = 0;  // pins past advice_pins, not tried
   std::unique_ptr<HloModule> rewritten;
 };
 
 // Runs `pipeline` (which must hold layout-assignment) on `module`, explains
 // the last layout-assignment's copies, and finds the advice by running the
 // pipeline again on edited copies of the module. `values`: also the rule of
-// every value off the target's default. Fails when the pipeline does or
-// holds no layout-assignment.
+// every value off the target's default. `advice_pins`: at most that many
+// pins are tried for advice, those whose copies move most bytes (0: all).
+// Fails when the pipeline does or holds no layout-assignment.
 absl::StatusOr<ExplainReport> ExplainModule(std::unique_ptr<HloModule> module,
-                                            PassPipeline& pipeline, bool values);
+                                            PassPipeline& pipeline, bool values,
+                                            size_t advice_pins = kDefaultAdvicePins);
 
 // Writes `advice.suggested` into `module`'s entry_computation_layout (the
 // module must have one), as a user would edit the header.

@@ -142,6 +142,9 @@ Commands:
                         picture: Graphviz text, an SVG (runs Graphviz's dot)
                         or one HTML page with the table of copies
                         (repeatable: one picture per file).
+  --advice-pins=N|all   (explain) Try at most N pinned values for advice,
+                        those whose copies move most bytes (default 64; each
+                        try runs the pipeline again); the rest are counted.
   calibrate [--target=NAME | --target-file=FILE] [-o OUT] [--repeat=N]
                         Measure the packing core's copy throughput on this
                         machine per kernel class (contiguous, tile,
