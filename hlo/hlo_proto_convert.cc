@@ -2,10 +2,15 @@
 #include "hlo/hlo_proto_convert.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
 #include "hlo/hlo_attributes.h"
 #include "hlo/hlo_proto_attributes.h"
 #include "hlo/hlo_proto_literal.h"
@@ -13,6 +18,81 @@
 
 namespace xla_layout {
 namespace {
+
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code
+// points past U+10FFFF): proto3 refuses to parse a string field that is
+// not, so a module holding such bytes has no HloModuleProto.
+bool IsUtf8(absl::string_view s) {
+  static constexpr uint32_t kLeast[] = {0, 0x80, 0x800, 0x10000};
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    int more = 0;
+    uint32_t code = c;
+    if (c >= 0x80) {
+      if ((c & 0xE0) == 0xC0) more = 1, code = c & 0x1F;
+      else if ((c & 0xF0) == 0xE0) more = 2, code = c & 0x0F;
+      else if ((c & 0xF8) == 0xF0) more = 3, code = c & 0x07;
+      else return false;
+    }
+    if (s.size() - i <= static_cast<size_t>(more)) return false;
+    for (int k = 1; k <= more; ++k) {
+      const unsigned char d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      code = (code << 6) | (d & 0x3F);
+    }
+    if (code < kLeast[more] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
+      return false;
+    }
+    i += more + 1;
+  }
+  return true;
+}
+
+// The path of the first string field (bytes fields may hold anything) of
+// `m` that is not UTF-8, e.g. "metadata.op_name".
+std::optional<std::string> NonUtf8Field(const google::protobuf::Message& m) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection& r = *m.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  r.ListFields(m, &fields);
+  std::string scratch;
+  for (const FieldDescriptor* f : fields) {
+    const int n = f->is_repeated() ? r.FieldSize(m, f) : 1;
+    for (int k = 0; k < n; ++k) {
+      if (f->type() == FieldDescriptor::TYPE_STRING) {
+        const std::string& v = f->is_repeated() ? r.GetRepeatedStringReference(m, f, k, &scratch)
+                                                : r.GetStringReference(m, f, &scratch);
+        if (!IsUtf8(v)) return f->name();
+      } else if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+        const google::protobuf::Message& sub =
+            f->is_repeated() ? r.GetRepeatedMessage(m, f, k) : r.GetMessage(m, f);
+        if (std::optional<std::string> path = NonUtf8Field(sub)) {
+          return absl::StrCat(f->name(), ".", *path);
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// An error naming the first instruction (or else the module field) whose
+// string field is not UTF-8.
+absl::Status CheckUtf8(const xla::HloModuleProto& p) {
+  for (const xla::HloComputationProto& c : p.computations()) {
+    for (const xla::HloInstructionProto& i : c.instructions()) {
+      if (std::optional<std::string> field = NonUtf8Field(i)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "instruction '", i.name(), "': ", *field,
+            " is not UTF-8, which HloModuleProto's string fields must be"));
+      }
+    }
+  }
+  if (std::optional<std::string> field = NonUtf8Field(p)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(*field, " is not UTF-8, which HloModuleProto's string fields must be"));
+  }
+  return absl::OkStatus();
+}
 
 // `shape` without its layouts, recursively.
 void StripLayouts(xla_layout::ShapeProto& shape) {
@@ -228,6 +308,8 @@ absl::StatusOr<xla::HloModuleProto> HloModuleToProto(const HloModule& module,
     p.set_entry_computation_id(ids.computations.at(module.entry()));
   }
   ModuleFieldsToProto(module, p, warnings);
+  absl::Status utf8 = CheckUtf8(p);
+  if (!utf8.ok()) return utf8;
   return p;
 }
 

@@ -33,6 +33,10 @@
 
 namespace xla_layout {
 
+// `module` as XLA's HloModuleProto. What has no field is named in
+// `warnings` (when given) and left out. Fails when a string that goes into
+// a proto string field (a name, metadata, an attribute) is not UTF-8: proto3
+// would refuse to read such a message back.
 absl::StatusOr<xla::HloModuleProto> HloModuleToProto(const HloModule& module,
                                                      std::vector<std::string>* warnings);
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -217,6 +218,31 @@ TEST(HloProtoConvertTest, BadProtosGiveClearErrors) {
       continue;
     }
     EXPECT_THAT(m.status().message(), HasSubstr(message));
+  }
+}
+
+// The text parser takes any bytes in a quoted string; a proto string field
+// takes UTF-8 only, so such a module is refused, not written unreadable (a
+// fuzzed op_name with a stray byte did that).
+TEST(HloProtoConvertTest, StringsThatAreNotUtf8AreRefused) {
+  for (const char* op_name : {"\xff", "a\xc3", "\xed\xa0\x80", "\xc0\xaf", "\xf4\x90\x80\x80"}) {
+    absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(
+        absl::StrCat("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(0), metadata={op_name=\"",
+                     op_name, "\"}\n}\n"),
+        "m.hlo");
+    ASSERT_TRUE(m.ok()) << m.status();
+    absl::StatusOr<xla::HloModuleProto> p = HloModuleToProto(**m, nullptr);
+    ASSERT_FALSE(p.ok()) << absl::CEscape(op_name);
+    EXPECT_THAT(std::string(p.status().message()),
+                ::testing::HasSubstr("instruction 'p': metadata.op_name is not UTF-8"));
+  }
+  for (const char* op_name : {"plain", "caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"}) {
+    absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(
+        absl::StrCat("HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(0), metadata={op_name=\"",
+                     op_name, "\"}\n}\n"),
+        "m.hlo");
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_TRUE(HloModuleToProto(**m, nullptr).ok()) << absl::CEscape(op_name);
   }
 }
 
