@@ -17,6 +17,7 @@
 #include "xla_layout/relayout_kernels.h"
 #include "xla_layout/relayout_planner.h"
 #include "xla_layout/tiled_layout.h"
+#include "xla_layout/transpose_narrow.h"
 #include "xla_layout/memory.h"
 #include "xla_layout/subbyte.h"
 #include "xla_layout/worker_pool.h"
@@ -152,6 +153,10 @@ void RelayoutPlan::Impl::RunLoops(const Task& task, size_t depth, int64_t extent
       return;
     case Kind::kTranspose: {
       const Loop& a = loops[n - 2];
+      if (!task.rows.empty()) {
+        return internal::TransposeRows32(src, dst, 1, 0, 0, extent_of(n - 2), extent_of(n - 1),
+                                         last.src, task.rows.data(), isa);
+      }
       if (task.grouped) {
         const Loop& g = loops[n - 3];
         kernels->transpose_grouped(src, dst, extent_of(n - 3), extent_of(n - 2),
@@ -182,6 +187,12 @@ bool RelayoutPlan::Impl::RunPlanes(const Task& task, int64_t planes, const char*
   if (task.kind == Kind::kFill && fill_uniform && n >= 2) {
     kernels->fill_planes(dst, planes, loops[n - 2].dst, loops[n - 1].extent * es, fill[0],
                          streaming);
+    return true;
+  }
+  if (!task.rows.empty() && n >= 3) {
+    internal::TransposeRows32(src, dst, planes, loops[n - 3].src, loops[n - 3].dst,
+                              loops[n - 2].extent, loops[n - 1].extent, loops[n - 1].src,
+                              task.rows.data(), isa);
     return true;
   }
   if (task.kind == Kind::kTranspose && !task.grouped && n >= 3) {
@@ -501,8 +512,10 @@ absl::Status RelayoutPlan::Impl::Configure(const RelayoutOptions& options,
 absl::Status RelayoutPlan::Impl::PlanTasks(const TiledLayout& s, const TiledLayout& d) {
   bool planned = s.digits().has_value() && d.digits().has_value() &&
                  PlanDigits(s, d, es, &tasks);
+  if (planned) internal::MergeContinuingTasks(&tasks);
   copy_class = planned ? ClassOfTasks(tasks, es) : CopyClass::kTranspose;
   if (planned && streaming) internal::OrderLoopsForStreaming(&tasks, es);
+  if (planned) internal::UseRowTables(&tasks, es, isa);
   if (planned) internal::BlockNarrowTransposes(&tasks, es, isa);
   if (!planned) {
     tasks.clear();
@@ -731,6 +744,7 @@ std::string RelayoutPlan::Describe() const {
       loops.push_back(absl::StrCat(l.extent, ":", l.src, "/", l.dst));
     }
     absl::StrAppend(&out, KindName(t.kind), t.grouped ? " (tiles grouped)" : "",
+                    t.rows.empty() ? "" : " (row table)",
                     " src+", t.src_offset, " dst+",
                     t.dst_offset, " loops(extent:src/dst bytes) ",
                     absl::StrJoin(loops, " "), "\n");

@@ -457,7 +457,7 @@ void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es, Isa isa) {
   // writes whole.
   const int64_t line_rows = kCacheLineBytes / es;
   for (Task& t : *tasks) {
-    if (t.kind != Kind::kTranspose || t.loops.size() < 3) continue;
+    if (t.kind != Kind::kTranspose || t.loops.size() < 3 || !t.rows.empty()) continue;
     const Loop a = t.loops[t.loops.size() - 2];
     if (a.extent * es >= kCacheLineBytes) continue;
     std::vector<Loop> loops = t.loops;

@@ -40,6 +40,9 @@ struct Task {
   // through groups of a's rows (narrow tiles along a source row) and
   // continues a in the source. Only with another loop outside it.
   bool grouped = false;
+  // kTranspose: the destination offset of each step of loops[n - 2], the
+  // columns of a source row, when they are a table (transpose_narrow.h).
+  std::vector<int64_t> rows;
   int64_t Elements() const {
     int64_t n = 1;
     for (const Loop& l : loops) n *= l.extent;
