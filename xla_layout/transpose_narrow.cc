@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <utility>
+
+#include "xla_layout/simd_transpose.h"
 
 namespace xla_layout::internal {
 namespace {
@@ -17,97 +20,58 @@ void TransposeRowsScalar(const char* src, char* dst, int64_t ncols, int64_t nb, 
   }
 }
 
-// out[a] = the 8 elements of column a0 + a of source rows 0..7 (ssb bytes
-// apart). Rows b and b + 4 share a register: a 128-bit load, and a 128-bit
-// broadcast load blended into its upper half (the broadcast is a load, the
-// blend runs on any vector port, where an insert takes a shuffle port, which
-// the two rounds of unpacks and shuffles after it already keep busy).
-__attribute__((target("avx2"), always_inline)) inline void Columns8x8(const char* src,
-                                                                     int64_t ssb,
-                                                                     __m256* out) {
-  auto pair = [&](int b) __attribute__((target("avx2"), always_inline)) {
-    const __m128 lo = _mm_loadu_ps(reinterpret_cast<const float*>(src + b * ssb));
-    const __m128 hi = _mm_loadu_ps(reinterpret_cast<const float*>(src + (b + 4) * ssb));
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
-  };
-  auto half = [&](int a0) __attribute__((target("avx2"), always_inline)) {
-    const __m256 r0 = pair(0), r1 = pair(1), r2 = pair(2), r3 = pair(3);
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    out[a0 + 0] = _mm256_shuffle_ps(t0, t2, 0x44);
-    out[a0 + 1] = _mm256_shuffle_ps(t0, t2, 0xEE);
-    out[a0 + 2] = _mm256_shuffle_ps(t1, t3, 0x44);
-    out[a0 + 3] = _mm256_shuffle_ps(t1, t3, 0xEE);
-  };
-  half(0);
-  src += 16;
-  half(4);
-}
-
-// One column of 8 source rows (ssb bytes apart) in a register: element
-// loads inserted in place (a gather of 8 measured slower here).
-__attribute__((target("avx2"), always_inline)) inline __m256 Column8(const char* src,
-                                                                    int64_t ssb) {
-  auto four = [&](const char* s) __attribute__((target("avx2"), always_inline)) {
-    auto at = [&](int b) { return *reinterpret_cast<const float*>(s + b * ssb); };
-    return _mm_setr_ps(at(0), at(1), at(2), at(3));
-  };
-  return _mm256_set_m128(four(src + 4 * ssb), four(src));
-}
-
-// Stores v[i] (and w[i] after it, for kWide) at row[i] + offset, i = 0..7,
-// expanded over constant indices so the registers stay registers.
+// Stores v[i] (and w[i] after it, for kWide) at row[i], i = 0..7, expanded
+// over constant indices so the registers stay registers.
 template <bool kWide, size_t... kI>
 __attribute__((target("avx2"), always_inline)) inline void StoreColumns(
-    char* dst, const int64_t* row, const __m256* v, const __m256* w,
+    char* const* row, int64_t offset, const __m256* v, const __m256* w,
     std::index_sequence<kI...>) {
   auto store = [&](size_t i) __attribute__((target("avx2"), always_inline)) {
-    float* p = reinterpret_cast<float*>(dst + row[i]);
+    float* p = reinterpret_cast<float*>(row[i] + offset);
     _mm256_storeu_ps(p, v[i]);
     if (kWide) _mm256_storeu_ps(p + 8, w[i]);
   };
   (store(kI), ...);
 }
 
-// Source rows b .. b + 8 (kWide: b + 16) of one plane, every column:
-// blocks of 8 columns, then each column left over in one register per 8
-// rows.
-template <bool kWide>
-__attribute__((target("avx2"))) inline void RowBlock(const char* src, char* dst,
-                                                     int64_t ncols, int64_t ssb,
-                                                     const int64_t* rows) {
-  __m256 lo[8], hi[8];
-  int64_t c = 0;
-  for (; c + 8 <= ncols; c += 8) {
-    Columns8x8(src + c * 4, ssb, lo);
-    if (kWide) Columns8x8(src + c * 4 + 8 * ssb, ssb, hi);
-    StoreColumns<kWide>(dst, rows + c, lo, hi, std::make_index_sequence<8>());
+// Calls block(b, wide) for source rows b .. b + 16 (wide) or b + 8 that
+// cover [0, nb) (nb >= 8), 16 at a time when kWide: the last block overlaps
+// the one before it.
+template <bool kWide, typename Block>
+__attribute__((target("avx2"), always_inline)) inline void ForRowBlocks(int64_t nb, Block block) {
+  int64_t b = 0;
+  if (kWide) {
+    for (; b + 16 <= nb; b += 16) block(b, std::true_type());
   }
-  for (; c < ncols; ++c) {
-    const char* s = src + c * 4;
-    float* d = reinterpret_cast<float*>(dst + rows[c]);
-    _mm256_storeu_ps(d, Column8(s, ssb));
-    if (kWide) _mm256_storeu_ps(d + 8, Column8(s + 8 * ssb, ssb));
-  }
+  for (; b + 8 <= nb; b += 8) block(b, std::false_type());
+  if (b < nb) block(nb - 8, std::false_type());
 }
 
+// Column block by column block (8 source columns, their destination rows
+// held in registers), each down every source row: each destination row is
+// written front to back, 32 or 64 bytes at a time. The columns left over (9 of
+// 3x3 is 8 + 1) go element by element, a sweep down the rows per column:
+// on [576,9] that measured faster than a register of 8 built from element
+// loads per 8 rows, and than an 8x8 block overlapping the one before it.
+// Column blocks outside row blocks measured faster (f32[576,1,3,3] to
+// {0,1,3,2}, `bench/relayout_bench`).
+template <bool kWide>
 __attribute__((target("avx2"))) void TransposeRowsAvx2(const char* src, char* dst,
                                                        int64_t ncols, int64_t nb,
                                                        int64_t ssb, const int64_t* rows) {
-  // Blocks of 16 source rows write 64 bytes (a line) to each destination
-  // row; an odd 8 and the last rows (overlapping the block before) 32.
-  int64_t b = 0;
-  for (; b + 16 <= nb; b += 16) {
-    RowBlock<true>(src + b * ssb, dst + b * 4, ncols, ssb, rows);
+  const int64_t c8 = ncols & ~int64_t{7};
+  for (int64_t c = 0; c < c8; c += 8) {
+    char* row[8];
+    for (int i = 0; i < 8; ++i) row[i] = dst + rows[c + i];
+    const char* s = src + c * 4;
+    ForRowBlocks<kWide>(nb, [&](int64_t b, auto wide) __attribute__((target("avx2"), always_inline)) {
+      __m256 lo[8], hi[8];
+      Transpose8x8ToRegs(s + b * ssb, ssb, lo);
+      if (wide) Transpose8x8ToRegs(s + (b + 8) * ssb, ssb, hi);
+      StoreColumns<decltype(wide)::value>(row, b * 4, lo, hi, std::make_index_sequence<8>());
+    });
   }
-  if (b + 8 <= nb) {
-    RowBlock<false>(src + b * ssb, dst + b * 4, ncols, ssb, rows);
-    b += 8;
-  }
-  if (b < nb) {
-    b = nb - 8;
-    RowBlock<false>(src + b * ssb, dst + b * 4, ncols, ssb, rows);
-  }
+  TransposeRowsScalar(src + c8 * 4, dst, ncols - c8, nb, ssb, rows + c8);
 }
 
 }  // namespace
@@ -116,11 +80,19 @@ void TransposeRows32(const char* src, char* dst, int64_t planes, int64_t plane_s
                      int64_t plane_dst, int64_t ncols, int64_t nb, int64_t ssb,
                      const int64_t* rows, Isa isa) {
   const bool simd = (isa == Isa::kAvx2 || isa == Isa::kAvx512) && ncols >= 8 && nb >= 8;
+  // Destination rows a multiple of 4 KiB apart share their L1 set (and the
+  // low address bits the loads are checked against): those take 16 source
+  // rows at a time, so that each line of them is written whole at once
+  // (f32[960,1,3,3] into T(1,128), 4 KiB rows: 0.33x -> 0.50x of memcpy);
+  // other rows 8, which measured faster on them ([576,9]: 0.54x -> 0.63x).
+  const bool wide = simd && (rows[1] - rows[0]) % kSharedSetBytes == 0;
   for (int64_t p = 0; p < planes; ++p) {
     const char* s = src + p * plane_src;
     char* d = dst + p * plane_dst;
-    if (simd) {
-      TransposeRowsAvx2(s, d, ncols, nb, ssb, rows);
+    if (simd && wide) {
+      TransposeRowsAvx2<true>(s, d, ncols, nb, ssb, rows);
+    } else if (simd) {
+      TransposeRowsAvx2<false>(s, d, ncols, nb, ssb, rows);
     } else {
       TransposeRowsScalar(s, d, ncols, nb, ssb, rows);
     }
@@ -217,9 +189,17 @@ void UseRowTables(std::vector<Task>* tasks, int64_t es, Isa isa) {
     std::vector<Loop> outer;
     std::vector<int64_t> rows = FoldColumns(t, es, &outer);
     const int64_t cols = static_cast<int64_t>(rows.size());
-    // A lone column loop of a multiple of 8 is the planner's own kernels'
-    // case (16x16 strips, tiles grouped).
-    if (cols < 8 || (t.loops[n - 2].extent % 8 == 0 && cols == t.loops[n - 2].extent)) continue;
+    // A lone column loop is the planner's own kernels' case (16x16 strips,
+    // tiles grouped; for [C,9] 8x8 blocks and a sweep of the 9th column, as
+    // fast as the table), unless its destination rows are 4 KiB apart. Tile
+    // rows fold into one table when a few ([144,24] into T(8,128): 3 tiles
+    // of 8 rows); with many (72 tiles of [160,576]) the grouped tiles
+    // measured faster.
+    const Loop& a = t.loops[n - 2];
+    if (cols < 8 || (cols == a.extent && a.dst % kSharedSetBytes != 0) ||
+        (a.extent % 8 == 0 && cols > kMaxFoldedTileColumns)) {
+      continue;
+    }
     // An outer loop of one step when there is none: the plan's work is
     // shared along loops[0], which must not cut the table.
     if (outer.empty()) outer.push_back(Loop{1, 0, 0});

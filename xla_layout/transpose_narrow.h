@@ -6,9 +6,10 @@
 // 16 elements and leave the rest (the 9th of 9) to an element loop; here the
 // columns a transpose reads of each source row (the loops contiguous in the
 // source, folded into one) get a table of their destination rows, built at
-// plan time, and every column goes through 8x8 register transposes: the last
-// block of columns overlaps the one before it (rows 1..8 of 9 again), as the
-// last block of rows does, so that no element moves alone.
+// plan time, so that one kernel call takes all of them: 8 columns at a time
+// in 8x8 register transposes down all the rows, the last block of rows
+// overlapping the one before it, and the columns left over (the 9th of 9)
+// element by element.
 #ifndef XLA_LAYOUT_TRANSPOSE_NARROW_H_
 #define XLA_LAYOUT_TRANSPOSE_NARROW_H_
 
@@ -40,13 +41,18 @@ void MergeContinuingTasks(std::vector<Task>* tasks);
 // row-table transposes (Task::rows) where `isa` has the SIMD kernel: the
 // loop contiguous in the source and the loops that continue it there (up to
 // kMaxRowTableColumns columns) become one column loop {ncols, 4, 0}, their
-// destination strides the table, when that loop's extent is not a multiple
-// of 8 (the 9 of 3x3) or loops were folded into it (27, 288, the tile rows
-// of T(8,128)), in tasks of at most kMaxRowTableBytes: the copies that stay
-// in the L2 cache. Larger transposes keep the planner's strips and grouped tiles,
+// destination strides the table, when loops fold into one of an extent
+// not a multiple of 8 (the 9 of 3x3 with the input channels: 27, 288), or
+// into up to kMaxFoldedTileColumns tile rows (T(8,128)), or when the
+// destination rows are a multiple of kSharedSetBytes apart (the 9 rows of
+// [960,9] in T(1,128)); in tasks of at most kMaxRowTableBytes: the copies
+// that stay in the L2 cache. Larger transposes keep the planner's strips and grouped tiles,
 // which fetch ahead and stream. Other tasks are left as they are.
 inline constexpr int64_t kMaxRowTableColumns = 1024;
 inline constexpr int64_t kMaxRowTableBytes = 512 << 10;
+inline constexpr int64_t kMaxFoldedTileColumns = 64;
+// Addresses this far apart share an L1 set (32 KiB, 8 ways).
+inline constexpr int64_t kSharedSetBytes = 4096;
 void UseRowTables(std::vector<Task>* tasks, int64_t es, Isa isa);
 
 }  // namespace xla_layout::internal
