@@ -41,16 +41,17 @@ void MergeContinuingTasks(std::vector<Task>* tasks);
 // row-table transposes (Task::rows) where `isa` has the SIMD kernel: the
 // loop contiguous in the source and the loops that continue it there (up to
 // kMaxRowTableColumns columns) become one column loop {ncols, 4, 0}, their
-// destination strides the table, when loops fold into one of an extent
-// not a multiple of 8 (the 9 of 3x3 with the input channels: 27, 288), or
-// into up to kMaxFoldedTileColumns tile rows (T(8,128)), or when the
-// destination rows are a multiple of kSharedSetBytes apart (the 9 rows of
-// [960,9] in T(1,128)); in tasks of at most kMaxRowTableBytes: the copies
-// that stay in the L2 cache. Larger transposes keep the planner's strips and grouped tiles,
-// which fetch ahead and stream. Other tasks are left as they are.
+// destination strides the table, when loops fold into one of an extent not
+// a multiple of 8 (the 9 of 3x3 with the input channels: 27, 288), or into
+// up to kMaxFoldedTileColumns tile rows (T(8,128): 4 tiles of 8 rows), or
+// when the destination rows are a multiple of kSharedSetBytes apart (the 9
+// rows of [960,9] in T(1,128)); in tasks of at most kMaxRowTableBytes: the
+// copies that stay in the L2 cache. Larger transposes keep the planner's
+// strips and grouped tiles, which fetch ahead and stream. Other tasks are
+// left as they are.
 inline constexpr int64_t kMaxRowTableColumns = 1024;
 inline constexpr int64_t kMaxRowTableBytes = 512 << 10;
-inline constexpr int64_t kMaxFoldedTileColumns = 64;
+inline constexpr int64_t kMaxFoldedTileColumns = 32;
 // Addresses this far apart share an L1 set (32 KiB, 8 ways).
 inline constexpr int64_t kSharedSetBytes = 4096;
 void UseRowTables(std::vector<Task>* tasks, int64_t es, Isa isa);
