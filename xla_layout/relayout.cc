@@ -111,6 +111,9 @@ struct RelayoutPlan::Impl {
                   int64_t dst_stride) const;
   void RunGather(int64_t begin, int64_t end, const char* src,
                  char* dst) const;
+  // Execute's path for every plan but a small one (kept out of Execute, so
+  // that a small plan's run does not pay this path's register saves).
+  void Run(const void* src_ptr, void* dst_ptr) const;
 };
 
 void RelayoutPlan::Impl::FillRun(char* dst, int64_t elements) const {
@@ -641,6 +644,12 @@ void RelayoutPlan::Execute(const void* src_ptr, void* dst_ptr) const {
   if (p.small != nullptr) {
     return p.small->Run(static_cast<const char*>(src_ptr), static_cast<char*>(dst_ptr));
   }
+  p.Run(src_ptr, dst_ptr);
+}
+
+__attribute__((noinline)) void RelayoutPlan::Impl::Run(const void* src_ptr,
+                                                       void* dst_ptr) const {
+  const Impl& p = *this;
   if (p.bytes != nullptr) {
     // Sub-byte: unpack, move bytes, pack (scratch sizes checked in Create).
     // Scratch kept per thread from one run to the next: fresh pages cost a

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -11,50 +12,61 @@
 namespace xla_layout::internal {
 namespace {
 
-// Calls fn(s, d) for every step of loops[0..kOuter) of `op`, from its offsets.
-template <int kOuter, typename Fn>
-__attribute__((always_inline)) inline void ForOuter(const SmallOp& op, const char* src,
+// Calls fn(s, d) for every step of loops[kFirst..kLast] of an op (loops
+// before kFirst have extent 1), from the op's offsets. The loops are copied
+// first: the stores through `dst` may alias the op for all the compiler
+// knows, and a reload of a field after a store whose address matches it
+// modulo 4 KiB (destinations are often page-aligned) waits for that store.
+template <int kFirst, int kLast, typename Fn>
+__attribute__((always_inline)) inline void ForLoops(const SmallOp& op, const char* src,
                                                     char* dst, Fn fn) {
-  static_assert(kOuter == 3 || kOuter == 2 || kOuter == 1);
+  // Loops outside [kFirst, kLast] become constant single steps, which the
+  // compiler folds away.
+  auto loop = [&](int k) { return kFirst <= k && k <= kLast ? op.loops[k] : Loop{1, 0, 0}; };
+  const Loop l0 = loop(0), l1 = loop(1), l2 = loop(2);
   const char* s0 = src + op.src_offset;
   char* d0 = dst + op.dst_offset;
-  const Loop& l0 = op.loops[0];
   for (int64_t i = 0; i < l0.extent; ++i, s0 += l0.src, d0 += l0.dst) {
-    if constexpr (kOuter == 1) {
-      fn(s0, d0);
-    } else {
-      const Loop& l1 = op.loops[1];
-      const char* s1 = s0;
-      char* d1 = d0;
-      for (int64_t j = 0; j < l1.extent; ++j, s1 += l1.src, d1 += l1.dst) {
-        if constexpr (kOuter == 2) {
-          fn(s1, d1);
-        } else {
-          const Loop& l2 = op.loops[2];
-          const char* s2 = s1;
-          char* d2 = d1;
-          for (int64_t k = 0; k < l2.extent; ++k, s2 += l2.src, d2 += l2.dst) fn(s2, d2);
-        }
-      }
+    const char* s1 = s0;
+    char* d1 = d0;
+    for (int64_t j = 0; j < l1.extent; ++j, s1 += l1.src, d1 += l1.dst) {
+      const char* s2 = s1;
+      char* d2 = d1;
+      for (int64_t k = 0; k < l2.extent; ++k, s2 += l2.src, d2 += l2.dst) fn(s2, d2);
     }
   }
 }
 
-// ---------------------------------------------------------------------------
-// Runs of bytes (loops[3] contiguous on both sides), kBytes known to the
-// compiler; kBytes == 0 for other sizes.
-
-template <int64_t kBytes>
-void CopyRunsScalar(const SmallOp& op, const char* src, char* dst) {
-  const int64_t bytes = kBytes != 0 ? kBytes : op.loops[3].extent * op.es;
-  ForOuter<3>(op, src, dst, [bytes](const char* s, char* d) { std::memcpy(d, s, bytes); });
+// A kernel with kDepth loops of its op (the ones just outside the kernel's
+// own) compiled in, for kDepth of 0 to 3: Pick(integral_constant<kDepth>)
+// returns it. A kernel without loops is a leaf: no callee-saved registers
+// to save and restore around a run of a few stores.
+template <typename Pick>
+SmallKernel ByDepth(int depth, Pick pick) {
+  switch (depth) {
+    case 0: return pick(std::integral_constant<int, 0>());
+    case 1: return pick(std::integral_constant<int, 1>());
+    case 2: return pick(std::integral_constant<int, 2>());
+    default: return pick(std::integral_constant<int, 3>());
+  }
 }
 
-template <int64_t kBytes>
+// ---------------------------------------------------------------------------
+// Runs of bytes (loops[3] contiguous on both sides) with kDepth loops
+// around them (loops[3 - kDepth..2]), kBytes known to the compiler; kBytes
+// == 0 for other sizes.
+
+template <int kDepth, int64_t kBytes>
+void CopyRunsScalar(const SmallOp& op, const char* src, char* dst) {
+  const int64_t bytes = kBytes != 0 ? kBytes : op.loops[3].extent * op.es;
+  ForLoops<3 - kDepth, 2>(op, src, dst, [=](const char* s, char* d) { std::memcpy(d, s, bytes); });
+}
+
+template <int kDepth, int64_t kBytes>
 __attribute__((target("avx2"))) void CopyRunsAvx2(const SmallOp& op, const char* src,
                                                   char* dst) {
   static_assert(kBytes % 32 == 0 && kBytes > 0);
-  ForOuter<3>(op, src, dst, [](const char* s, char* d) __attribute__((target("avx2"))) {
+  ForLoops<3 - kDepth, 2>(op, src, dst, [](const char* s, char* d) __attribute__((target("avx2"))) {
     for (int64_t i = 0; i < kBytes; i += 32) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i),
                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i)));
@@ -63,10 +75,11 @@ __attribute__((target("avx2"))) void CopyRunsAvx2(const SmallOp& op, const char*
 }
 
 // Runs of any size over 32 bytes: 32-byte moves, the last one overlapping.
+template <int kDepth>
 __attribute__((target("avx2"))) void CopyRunsAnyAvx2(const SmallOp& op, const char* src,
                                                     char* dst) {
   const int64_t bytes = op.loops[3].extent * op.es;
-  ForOuter<3>(op, src, dst, [bytes](const char* s, char* d) __attribute__((target("avx2"))) {
+  ForLoops<3 - kDepth, 2>(op, src, dst, [=](const char* s, char* d) __attribute__((target("avx2"))) {
     int64_t i = 0;
     for (; i + 32 < bytes; i += 32) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i),
@@ -80,68 +93,99 @@ __attribute__((target("avx2"))) void CopyRunsAnyAvx2(const SmallOp& op, const ch
 
 // Runs of 64 bytes or more with 64-byte moves, the last one overlapping
 // (kBytes == 0: the size from the op).
-template <int64_t kBytes>
+template <int kDepth, int64_t kBytes>
 __attribute__((target("avx512f"))) void CopyRunsAvx512(const SmallOp& op, const char* src,
                                                       char* dst) {
   const int64_t bytes = kBytes != 0 ? kBytes : op.loops[3].extent * op.es;
-  ForOuter<3>(op, src, dst, [bytes](const char* s, char* d) __attribute__((target("avx512f"))) {
+  ForLoops<3 - kDepth, 2>(op, src, dst, [=](const char* s, char* d) __attribute__((target("avx512f"))) {
     int64_t i = 0;
     for (; i + 64 < bytes; i += 64) _mm512_storeu_si512(d + i, _mm512_loadu_si512(s + i));
     _mm512_storeu_si512(d + bytes - 64, _mm512_loadu_si512(s + bytes - 64));
   });
 }
 
-SmallKernel CopyKernel(int64_t bytes, Isa isa, std::string* name) {
-  *name = absl::StrCat("rows of ", bytes, " bytes");
-  const bool simd = isa != Isa::kScalar;
-  if (isa == Isa::kAvx512 && bytes >= 64) {
+// Rows of 32 bytes whose loop (loops[2]) writes them one after another in
+// pairs: each pair is one 64-byte store (the 8-float rows of T(8,8) and
+// T(8,1) tiles to and from row-major, four or more to a line), half the
+// stores of one per row. loops[2] has an even extent; kDepth counts it.
+template <int kDepth>
+__attribute__((target("avx512f"))) void CopyRowPairsAvx512(const SmallOp& op, const char* src,
+                                                          char* dst) {
+  const int64_t pairs = op.loops[2].extent / 2, step = op.loops[2].src;
+  ForLoops<3 - kDepth, 1>(op, src, dst, [=](const char* s, char* d) __attribute__((target("avx512f"))) {
+    for (int64_t i = 0; i < pairs; ++i, s += 2 * step, d += 64) {
+      const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + step));
+      _mm512_storeu_si512(d, _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
+    }
+  });
+}
+
+// The run kernel for `isa`, runs of `bytes`, `depth` loops around them.
+SmallKernel CopyKernel(int64_t bytes, Isa isa, int depth) {
+  auto scalar = [depth](auto size) {
+    return ByDepth(depth, [](auto d) { return &CopyRunsScalar<d(), decltype(size)::value>; });
+  };
+  auto avx2 = [depth](auto size) {
+    return ByDepth(depth, [](auto d) { return &CopyRunsAvx2<d(), decltype(size)::value>; });
+  };
+  auto avx512 = [depth](auto size) {
+    return ByDepth(depth, [](auto d) { return &CopyRunsAvx512<d(), decltype(size)::value>; });
+  };
+  using std::integral_constant;
+  if (isa == Isa::kAvx512 && bytes >= 64 && bytes <= 4096) {
     switch (bytes) {
-      case 64: return CopyRunsAvx512<64>;
-      case 128: return CopyRunsAvx512<128>;
-      case 256: return CopyRunsAvx512<256>;
-      case 512: return CopyRunsAvx512<512>;
-      default: return bytes <= 4096 ? CopyRunsAvx512<0> : CopyRunsScalar<0>;
+      case 64: return avx512(integral_constant<int64_t, 64>());
+      case 128: return avx512(integral_constant<int64_t, 128>());
+      case 256: return avx512(integral_constant<int64_t, 256>());
+      case 512: return avx512(integral_constant<int64_t, 512>());
+      default: return avx512(integral_constant<int64_t, 0>());
     }
   }
+  const bool simd = isa != Isa::kScalar;
   switch (bytes) {
-    case 1: return CopyRunsScalar<1>;
-    case 2: return CopyRunsScalar<2>;
-    case 4: return CopyRunsScalar<4>;
-    case 8: return CopyRunsScalar<8>;
-    case 16: return CopyRunsScalar<16>;
-    case 32: return simd ? CopyRunsAvx2<32> : CopyRunsScalar<32>;
-    case 64: return simd ? CopyRunsAvx2<64> : CopyRunsScalar<64>;
-    case 128: return simd ? CopyRunsAvx2<128> : CopyRunsScalar<128>;
-    case 256: return simd ? CopyRunsAvx2<256> : CopyRunsScalar<256>;
-    case 512: return simd ? CopyRunsAvx2<512> : CopyRunsScalar<512>;
-    default: return simd && bytes > 32 && bytes <= 4096 ? CopyRunsAnyAvx2 : CopyRunsScalar<0>;
+    case 4: return scalar(integral_constant<int64_t, 4>());
+    case 8: return scalar(integral_constant<int64_t, 8>());
+    case 16: return scalar(integral_constant<int64_t, 16>());
+    case 32: return simd ? avx2(integral_constant<int64_t, 32>()) : scalar(integral_constant<int64_t, 32>());
+    case 64: return simd ? avx2(integral_constant<int64_t, 64>()) : scalar(integral_constant<int64_t, 64>());
+    default:
+      if (simd && bytes > 32 && bytes <= 4096) {
+        return ByDepth(depth, [](auto d) { return &CopyRunsAnyAvx2<d()>; });
+      }
+      return scalar(integral_constant<int64_t, 0>());
   }
 }
 
 // ---------------------------------------------------------------------------
 // Padding: runs of loops[3] elements, contiguous in the destination.
 
+template <int kDepth>
 void FillRunsScalar(const SmallOp& op, const char* src, char* dst) {
   const int64_t bytes = op.loops[3].extent * op.es;
   const uint8_t value = op.fill[0];
-  ForOuter<3>(op, src, dst, [&](const char*, char* d) { std::memset(d, value, bytes); });
+  ForLoops<3 - kDepth, 2>(op, src, dst, [=](const char*, char* d) { std::memset(d, value, bytes); });
 }
 
 // A padding value whose bytes differ (1, 2, 3, 4 for an f32), element by element.
+template <int kDepth>
 void FillRunsPattern(const SmallOp& op, const char* src, char* dst) {
   const int64_t n = op.loops[3].extent, es = op.es;
-  ForOuter<3>(op, src, dst, [&](const char*, char* d) {
-    for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * es, op.fill, es);
+  const uint8_t* fill = op.fill;
+  ForLoops<3 - kDepth, 2>(op, src, dst, [=](const char*, char* d) {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * es, fill, es);
   });
 }
 
 // 32-byte stores; a run under 32 bytes by overlapping 8- or 16-byte ones.
+template <int kDepth>
 __attribute__((target("avx2"))) void FillRunsAvx2(const SmallOp& op, const char* src,
                                                   char* dst) {
   const int64_t bytes = op.loops[3].extent * op.es;
-  const __m256i v = _mm256_set1_epi8(static_cast<char>(op.fill[0]));
-  const uint64_t w = 0x0101010101010101ull * op.fill[0];
-  ForOuter<3>(op, src, dst, [&](const char*, char* d) __attribute__((target("avx2"))) {
+  const uint8_t value = op.fill[0];
+  const __m256i v = _mm256_set1_epi8(static_cast<char>(value));
+  const uint64_t w = 0x0101010101010101ull * value;
+  ForLoops<3 - kDepth, 2>(op, src, dst, [=](const char*, char* d) __attribute__((target("avx2"))) {
     if (bytes >= 32) {
       int64_t i = 0;
       for (; i + 32 < bytes; i += 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), v);
@@ -153,44 +197,60 @@ __attribute__((target("avx2"))) void FillRunsAvx2(const SmallOp& op, const char*
       std::memcpy(d, &w, 8);
       std::memcpy(d + bytes - 8, &w, 8);
     } else {
-      std::memset(d, op.fill[0], bytes);
+      std::memset(d, value, bytes);
     }
   });
 }
 
 // The same with 64-byte stores for runs of 64 bytes or more.
+template <int kDepth>
 __attribute__((target("avx512f"))) void FillRunsAvx512(const SmallOp& op, const char* src,
                                                       char* dst) {
   const int64_t bytes = op.loops[3].extent * op.es;
-  if (bytes < 64) return FillRunsAvx2(op, src, dst);
   const __m512i v = _mm512_set1_epi32(0x01010101 * op.fill[0]);
-  ForOuter<3>(op, src, dst, [&](const char*, char* d) __attribute__((target("avx512f"))) {
+  ForLoops<3 - kDepth, 2>(op, src, dst, [=](const char*, char* d) __attribute__((target("avx512f"))) {
     int64_t i = 0;
     for (; i + 64 < bytes; i += 64) _mm512_storeu_si512(d + i, v);
     _mm512_storeu_si512(d + bytes - 64, v);
   });
 }
 
+// The fill kernel for `isa`, runs of `bytes` of `fill`, `depth` loops around them.
+SmallKernel FillKernel(int64_t bytes, const std::vector<uint8_t>& fill, Isa isa, int depth) {
+  const bool uniform =
+      std::all_of(fill.begin(), fill.end(), [&](uint8_t b) { return b == fill[0]; });
+  if (!uniform) return ByDepth(depth, [](auto d) { return &FillRunsPattern<d()>; });
+  if (isa == Isa::kAvx512 && bytes >= 64) {
+    return ByDepth(depth, [](auto d) { return &FillRunsAvx512<d()>; });
+  }
+  if (isa != Isa::kScalar) return ByDepth(depth, [](auto d) { return &FillRunsAvx2<d()>; });
+  return ByDepth(depth, [](auto d) { return &FillRunsScalar<d()>; });
+}
+
 // ---------------------------------------------------------------------------
 // Element by element (kStrided): loops[3] strided on both sides.
 
-template <int64_t kEs>
+template <int kDepth, int64_t kEs>
 void StridedElements(const SmallOp& op, const char* src, char* dst) {
-  const Loop& l = op.loops[3];
+  const Loop l = op.loops[3];
   const int64_t es = kEs != 0 ? kEs : op.es;
-  ForOuter<3>(op, src, dst, [&](const char* s, char* d) {
+  ForLoops<3 - kDepth, 2>(op, src, dst, [=](const char* s, char* d) {
     for (int64_t i = 0; i < l.extent; ++i) std::memcpy(d + i * l.dst, s + i * l.src, es);
   });
 }
 
-SmallKernel StridedKernel(int64_t es) {
+SmallKernel StridedKernel(int64_t es, int depth) {
+  auto pick = [depth](auto size) {
+    return ByDepth(depth, [](auto d) { return &StridedElements<d(), decltype(size)::value>; });
+  };
+  using std::integral_constant;
   switch (es) {
-    case 1: return StridedElements<1>;
-    case 2: return StridedElements<2>;
-    case 4: return StridedElements<4>;
-    case 8: return StridedElements<8>;
-    case 16: return StridedElements<16>;
-    default: return StridedElements<0>;
+    case 1: return pick(integral_constant<int64_t, 1>());
+    case 2: return pick(integral_constant<int64_t, 2>());
+    case 4: return pick(integral_constant<int64_t, 4>());
+    case 8: return pick(integral_constant<int64_t, 8>());
+    case 16: return pick(integral_constant<int64_t, 16>());
+    default: return pick(integral_constant<int64_t, 0>());
   }
 }
 
@@ -200,21 +260,21 @@ SmallKernel StridedKernel(int64_t es) {
 // set's transpose_planes, loops[0] outside it.
 
 void TransposePlanes(const SmallOp& op, const char* src, char* dst) {
-  const Loop &p = op.loops[1], &a = op.loops[2], &b = op.loops[3];
+  const Loop p = op.loops[1], a = op.loops[2], b = op.loops[3];
   const int es = static_cast<int>(op.es);
-  ForOuter<1>(op, src, dst, [&](const char* s, char* d) {
-    op.kernels->transpose_planes(s, d, p.extent, p.src, p.dst, a.extent, b.extent, b.src,
-                                 a.dst, es, false);
+  const auto kernel = op.kernels->transpose_planes;
+  ForLoops<0, 0>(op, src, dst, [=](const char* s, char* d) {
+    kernel(s, d, p.extent, p.src, p.dst, a.extent, b.extent, b.src, a.dst, es, false);
   });
 }
 
 // Grouped (Task::grouped): loops[1..3] are the kernel's g, a, b.
 void TransposeGrouped(const SmallOp& op, const char* src, char* dst) {
-  const Loop &g = op.loops[1], &a = op.loops[2], &b = op.loops[3];
+  const Loop g = op.loops[1], a = op.loops[2], b = op.loops[3];
   const int es = static_cast<int>(op.es);
-  ForOuter<1>(op, src, dst, [&](const char* s, char* d) {
-    op.kernels->transpose_grouped(s, d, g.extent, a.extent, b.extent, b.src, a.dst, g.dst, es,
-                                  false);
+  const auto kernel = op.kernels->transpose_grouped;
+  ForLoops<0, 0>(op, src, dst, [=](const char* s, char* d) {
+    kernel(s, d, g.extent, a.extent, b.extent, b.src, a.dst, g.dst, es, false);
   });
 }
 
@@ -248,9 +308,9 @@ __attribute__((target("avx2"))) void Interleave4x1Bytes(const char* src, char* d
 
 __attribute__((target("avx2"))) void InterleaveBytes4(const SmallOp& op, const char* src,
                                                      char* dst) {
-  const Loop &a = op.loops[2], &b = op.loops[3];
-  ForOuter<2>(op, src, dst, [&](const char* s, char* d) __attribute__((target("avx2"))) {
-    Interleave4x1Bytes(s, d, a.extent, b.src);
+  const int64_t na = op.loops[2].extent, ssb = op.loops[3].src;
+  ForLoops<0, 1>(op, src, dst, [=](const char* s, char* d) __attribute__((target("avx2"))) {
+    Interleave4x1Bytes(s, d, na, ssb);
   });
 }
 
@@ -281,18 +341,34 @@ struct SmallPlan::PermuteTables {
 
 namespace {
 
+// kChunks 64-byte chunks of destination; kPadding when some destination
+// byte takes the padding value. Unrolled over the chunks.
+template <int kChunks, bool kPadding>
 __attribute__((target("avx512f,avx512bw,avx512vbmi"))) void PermuteBytes(const SmallOp& op,
                                                                          const char* src,
                                                                          char* dst) {
   const auto& t = *static_cast<const SmallPlan::PermuteTables*>(op.table);
   const __m512i lo = _mm512_maskz_loadu_epi8(t.load_lo, src);
   const __m512i hi = _mm512_maskz_loadu_epi8(t.load_hi, src + 64);
-  for (int c = 0; c < t.chunks; ++c) {
+  for (int c = 0; c < kChunks; ++c) {
     const auto& k = t.chunk[c];
-    const __m512i moved = _mm512_permutex2var_epi8(lo, _mm512_load_si512(k.index), hi);
-    const __m512i out = _mm512_mask_blend_epi8(k.from_source, _mm512_load_si512(k.padding), moved);
-    _mm512_mask_storeu_epi8(dst + 64 * c, k.inside, out);
+    __m512i out = _mm512_permutex2var_epi8(lo, _mm512_load_si512(k.index), hi);
+    if (kPadding) out = _mm512_mask_blend_epi8(k.from_source, _mm512_load_si512(k.padding), out);
+    if (c + 1 < kChunks) {
+      _mm512_storeu_si512(dst + 64 * c, out);
+    } else {
+      _mm512_mask_storeu_epi8(dst + 64 * c, k.inside, out);
+    }
   }
+}
+
+SmallKernel PermuteKernel(int chunks, bool padding) {
+  static constexpr SmallKernel kKernels[2][4] = {
+      {PermuteBytes<1, false>, PermuteBytes<2, false>, PermuteBytes<3, false>,
+       PermuteBytes<4, false>},
+      {PermuteBytes<1, true>, PermuteBytes<2, true>, PermuteBytes<3, true>,
+       PermuteBytes<4, true>}};
+  return kKernels[padding][chunks - 1];
 }
 
 // Calls fn(src_byte, dst_byte) for every element of `task` (src_byte -1
@@ -320,31 +396,32 @@ void ForEachElement(const Task& task, Fn fn) {
 std::string ChooseKernel(const Task& task, Isa isa, const std::vector<uint8_t>& fill,
                          SmallOp* op) {
   const int64_t es = op->es;
-  const bool simd = isa != Isa::kScalar;
+  const int loops = static_cast<int>(task.loops.size());
+  const int64_t run = op->loops[3].extent * es;
   std::string name;
   switch (task.kind) {
     case Kind::kCopy:
-      op->kernel = CopyKernel(op->loops[3].extent * es, isa, &name);
+      op->kernel = CopyKernel(run, isa, loops - 1);
+      name = absl::StrCat("rows of ", run, " bytes");
+      if (isa == Isa::kAvx512 && run == 32 && loops >= 2 && op->loops[2].dst == 32 &&
+          op->loops[2].extent % 2 == 0) {
+        op->kernel = ByDepth(loops - 1, [](auto d) { return &CopyRowPairsAvx512<d()>; });
+        name = "pairs of rows of 32 bytes";
+      }
       break;
-    case Kind::kFill: {
-      const bool uniform =
-          std::all_of(fill.begin(), fill.end(), [&](uint8_t b) { return b == fill[0]; });
-      op->kernel = !uniform                ? FillRunsPattern
-                   : isa == Isa::kAvx512 ? FillRunsAvx512
-                   : simd                ? FillRunsAvx2
-                                         : FillRunsScalar;
-      name = absl::StrCat("fill of ", op->loops[3].extent * es, " bytes");
+    case Kind::kFill:
+      op->kernel = FillKernel(run, fill, isa, loops - 1);
+      name = absl::StrCat("fill of ", run, " bytes");
       break;
-    }
     case Kind::kStrided:
-      op->kernel = StridedKernel(es);
+      op->kernel = StridedKernel(es, loops - 1);
       name = "strided elements";
       break;
     case Kind::kTranspose:
       if (task.grouped) {
         op->kernel = TransposeGrouped;
         name = "transpose (tiles grouped)";
-      } else if (simd && IsByteInterleave4(*op)) {
+      } else if (isa != Isa::kScalar && IsByteInterleave4(*op)) {
         op->kernel = InterleaveBytes4;
         name = "interleave of 4 byte rows";
       } else {
@@ -381,7 +458,9 @@ bool SmallPlan::CompilePermute(const std::vector<Task>& tasks, int64_t es, int64
       }
     });
   }
-  SmallOp op{PermuteBytes};
+  bool padding = false;
+  for (int c = 0; c < t->chunks; ++c) padding |= t->chunk[c].from_source != t->chunk[c].inside;
+  SmallOp op{PermuteKernel(t->chunks, padding)};
   op.table = t.get();
   ops_ = {op};
   names_ = {absl::StrCat("byte permute of ", src_bytes, " to ", dst_bytes, " bytes")};

@@ -67,7 +67,7 @@ std::vector<uint8_t> RunAndCheck(const RelayoutPlan& plan, const Shape& src, con
 const std::vector<std::string>& OpNames() {
   static const auto* names = new std::vector<std::string>{
       "byte permute", "rows of", "fill of", "strided elements", "transpose planes",
-      "transpose (tiles grouped)", "interleave of 4 byte rows"};
+      "transpose (tiles grouped)", "interleave of 4 byte rows", "pairs of rows"};
   return *names;
 }
 
@@ -115,14 +115,16 @@ TEST(SmallPlanTest, RandomSmallCopiesMatchTheIndexMathOnEveryIsa) {
   EXPECT_GT(small, 3000);
   // Every op is drawn, so that a generator that stopped drawing one fails
   // here instead of testing less. Not drawn: the permute without AVX-512
-  // VBMI, and what the tests below take: the byte interleave ((4,1) tiles
+  // VBMI, pairs of 32-byte rows without AVX-512, and what the tests below take: the byte interleave ((4,1) tiles
   // of bytes) and grouped transposes (narrow tiles over 128 elements wide).
   for (const std::string& name : OpNames()) {
     if (name == "interleave of 4 byte rows" || name == "transpose (tiles grouped)" ||
-        (name == "byte permute" && !HasVbmi())) {
+        (name == "byte permute" && !HasVbmi()) ||
+        (name == "pairs of rows" && DetectIsa() != Isa::kAvx512)) {
       continue;
     }
-    EXPECT_GT(seen[name], 20) << name;
+    // Random layouts rarely give 32-byte rows written back to back.
+    EXPECT_GT(seen[name], name == "pairs of rows" ? 2 : 20) << name;
   }
 }
 
@@ -185,6 +187,24 @@ TEST(SmallPlanTest, EveryOpMatchesTheIndexMath) {
         }
       }
     }
+  }
+}
+
+// Rows of 32 bytes written one after another go in pairs (one 64-byte
+// store) on AVX-512, with the loops around them of every depth.
+TEST(SmallPlanTest, PairsOfRowsOnAvx512) {
+  if (DetectIsa() != Isa::kAvx512) GTEST_SKIP() << "no AVX-512 here";
+  std::mt19937_64 rng(3);
+  for (const auto& [src, dst] : std::vector<std::pair<const char*, const char*>>{
+           {"f32[16,32]{1,0:T(8,8)}", "f32[16,32]{1,0}"},
+           {"f32[16,32]{1,0}", "f32[16,32]{0,1:T(8,1)}"},
+           {"f32[2,3,16,16]{3,2,1,0:T(8,8)}", "f32[2,3,16,16]{3,2,1,0}"},
+           {"f32[8,16]{1,0:T(8,8)}", "f32[8,16]{1,0}"}}) {
+    const Shape s = ParseTestShape(src), d = ParseTestShape(dst);
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(s, d);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_THAT(plan->Describe(), HasSubstr("small: pairs of rows of 32 bytes")) << src;
+    for (int offset : {0, 4}) RunAndCheck(*plan, s, d, {}, offset, RandomSource(s, rng));
   }
 }
 
