@@ -121,6 +121,27 @@ __attribute__((target("avx512f"))) void CopyRowPairsAvx512(const SmallOp& op, co
   });
 }
 
+// The same when the loop outside (loops[1]) also steps 32 bytes in the
+// source: each source row is read as one 64-byte line and its halves go to
+// two destinations (the next 8 floats of a row-major row into the next
+// T(8,1) panel), so a line is read once, not once per half: rows a
+// power-of-two stride apart would evict it from L1 before the second read.
+__attribute__((target("avx512f"))) void CopyRowQuadsAvx512(const SmallOp& op, const char* src,
+                                                          char* dst) {
+  const Loop l1 = op.loops[1], l2 = op.loops[2];
+  ForLoops<0, 0>(op, src, dst, [=](const char* s0, char* d0) __attribute__((target("avx512f"))) {
+    for (int64_t j = 0; j < l1.extent; j += 2, s0 += 2 * l1.src, d0 += 2 * l1.dst) {
+      const char* s = s0;
+      char* d = d0;
+      for (int64_t i = 0; i < l2.extent; i += 2, s += 2 * l2.src, d += 64) {
+        const __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + l2.src);
+        _mm512_storeu_si512(d, _mm512_shuffle_i64x2(a, b, 0x44));
+        _mm512_storeu_si512(d + l1.dst, _mm512_shuffle_i64x2(a, b, 0xEE));
+      }
+    }
+  });
+}
+
 // The run kernel for `isa`, runs of `bytes`, `depth` loops around them.
 SmallKernel CopyKernel(int64_t bytes, Isa isa, int depth) {
   auto scalar = [depth](auto size) {
@@ -406,7 +427,11 @@ std::string ChooseKernel(const Task& task, Isa isa, const std::vector<uint8_t>& 
       if (isa == Isa::kAvx512 && run == 32 && loops >= 2 && op->loops[2].dst == 32 &&
           op->loops[2].extent % 2 == 0) {
         op->kernel = ByDepth(loops - 1, [](auto d) { return &CopyRowPairsAvx512<d()>; });
-        name = "pairs of rows of 32 bytes";
+        name = "rows of 32 bytes in pairs";
+        if (loops >= 3 && op->loops[1].src == 32 && op->loops[1].extent % 2 == 0) {
+          op->kernel = CopyRowQuadsAvx512;
+          name = "rows of 32 bytes in pairs, source lines whole";
+        }
       }
       break;
     case Kind::kFill:

@@ -11,6 +11,10 @@
 // costs one indirect call per op. On AVX-512 with VBMI, a copy whose source
 // is at most 128 bytes and destination at most 256 is one op: one byte
 // permute of the source per 64 bytes of destination, the padding merged in.
+// On AVX-512, rows of 32 bytes written back to back (T(8,8) and T(8,1)
+// tiles to and from row-major) go two per 64-byte store, and when the
+// source rows continue (row-major into panels) each source line is read
+// once, whole, its halves stored to the two panels.
 //
 // What a small plan keeps from its plan: the bytes (every ISA path writes the
 // same bytes as the general path: the padding value, any element size), the
@@ -32,9 +36,11 @@
 
 namespace xla_layout::internal {
 
-// The largest destination (bytes) a small plan takes: four pages, which a
-// run of the general path moved at under 0.7x of memcpy for its overhead.
-inline constexpr int64_t kSmallPlanBytes = 16 << 10;
+// The largest destination (bytes) a small plan takes: a quarter of an L2
+// (1 MiB here), where the copy runs in cache on one thread and the ops' own
+// kernels (rows of 32 bytes in pairs) beat the general path's; below about
+// 16 KiB the general path's overhead alone kept copies under 0.7x memcpy.
+inline constexpr int64_t kSmallPlanBytes = 256 << 10;
 
 struct SmallOp;
 using SmallKernel = void (*)(const SmallOp& op, const char* src, char* dst);
