@@ -228,7 +228,7 @@ template <int kDepth>
 __attribute__((target("avx512f"))) void FillRunsAvx512(const SmallOp& op, const char* src,
                                                       char* dst) {
   const int64_t bytes = op.loops[3].extent * op.es;
-  const __m512i v = _mm512_set1_epi32(0x01010101 * op.fill[0]);
+  const __m512i v = _mm512_set1_epi8(static_cast<char>(op.fill[0]));
   ForLoops<3 - kDepth, 2>(op, src, dst, [=](const char*, char* d) __attribute__((target("avx512f"))) {
     int64_t i = 0;
     for (; i + 64 < bytes; i += 64) _mm512_storeu_si512(d + i, v);
