@@ -16,6 +16,7 @@
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/relayout_kernels.h"
 #include "xla_layout/relayout_planner.h"
+#include "xla_layout/relayout_small.h"
 #include "xla_layout/tiled_layout.h"
 #include "xla_layout/transpose_narrow.h"
 #include "xla_layout/memory.h"
@@ -83,6 +84,9 @@ struct RelayoutPlan::Impl {
   std::vector<int64_t> gather;
   bool use_gather = false;
   CopyClass copy_class = CopyClass::kContiguous;
+  // The compiled form of a small plan (relayout_small.h); Execute runs it
+  // when present.
+  std::unique_ptr<internal::SmallPlan> small;
 
   // Create's steps, in order: the options, the tasks (or the gather table),
   // then each thread's share.
@@ -108,6 +112,9 @@ struct RelayoutPlan::Impl {
                   int64_t dst_stride) const;
   void RunGather(int64_t begin, int64_t end, const char* src,
                  char* dst) const;
+  // Execute's path for every plan but a small one (kept out of Execute, so
+  // that a small plan's run does not pay this path's register saves).
+  void Run(const void* src_ptr, void* dst_ptr) const;
 };
 
 void RelayoutPlan::Impl::FillRun(char* dst, int64_t elements) const {
@@ -638,11 +645,24 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   int64_t total = impl->use_gather ? d->slot_count() * impl->es : 0;
   for (const Task& t : impl->tasks) total += t.Elements() * impl->es;
   impl->ShareWork(total, impl->src_bytes + impl->dst_bytes <= cache_bytes);
+  if (impl->threads == 1 && !impl->in_place && !impl->streaming && !impl->use_gather) {
+    impl->small = internal::SmallPlan::Compile(impl->tasks, impl->es, impl->fill, impl->isa,
+                                               impl->src_bytes, impl->dst_bytes);
+  }
   return RelayoutPlan(std::move(impl));
 }
 
 void RelayoutPlan::Execute(const void* src_ptr, void* dst_ptr) const {
   const Impl& p = *impl_;
+  if (p.small != nullptr) {
+    return p.small->Run(static_cast<const char*>(src_ptr), static_cast<char*>(dst_ptr));
+  }
+  p.Run(src_ptr, dst_ptr);
+}
+
+__attribute__((noinline)) void RelayoutPlan::Impl::Run(const void* src_ptr,
+                                                       void* dst_ptr) const {
+  const Impl& p = *this;
   if (p.bytes != nullptr) {
     // Sub-byte: unpack, move bytes, pack (scratch sizes checked in Create).
     // Scratch kept per thread from one run to the next: fresh pages cost a
@@ -749,6 +769,7 @@ std::string RelayoutPlan::Describe() const {
                     t.dst_offset, " loops(extent:src/dst bytes) ",
                     absl::StrJoin(loops, " "), "\n");
   }
+  if (p.small != nullptr) absl::StrAppend(&out, p.small->Describe());
   return out;
 }
 

@@ -1,0 +1,102 @@
+// Small plans (internal to xla_layout/): a relayout whose destination is at
+// most kSmallPlanBytes, run on one thread in cache, is compiled at plan time
+// into a short list of ops that RelayoutPlan::Execute runs in one loop.
+//
+// Why: a copy of 64 bytes cost about 25 ns through the general path (the
+// work items, the loop recursion, the kernel set's switches from AVX-512 to
+// AVX2 to the scalar transpose), where memcpy of the same bytes takes 4 ns.
+// An op is one task of the plan with its kernel chosen once, for its sizes
+// (rows of 4 to 512 bytes as fixed-size moves, a byte interleave of four
+// rows, the kernel set's plane kernels), and its loops' strides bound; a run
+// costs one indirect call per op. On AVX-512 with VBMI, a copy whose source
+// is at most 128 bytes and destination at most 256 is one op: one byte
+// permute of the source per 64 bytes of destination, the padding merged in.
+// On AVX-512, rows of 32 bytes written back to back (T(8,8) and T(8,1)
+// tiles to and from row-major) go two per 64-byte store, and when the
+// source rows continue (row-major into panels) each source line is read
+// once, whole, its halves stored to the two panels.
+//
+// What a small plan keeps from its plan: the bytes (every ISA path writes the
+// same bytes as the general path: the padding value, any element size), the
+// ISA path. Plans that run in place, on several threads, with streaming
+// stores or through a gather table are not compiled (Compile returns null),
+// nor plans whose tasks' loops beyond the four an op takes would unroll
+// into more than kMaxOps ops.
+#ifndef XLA_LAYOUT_RELAYOUT_SMALL_H_
+#define XLA_LAYOUT_RELAYOUT_SMALL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xla_layout/isa.h"
+#include "xla_layout/relayout_kernels.h"
+#include "xla_layout/relayout_planner.h"
+
+namespace xla_layout::internal {
+
+// The largest destination (bytes) a small plan takes: a quarter of an L2
+// (1 MiB here), where the copy runs in cache on one thread and the ops' own
+// kernels (rows of 32 bytes in pairs) beat the general path's; below about
+// 16 KiB the general path's overhead alone kept copies under 0.7x memcpy.
+inline constexpr int64_t kSmallPlanBytes = 256 << 10;
+
+struct SmallOp;
+using SmallKernel = void (*)(const SmallOp& op, const char* src, char* dst);
+
+// One task with its kernel: loops[0..2] run outside the kernel's innermost
+// work (unused outer loops have extent 1); what loops[3] means depends on
+// the kernel (a run of bytes, a transpose's b, ...).
+struct SmallOp {
+  SmallKernel kernel;
+  int64_t src_offset = 0, dst_offset = 0;
+  Loop loops[4];
+  int64_t es = 0;
+  const Kernels* kernels = nullptr;  // for kernels that call the plane kernels
+  const uint8_t* fill = nullptr;     // es bytes of padding value (fills)
+  const void* table = nullptr;       // the permute op's tables
+};
+
+class SmallPlan {
+ public:
+  // The compiled form of `tasks` (the plan's, after all its loop ordering),
+  // or null when the plan does not qualify: a destination over
+  // kSmallPlanBytes, or a task the ops do not cover. `fill` is the padding
+  // value (es bytes); `isa` resolved.
+  static std::unique_ptr<SmallPlan> Compile(const std::vector<Task>& tasks, int64_t es,
+                                            const std::vector<uint8_t>& fill, Isa isa,
+                                            int64_t src_bytes, int64_t dst_bytes);
+
+  // Reads the plan's source bytes at `src`, writes its destination at `dst`.
+  void Run(const char* src, char* dst) const {
+    for (const SmallOp& op : ops_) op.kernel(op, src, dst);
+  }
+
+  // One line: "small: ..." with the ops and their kernels.
+  std::string Describe() const;
+
+  // The permute op's tables: per 64-byte destination chunk, the source
+  // byte index (0..127) of each destination byte, the padding bytes, and the
+  // masks (bytes from the source; bytes inside the destination).
+  struct PermuteTables;
+
+ private:
+  // Ops a plan may have: a task's loops beyond the four an op takes are
+  // unrolled into ops, up to this many in all.
+  static constexpr size_t kMaxOps = 64;
+
+  SmallPlan() = default;
+  bool AddTask(const Task& task, int64_t es, Isa isa);
+  bool CompilePermute(const std::vector<Task>& tasks, int64_t es, int64_t src_bytes,
+                      int64_t dst_bytes);
+
+  std::vector<SmallOp> ops_;
+  std::vector<std::string> names_;  // per op, for Describe
+  std::vector<uint8_t> fill_;
+  std::shared_ptr<PermuteTables> permute_;
+};
+
+}  // namespace xla_layout::internal
+
+#endif  // XLA_LAYOUT_RELAYOUT_SMALL_H_
