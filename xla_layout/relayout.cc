@@ -16,6 +16,7 @@
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/relayout_kernels.h"
 #include "xla_layout/relayout_planner.h"
+#include "xla_layout/stream_order.h"
 #include "xla_layout/tiled_layout.h"
 #include "xla_layout/memory.h"
 #include "xla_layout/subbyte.h"
@@ -503,6 +504,7 @@ absl::Status RelayoutPlan::Impl::PlanTasks(const TiledLayout& s, const TiledLayo
                  PlanDigits(s, d, es, &tasks);
   copy_class = planned ? ClassOfTasks(tasks, es) : CopyClass::kTranspose;
   if (planned && streaming) internal::OrderLoopsForStreaming(&tasks, es);
+  if (planned && streaming) internal::GroupLineRunsForStreaming(&tasks, es);
   if (planned) internal::BlockNarrowTransposes(&tasks, es, isa);
   if (!planned) {
     tasks.clear();
