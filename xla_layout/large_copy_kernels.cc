@@ -6,11 +6,6 @@
 
 namespace xla_layout::internal {
 
-bool IsLineRuns(const char* dst, int64_t bytes, int64_t dst_stride) {
-  return bytes > 0 && bytes % 64 == 0 && (reinterpret_cast<uintptr_t>(dst) & 63) == 0 &&
-         dst_stride % 64 == 0;
-}
-
 namespace {
 
 // The next call usually reads on where this run ends (the next tile of the
@@ -40,19 +35,14 @@ __attribute__((target("avx2"))) void CopyLineRunsAvx2(const char* src, char* dst
 
 namespace {
 
-// A staged block: kStageCols elements (a) of each of its source rows (b),
+// A staged block: kStagedCols elements (a) of each of its source rows (b),
 // 128 bytes, two lines.
-constexpr int64_t kStageCols = 32;
-constexpr int64_t kStageRowBytes = kStageCols * 4;
-
-// Rows whose lines all share one set of a 32 KiB, 8-way L1 (64 sets of
-// 64-byte lines): a multiple of 4 KiB apart.
-bool RowsShareOneSet(int64_t stride) { return stride % 4096 == 0; }
+constexpr int64_t kStageRowBytes = kStagedCols * 4;
 
 // Whole blocks of kRows source rows: the rows staged, the next block's lines
 // fetched into L2 (in L1 they would all fall into the set they share), the
 // block transposed by `transpose`; with kStageDst into a second block first,
-// whose kStageCols rows of kRows * 4 bytes are then copied out, 8 lines to a
+// whose kStagedCols rows of kRows * 4 bytes are then copied out, 8 lines to a
 // destination row, not one line to each of 16.
 template <int64_t kRows, bool kStageDst>
 __attribute__((target("avx2"))) void TransposeBlocks(const char* src, char* dst, int64_t na,
@@ -62,8 +52,8 @@ __attribute__((target("avx2"))) void TransposeBlocks(const char* src, char* dst,
   alignas(64) char out[kStageDst ? kRows * kStageRowBytes : 64];
   constexpr int64_t kOutRowBytes = kRows * 4;
   for (int64_t b0 = 0; b0 + kRows <= nb; b0 += kRows) {
-    for (int64_t a0 = 0; a0 + kStageCols <= na; a0 += kStageCols) {
-      const bool fetch = a0 + 2 * kStageCols <= na;
+    for (int64_t a0 = 0; a0 + kStagedCols <= na; a0 += kStagedCols) {
+      const bool fetch = a0 + 2 * kStagedCols <= na;
       for (int64_t r = 0; r < kRows; ++r) {
         const char* row = src + a0 * 4 + (b0 + r) * ssb;
         if (fetch) {
@@ -74,41 +64,31 @@ __attribute__((target("avx2"))) void TransposeBlocks(const char* src, char* dst,
       }
       char* to = dst + a0 * dsa + b0 * 4;
       if (!kStageDst) {
-        transpose(in, to, kStageCols, kRows, kStageRowBytes, dsa, 4, false);
+        transpose(in, to, kStagedCols, kRows, kStageRowBytes, dsa, 4, false);
         continue;
       }
-      transpose(in, out, kStageCols, kRows, kStageRowBytes, kOutRowBytes, 4, false);
-      for (int64_t a = 0; a < kStageCols; ++a) {
+      transpose(in, out, kStagedCols, kRows, kStageRowBytes, kOutRowBytes, 4, false);
+      for (int64_t a = 0; a < kStagedCols; ++a) {
         CopyBlocks128Avx2<false>(out + a * kOutRowBytes, to + a * dsa, kOutRowBytes);
       }
     }
   }
 }
 
-// Source rows per block: 64 (8 KiB staged); 128 when the destination is
-// staged too, so that each destination row gets 512 bytes at a time.
-constexpr int64_t kSourceStagedRows = 64;
-constexpr int64_t kBothStagedRows = 128;
-
 }  // namespace
-
-bool IsStagedTranspose(int64_t na, int64_t nb, int64_t src_stride_b, int64_t dst_stride_a,
-                       int es, bool streaming) {
-  if (streaming || es != 4 || na < kStageCols) return false;
-  if (RowsShareOneSet(dst_stride_a)) return nb >= kBothStagedRows;
-  return RowsShareOneSet(src_stride_b) && nb >= kSourceStagedRows;
-}
 
 void TransposeStaged(const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
                      int64_t dsa, TransposeFn transpose) {
-  const bool both = RowsShareOneSet(dsa);
+  // Source rows per block: 64 (8 KiB staged); 128 when the destination is
+  // staged too (its rows share a set), so each gets 512 bytes at a time.
+  const bool both = dsa % 4096 == 0;
   const int64_t rows = both ? kBothStagedRows : kSourceStagedRows;
   if (both) {
     TransposeBlocks<kBothStagedRows, true>(src, dst, na, nb, ssb, dsa, transpose);
   } else {
     TransposeBlocks<kSourceStagedRows, false>(src, dst, na, nb, ssb, dsa, transpose);
   }
-  const int64_t na_whole = na / kStageCols * kStageCols, nb_whole = nb / rows * rows;
+  const int64_t na_whole = na / kStagedCols * kStagedCols, nb_whole = nb / rows * rows;
   if (na_whole < na) {
     transpose(src + na_whole * 4, dst + na_whole * dsa, na - na_whole, nb, ssb, dsa, 4, false);
   }

@@ -30,9 +30,14 @@ namespace xla_layout::internal {
 using CopyFn = void (*)(const char* src, char* dst, int64_t rows, int64_t bytes,
                         int64_t src_stride, int64_t dst_stride, bool streaming);
 
-// Whether CopyLineRuns* take these runs: `bytes` whole 64-byte lines, and
-// every run's destination (dst, dst_stride) 64-byte aligned.
-bool IsLineRuns(const char* dst, int64_t bytes, int64_t dst_stride);
+// Whether CopyLineRunsAvx2 takes these runs: `bytes` whole 64-byte lines,
+// and every run's destination (dst, dst_stride) 64-byte aligned. Inline, as
+// the wrappers' other test: they stand in front of every kernel call, and
+// a bf16 (2,1) interleave calls its kernel once per 512 bytes.
+inline bool IsLineRuns(const char* dst, int64_t bytes, int64_t dst_stride) {
+  return bytes > 0 && bytes % 64 == 0 && (reinterpret_cast<uintptr_t>(dst) & 63) == 0 &&
+         dst_stride % 64 == 0;
+}
 
 // Copies `rows` runs of `bytes` bytes, run r from src + r * src_stride to
 // dst + r * dst_stride, with non-temporal stores of whole lines, fetching
@@ -54,10 +59,18 @@ void LineRuns(const char* src, char* dst, int64_t rows, int64_t bytes, int64_t s
 
 // Whether TransposeStaged takes a transpose (Kernels::transpose's
 // arguments): 4-byte elements, no streaming, source or destination rows a
-// multiple of 4 KiB apart, and at least one whole block (32 of a; 64 rows
-// of b, or 128 when destination rows collide).
-bool IsStagedTranspose(int64_t na, int64_t nb, int64_t src_stride_b, int64_t dst_stride_a,
-                       int es, bool streaming);
+// multiple of 4 KiB apart (rows that share one set of a 32 KiB, 8-way L1
+// with 64 sets), and at least one whole block (32 of a; 64 rows of b, or
+// 128 when destination rows collide).
+inline constexpr int64_t kStagedCols = 32;
+inline constexpr int64_t kSourceStagedRows = 64;
+inline constexpr int64_t kBothStagedRows = 128;
+inline bool IsStagedTranspose(int64_t na, int64_t nb, int64_t src_stride_b,
+                              int64_t dst_stride_a, int es, bool streaming) {
+  if (streaming || es != 4 || na < kStagedCols) return false;
+  if (dst_stride_a % 4096 == 0) return nb >= kBothStagedRows;
+  return src_stride_b % 4096 == 0 && nb >= kSourceStagedRows;
+}
 
 // The transpose of Kernels::transpose for a case IsStagedTranspose takes:
 // whole blocks staged as above and transposed by `transpose` (the set's
