@@ -17,6 +17,7 @@
 #include "xla_layout/relayout_kernels.h"
 #include "xla_layout/relayout_planner.h"
 #include "xla_layout/relayout_small.h"
+#include "xla_layout/stream_order.h"
 #include "xla_layout/tiled_layout.h"
 #include "xla_layout/transpose_narrow.h"
 #include "xla_layout/memory.h"
@@ -522,6 +523,7 @@ absl::Status RelayoutPlan::Impl::PlanTasks(const TiledLayout& s, const TiledLayo
   if (planned) internal::MergeContinuingTasks(&tasks);
   copy_class = planned ? ClassOfTasks(tasks, es) : CopyClass::kTranspose;
   if (planned && streaming) internal::OrderLoopsForStreaming(&tasks, es);
+  if (planned && streaming) internal::GroupLineRunsForStreaming(&tasks, es);
   if (planned) internal::UseRowTables(&tasks, es, isa);
   if (planned) internal::BlockNarrowTransposes(&tasks, es, isa);
   if (!planned) {

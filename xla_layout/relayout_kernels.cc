@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "xla_layout/large_copy_kernels.h"
 #include "xla_layout/simd_copy.h"
 #include "xla_layout/simd_transpose.h"
 
@@ -749,13 +750,12 @@ __attribute__((target("avx2"))) void FillPlanesAvx2(char* dst, int64_t planes,
 constexpr Kernels kScalar = {CopyScalar, TransposeScalar, TransposeGroupsEach<TransposeScalar>,
                              CopyPlanesEach<CopyScalar>, TransposePlanesEach<TransposeScalar>,
                              FillPlanesScalar};
-constexpr Kernels kAvx2 = {CopyAvx2, TransposeAvx2, TransposeGroupedAvx2<TransposeAvx2>,
-                           CopyPlanesAvx2<CopyAvx2>, TransposePlanesAvx2<TransposeAvx2>,
-                           FillPlanesAvx2};
-constexpr Kernels kAvx512 = {CopyAvx512, TransposeAvx512,
-                             TransposeGroupedAvx2<TransposeAvx512>,
-                             CopyPlanesAvx2<CopyAvx512>, TransposePlanesAvx2<TransposeAvx512>,
-                             FillPlanesAvx2};
+constexpr Kernels kAvx2 = {LineRuns<CopyAvx2>, Staged<TransposeAvx2>,
+                           TransposeGroupedAvx2<TransposeAvx2>, CopyPlanesAvx2<LineRuns<CopyAvx2>>,
+                           TransposePlanesAvx2<Staged<TransposeAvx2>>, FillPlanesAvx2};
+constexpr Kernels kAvx512 = {LineRuns<CopyAvx512>, Staged<TransposeAvx512>,
+                             TransposeGroupedAvx2<TransposeAvx512>, CopyPlanesAvx2<LineRuns<CopyAvx512>>,
+                             TransposePlanesAvx2<Staged<TransposeAvx512>>, FillPlanesAvx2};
 
 }  // namespace
 

@@ -433,11 +433,11 @@ TEST(RelayoutTest, NarrowTransposesSweepTheTilesAlongOneLineOfRows) {
 }
 
 // Cached stores keep each destination row whole (the 8 panels inside);
-// streaming ones read each panel whole, in order, and write each row 128
-// bytes at a time.
+// streaming ones read four panels side by side, each in order, and write
+// each row 512 bytes at a time (xla_layout/stream_order.h).
 TEST(RelayoutTest, StreamingCopiesOfShortRunsReadTheSourceInOrder) {
   ExpectLoops("f32[256,256]{0,1:T(32,32)(32,1)}", "f32[256,256]{1,0}",
-              "256:128/1024 8:32768/128 32:4/4", "8:32768/128 256:128/1024 32:4/4");
+              "256:128/1024 8:32768/128 32:4/4", "2:131072/512 256:128/1024 4:32768/128 32:4/4");
 }
 
 TEST(RelayoutTest, PartialTilesAndPaddingRunInterleavedWithTheFullTiles) {

@@ -1,0 +1,182 @@
+#include "xla_layout/large_copy_kernels.h"
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "xla_layout/memory.h"
+#include "xla_layout/relayout.h"
+#include "xla_layout/relayout_kernels.h"
+#include "xla_layout/test_util.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout::internal {
+namespace {
+
+// The SIMD paths this machine can run (the wrappers sit in their tables).
+std::vector<Isa> SimdPaths() {
+  std::vector<Isa> paths;
+  if (DetectIsa() == Isa::kAvx2 || DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx2);
+  if (DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx512);
+  return paths;
+}
+
+std::vector<char> RandomBytes(std::mt19937_64& rng, int64_t n) {
+  std::vector<char> v(n);
+  for (char& c : v) c = static_cast<char>(rng());
+  return v;
+}
+
+AlignedBuffer Aligned(int64_t bytes) {
+  absl::StatusOr<AlignedBuffer> b = AllocateAligned(bytes, "test");
+  EXPECT_TRUE(b.ok()) << b.status();
+  return *std::move(b);
+}
+
+TEST(LargeCopyKernelsTest, LineRunsNeedWholeAlignedDestinationLines) {
+  alignas(64) static char line[128];
+  EXPECT_TRUE(IsLineRuns(line, 64, 128));
+  EXPECT_TRUE(IsLineRuns(line, 4096, 16384));
+  EXPECT_FALSE(IsLineRuns(line, 96, 128));      // part of a line
+  EXPECT_FALSE(IsLineRuns(line + 32, 64, 128));  // unaligned destination
+  EXPECT_FALSE(IsLineRuns(line, 64, 96));        // unaligned later runs
+  EXPECT_FALSE(IsLineRuns(line, 0, 64));
+}
+
+// Streaming copies through each SIMD set's copy and copy_planes, runs of
+// whole lines (the line-run kernel) and not (the set's own), against a
+// plain loop; bytes outside the runs stay as they were.
+TEST(LargeCopyKernelsTest, StreamingRunCopiesMatchAPlainLoop) {
+  std::mt19937_64 rng(31);
+  for (Isa isa : SimdPaths()) {
+    const Kernels& k = KernelsFor(isa);
+    for (int trial = 0; trial < 40; ++trial) {
+      const int64_t bytes = 64 * (1 + rng() % 12) - (trial % 4 == 3 ? 8 : 0);
+      const int64_t rows = 1 + rng() % 40, planes = 1 + rng() % 3;
+      const int64_t src_stride = bytes + 8 * (rng() % 5);
+      const int64_t dst_stride = (bytes + 63) / 64 * 64 + 64 * (rng() % 3);
+      const int64_t plane_src = rows * src_stride, plane_dst = rows * dst_stride + 64;
+      const std::vector<char> src = RandomBytes(rng, planes * plane_src + 4096);
+      AlignedBuffer dst = Aligned(planes * plane_dst);
+      std::vector<char> want(planes * plane_dst, 0x5A);
+      for (int64_t p = 0; p < planes; ++p) {
+        for (int64_t r = 0; r < rows; ++r) {
+          std::memcpy(&want[p * plane_dst + r * dst_stride],
+                      &src[p * plane_src + r * src_stride], bytes);
+        }
+      }
+      char* out = static_cast<char*>(dst.get());
+      std::memset(out, 0x5A, planes * plane_dst);
+      if (planes == 1) {
+        k.copy(src.data(), out, rows, bytes, src_stride, dst_stride, /*streaming=*/true);
+      } else {
+        k.copy_planes(src.data(), out, planes, plane_src, plane_dst, rows, bytes, src_stride,
+                      dst_stride, /*streaming=*/true);
+      }
+      ASSERT_EQ(std::memcmp(out, want.data(), want.size()), 0)
+          << IsaName(isa) << " rows " << rows << " x " << bytes << " bytes, strides "
+          << src_stride << "/" << dst_stride << ", planes " << planes;
+    }
+  }
+}
+
+TEST(LargeCopyKernelsTest, StagedTransposesTakeRowsThatShareOneL1Set) {
+  // f32[512,1024]{1,0} -> {0,1}: source rows 4 KiB apart.
+  EXPECT_TRUE(IsStagedTranspose(1024, 512, 4096, 2048, 4, false));
+  // {0,1} -> {1,0}: destination rows 4 KiB apart, 128 source rows needed.
+  EXPECT_TRUE(IsStagedTranspose(512, 1024, 2048, 4096, 4, false));
+  EXPECT_FALSE(IsStagedTranspose(512, 100, 2048, 4096, 4, false));
+  EXPECT_FALSE(IsStagedTranspose(1024, 512, 4096, 2048, 4, true));   // streaming
+  EXPECT_FALSE(IsStagedTranspose(1000, 1000, 4000, 4000, 4, false)); // no collision
+  EXPECT_FALSE(IsStagedTranspose(1024, 512, 4096, 2048, 2, false));  // not 4-byte
+  EXPECT_FALSE(IsStagedTranspose(16, 512, 4096, 2048, 4, false));    // no whole block
+}
+
+// Transposes in cache through each SIMD set's transpose and
+// transpose_planes, with rows 4 KiB (or 8 KiB) apart on either side and
+// edges of every size, against a plain loop.
+TEST(LargeCopyKernelsTest, StagedTransposesMatchAPlainLoop) {
+  std::mt19937_64 rng(7);
+  for (Isa isa : SimdPaths()) {
+    const Kernels& k = KernelsFor(isa);
+    for (int trial = 0; trial < 24; ++trial) {
+      const bool src_collides = trial % 2 == 0;
+      const int64_t pitch = (trial % 3 == 2 ? 2048 : 1024);  // elements per colliding row
+      const int64_t na = src_collides ? 32 + rng() % 200 : 32 + rng() % 100;
+      const int64_t nb = src_collides ? 64 + rng() % 150 : 128 + rng() % 200;
+      // A source row holds na elements (and a gap), a destination row nb.
+      const int64_t ssb = (src_collides ? pitch : na + 3) * 4;
+      const int64_t dsa = (src_collides ? nb + 5 : pitch) * 4;
+      const int64_t planes = trial % 4 == 1 ? 2 : 1;
+      const int64_t plane_src = nb * ssb, plane_dst = na * dsa;
+      ASSERT_TRUE(IsStagedTranspose(na, nb, ssb, dsa, 4, false));
+      const std::vector<char> src = RandomBytes(rng, planes * plane_src);
+      std::vector<char> want(planes * plane_dst, 0x5A), out(planes * plane_dst, 0x5A);
+      for (int64_t p = 0; p < planes; ++p) {
+        for (int64_t a = 0; a < na; ++a) {
+          for (int64_t b = 0; b < nb; ++b) {
+            std::memcpy(&want[p * plane_dst + a * dsa + b * 4],
+                        &src[p * plane_src + a * 4 + b * ssb], 4);
+          }
+        }
+      }
+      if (planes == 1) {
+        k.transpose(src.data(), out.data(), na, nb, ssb, dsa, 4, /*streaming=*/false);
+      } else {
+        k.transpose_planes(src.data(), out.data(), planes, plane_src, plane_dst, na, nb, ssb,
+                           dsa, 4, /*streaming=*/false);
+      }
+      ASSERT_EQ(out, want) << IsaName(isa) << " " << na << "x" << nb << ", strides " << ssb
+                           << "/" << dsa << ", planes " << planes;
+    }
+  }
+}
+
+// Whole relayouts that reach the kernels above, on every ISA path, against
+// the index math: transposes whose rows are 4 KiB apart, in cache, and
+// streaming copies into 32x32 tiles and nChw16c.
+TEST(LargeCopyKernelsTest, RelayoutsThroughTheKernelsMatchTheIndexMath) {
+  std::mt19937_64 rng(2024);
+  std::vector<Isa> paths = SimdPaths();
+  paths.push_back(Isa::kScalar);
+  for (Isa isa : paths) {
+    for (int trial = 0; trial < 4; ++trial) {
+      const int64_t rows = 64 + rng() % 200, cols = trial % 2 ? 1024 : 2048;
+      const std::string dims = "[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+      const std::vector<std::pair<std::string, std::string>> pairs = {
+          {"f32" + dims + "{1,0}", "f32" + dims + "{0,1}"},
+          {"f32" + dims + "{0,1}", "f32" + dims + "{1,0}"},
+          {"f32" + dims + "{1,0}", "f32" + dims + "{0,1:T(32,32)(32,1)}"},
+          {"f32" + dims + "{0,1:T(32,32)(32,1)}", "f32" + dims + "{1,0}"},
+          {"f32[2,48,5,7]{3,2,1,0}", "f32[2,48,5,7]{3,2,1,0:T(16,1,1)}"},
+          {"f32[2,48,5,7]{3,2,1,0:T(16,1,1)}", "f32[2,48,5,7]{3,2,1,0}"}};
+      for (const auto& [from, to] : pairs) {
+        RelayoutOptions options;
+        options.isa = isa;
+        options.threads = 1;
+        // Streaming where the line runs are; in cache for the transposes.
+        options.streaming = from.find("T(") != std::string::npos ||
+                                    to.find("T(") != std::string::npos
+                                ? RelayoutOptions::Streaming::kOn
+                                : RelayoutOptions::Streaming::kOff;
+        const Shape src = ParseTestShape(from), dst = ParseTestShape(to);
+        absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+        ASSERT_TRUE(plan.ok()) << plan.status();
+        const TiledLayout s = *TiledLayout::Create(src), d = *TiledLayout::Create(dst);
+        std::vector<uint8_t> in(s.byte_size());
+        FillRandomBytes(rng, absl::MakeSpan(in));
+        AlignedBuffer out = Aligned(d.byte_size());
+        plan->Execute(in.data(), out.get());
+        const absl::Status check = CheckRelayout(
+            s, in.data(), d, reinterpret_cast<const uint8_t*>(out.get()), {});
+        ASSERT_TRUE(check.ok()) << IsaName(isa) << " " << from << " -> " << to << ": "
+                                << check << "\n" << plan->Describe();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace xla_layout::internal

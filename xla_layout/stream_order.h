@@ -1,0 +1,34 @@
+// Loop order for streaming copies of short runs (internal to xla_layout/).
+// OrderLoopsForStreaming reads such copies' source in order; a streaming
+// store of a lone line then lands wherever the next run goes (a 128-byte
+// tile row of {0,1:T(32,32)(32,1)} into each of 128 tiles in turn). Lone
+// 64- and 128-byte writes scattered that way run at about half the
+// streaming copy's speed here, where 512 bytes at a time run at its speed,
+// and reading a few source streams side by side costs next to nothing.
+// So the runs that continue one another in the destination are taken a
+// few at a time, 512 bytes of destination per kernel call.
+#ifndef XLA_LAYOUT_STREAM_ORDER_H_
+#define XLA_LAYOUT_STREAM_ORDER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "xla_layout/relayout_planner.h"
+
+namespace xla_layout::internal {
+
+// Destination bytes a grouped streaming copy writes in one piece.
+inline constexpr int64_t kStreamPieceBytes = 512;
+
+// For each copy task whose runs are whole lines shorter than
+// kStreamPieceBytes, with a loop outside them whose destination stride is
+// the run (the runs continue one another there) and whose extent the group
+// divides: that loop is split, and its inner part of kStreamPieceBytes /
+// run steps becomes the kernel's row loop (just outside the run). Call
+// after OrderLoopsForStreaming, for streaming plans. Other tasks are left
+// as they are.
+void GroupLineRunsForStreaming(std::vector<Task>* tasks, int64_t es);
+
+}  // namespace xla_layout::internal
+
+#endif  // XLA_LAYOUT_STREAM_ORDER_H_

@@ -1,0 +1,72 @@
+#include "xla_layout/stream_order.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "xla_layout/relayout.h"
+#include "xla_layout/test_util.h"
+
+namespace xla_layout::internal {
+namespace {
+
+std::string LoopsOf(const Task& t) {
+  std::vector<std::string> loops;
+  for (const Loop& l : t.loops) loops.push_back(absl::StrCat(l.extent, ":", l.src, "/", l.dst));
+  return absl::StrJoin(loops, " ");
+}
+
+Task Copy(std::vector<Loop> loops) { return Task{Kind::kCopy, 0, 0, std::move(loops)}; }
+
+TEST(StreamOrderTest, RunsThatContinueInTheDestinationAreTakenFiveHundredTwelveBytesAtATime) {
+  // f32[4096,4096]{0,1:T(32,32)(32,1)} -> {1,0}, read in source order:
+  // 128-byte rows of 32 tiles in turn, one 128-byte piece per destination row.
+  std::vector<Task> tasks = {
+      Copy({{4, 16777216, 4096}, {32, 524288, 128}, {4096, 128, 16384}, {32, 4, 4}})};
+  GroupLineRunsForStreaming(&tasks, 4);
+  EXPECT_EQ(LoopsOf(tasks[0]),
+            "4:16777216/4096 8:2097152/512 4096:128/16384 4:524288/128 32:4/4");
+  // And {1,0} -> {0,1:T(32,32)(32,1)}: four source rows at a time.
+  tasks = {Copy({{128, 524288, 4096}, {32, 16384, 128}, {128, 128, 524288}, {32, 4, 4}})};
+  GroupLineRunsForStreaming(&tasks, 4);
+  EXPECT_EQ(LoopsOf(tasks[0]), "128:524288/4096 8:65536/512 128:128/524288 4:16384/128 32:4/4");
+  // 64-byte runs: eight at a time.
+  tasks = {Copy({{64, 64, 1024}, {16, 4096, 64}, {16, 4, 4}})};
+  GroupLineRunsForStreaming(&tasks, 4);
+  EXPECT_EQ(LoopsOf(tasks[0]), "64:64/1024 2:32768/512 8:4096/64 16:4/4");
+}
+
+TEST(StreamOrderTest, OtherTasksAreLeftAsPlanned) {
+  const std::vector<std::vector<Loop>> kept = {
+      {{32, 16384, 512}, {128, 4, 4}},                  // 512-byte runs: whole pieces already
+      {{32, 16384, 96}, {24, 4, 4}},                    // 96 bytes: not whole lines
+      {{6, 16384, 128}, {32, 4, 4}},                    // the group does not divide 6
+      {{32, 16384, 4096}, {32, 4, 4}},                  // no loop continues the runs
+      {{32, 4, 16384}, {32, 16384, 4}}};                // a transpose's loops
+  for (const std::vector<Loop>& loops : kept) {
+    std::vector<Task> tasks = {Copy(loops)};
+    if (loops.back().src != 4) tasks[0].kind = Kind::kTranspose;
+    const std::string before = LoopsOf(tasks[0]);
+    GroupLineRunsForStreaming(&tasks, 4);
+    EXPECT_EQ(LoopsOf(tasks[0]), before);
+  }
+}
+
+// The plans that streaming relayouts build take the grouping (the moves
+// themselves are checked against the index math in large_copy_kernels_test).
+TEST(StreamOrderTest, StreamingPlansOfThirtyTwoByThirtyTwoTilesAreGrouped) {
+  RelayoutOptions options;
+  options.threads = 1;
+  options.streaming = RelayoutOptions::Streaming::kOn;
+  absl::StatusOr<RelayoutPlan> plan =
+      RelayoutPlan::Create(ParseTestShape("f32[256,256]{0,1:T(32,32)(32,1)}"),
+                           ParseTestShape("f32[256,256]{1,0}"), options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_NE(plan->Describe().find("2:131072/512 256:128/1024 4:32768/128 32:4/4"), std::string::npos)
+      << plan->Describe();
+}
+
+}  // namespace
+}  // namespace xla_layout::internal
