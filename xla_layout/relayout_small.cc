@@ -526,6 +526,11 @@ std::unique_ptr<SmallPlan> SmallPlan::Compile(const std::vector<Task>& tasks, in
                                               const std::vector<uint8_t>& fill, Isa isa,
                                               int64_t src_bytes, int64_t dst_bytes) {
   if (dst_bytes > kSmallPlanBytes || tasks.empty()) return nullptr;
+  // A row table (transpose_narrow.h) replaces a loop's destination stride;
+  // the ops here step by strides only, so such plans keep the general path.
+  for (const Task& task : tasks) {
+    if (!task.rows.empty()) return nullptr;
+  }
   std::unique_ptr<SmallPlan> plan(new SmallPlan());
   plan->fill_ = fill;
   static const bool vbmi = __builtin_cpu_supports("avx512vbmi") &&

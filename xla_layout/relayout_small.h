@@ -62,8 +62,8 @@ class SmallPlan {
  public:
   // The compiled form of `tasks` (the plan's, after all its loop ordering),
   // or null when the plan does not qualify: a destination over
-  // kSmallPlanBytes, or a task the ops do not cover. `fill` is the padding
-  // value (es bytes); `isa` resolved.
+  // kSmallPlanBytes, or a task the ops do not cover (one with a row
+  // table). `fill` is the padding value (es bytes); `isa` resolved.
   static std::unique_ptr<SmallPlan> Compile(const std::vector<Task>& tasks, int64_t es,
                                             const std::vector<uint8_t>& fill, Isa isa,
                                             int64_t src_bytes, int64_t dst_bytes);
