@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "xla_layout/simd_copy.h"
 
 namespace xla_layout::internal {
@@ -96,6 +98,59 @@ void TransposeStaged(const char* src, char* dst, int64_t na, int64_t nb, int64_t
     transpose(src + nb_whole * ssb, dst + nb_whole * 4, na_whole, nb - nb_whole, ssb, dsa, 4,
               false);
   }
+}
+
+
+namespace {
+
+template <bool kStream>
+__attribute__((target("avx2"))) inline void Put8(char* p, __m256 v) {
+  if (kStream) {
+    _mm256_stream_ps(reinterpret_cast<float*>(p), v);
+  } else {
+    _mm256_storeu_ps(reinterpret_cast<float*>(p), v);
+  }
+}
+
+template <bool kStream>
+__attribute__((target("avx2"))) void Interleave3x32(const char* src, char* dst, int64_t na,
+                                                    int64_t ssb) {
+  // Output element p of vector k is column (8k + p) / 3 of row (8k + p) % 3:
+  // each row is permuted by the columns, and blends (masks of rows 1 and 2)
+  // put the three together, instead of 24 scalar moves per 8 columns.
+  const __m256i col0 = _mm256_setr_epi32(0, 0, 0, 1, 1, 1, 2, 2);
+  const __m256i col1 = _mm256_setr_epi32(2, 3, 3, 3, 4, 4, 4, 5);
+  const __m256i col2 = _mm256_setr_epi32(5, 5, 6, 6, 6, 7, 7, 7);
+  int64_t a = 0;
+  for (; a + 8 <= na; a += 8) {
+    const __m256 r0 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + a * 4));
+    const __m256 r1 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + ssb + a * 4));
+    const __m256 r2 = _mm256_loadu_ps(reinterpret_cast<const float*>(src + 2 * ssb + a * 4));
+    __m256 o0 = _mm256_permutevar8x32_ps(r0, col0);
+    o0 = _mm256_blend_ps(o0, _mm256_permutevar8x32_ps(r1, col0), 0x92);
+    o0 = _mm256_blend_ps(o0, _mm256_permutevar8x32_ps(r2, col0), 0x24);
+    __m256 o1 = _mm256_permutevar8x32_ps(r0, col1);
+    o1 = _mm256_blend_ps(o1, _mm256_permutevar8x32_ps(r1, col1), 0x24);
+    o1 = _mm256_blend_ps(o1, _mm256_permutevar8x32_ps(r2, col1), 0x49);
+    __m256 o2 = _mm256_permutevar8x32_ps(r0, col2);
+    o2 = _mm256_blend_ps(o2, _mm256_permutevar8x32_ps(r1, col2), 0x49);
+    o2 = _mm256_blend_ps(o2, _mm256_permutevar8x32_ps(r2, col2), 0x92);
+    Put8<kStream>(dst + a * 12, o0);
+    Put8<kStream>(dst + a * 12 + 32, o1);
+    Put8<kStream>(dst + a * 12 + 64, o2);
+  }
+  for (; a < na; ++a) {
+    for (int r = 0; r < 3; ++r) std::memcpy(dst + a * 12 + r * 4, src + r * ssb + a * 4, 4);
+  }
+}
+
+}  // namespace
+
+void Interleave3x32Avx2(const char* src, char* dst, int64_t na, int64_t ssb, bool streaming) {
+  if (streaming && reinterpret_cast<uintptr_t>(dst) % 32 == 0) {
+    return Interleave3x32<true>(src, dst, na, ssb);
+  }
+  Interleave3x32<false>(src, dst, na, ssb);
 }
 
 }  // namespace xla_layout::internal

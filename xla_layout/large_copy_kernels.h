@@ -62,6 +62,13 @@ void LineRuns(const char* src, char* dst, int64_t rows, int64_t bytes, int64_t s
 // multiple of 4 KiB apart (rows that share one set of a 32 KiB, 8-way L1
 // with 64 sets), and at least one whole block (32 of a; 64 rows of b, or
 // 128 when destination rows collide).
+// Three rows of 32-bit elements (ssb bytes apart, na each) interleaved
+// into consecutive triples at dst: a transpose with nb == 3 whose
+// destination rows continue each other (an image's RGB planes into
+// channels-last, f32[N,3,H,W] to {1,3,2,0}). Streaming stores when asked
+// and dst is 32-byte aligned.
+void Interleave3x32Avx2(const char* src, char* dst, int64_t na, int64_t ssb, bool streaming);
+
 inline constexpr int64_t kStagedCols = 32;
 inline constexpr int64_t kSourceStagedRows = 64;
 inline constexpr int64_t kBothStagedRows = 128;

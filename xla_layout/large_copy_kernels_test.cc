@@ -134,6 +134,38 @@ TEST(LargeCopyKernelsTest, StagedTransposesMatchAPlainLoop) {
   }
 }
 
+// Three rows interleaved (an image's RGB planes into channels-last), through
+// each SIMD set's transpose with nb == 3 and contiguous triples: every tail
+// length, aligned and unaligned destinations, streaming or not, against a
+// plain loop; the bytes after the last triple stay as they were.
+TEST(LargeCopyKernelsTest, ThreeRowInterleavesMatchAPlainLoop) {
+  std::mt19937_64 rng(3);
+  for (Isa isa : SimdPaths()) {
+    const Kernels& k = KernelsFor(isa);
+    for (int64_t na = 1; na <= 40; ++na) {
+      for (int64_t offset : {0, 4, 32}) {
+        for (bool streaming : {false, true}) {
+          const int64_t ssb = (na + rng() % 5) * 4;
+          const std::vector<char> src = RandomBytes(rng, 3 * ssb);
+          AlignedBuffer out = Aligned(na * 12 + offset + 64);
+          std::memset(out.get(), 0x5A, na * 12 + offset + 64);
+          std::vector<char> want(na * 12 + 64, 0x5A);
+          for (int64_t a = 0; a < na; ++a) {
+            for (int64_t b = 0; b < 3; ++b) {
+              std::memcpy(&want[a * 12 + b * 4], &src[a * 4 + b * ssb], 4);
+            }
+          }
+          k.transpose(src.data(), out.get() + offset, na, 3, ssb, 12, 4, streaming);
+          ASSERT_EQ(std::vector<char>(out.get() + offset, out.get() + offset + want.size()),
+                    want)
+              << IsaName(isa) << " na " << na << " offset " << offset << " streaming "
+              << streaming;
+        }
+      }
+    }
+  }
+}
+
 // Whole relayouts that reach the kernels above, on every ISA path, against
 // the index math: transposes whose rows are 4 KiB apart, in cache, and
 // streaming copies into 32x32 tiles and nChw16c.
@@ -151,7 +183,8 @@ TEST(LargeCopyKernelsTest, RelayoutsThroughTheKernelsMatchTheIndexMath) {
           {"f32" + dims + "{1,0}", "f32" + dims + "{0,1:T(32,32)(32,1)}"},
           {"f32" + dims + "{0,1:T(32,32)(32,1)}", "f32" + dims + "{1,0}"},
           {"f32[2,48,5,7]{3,2,1,0}", "f32[2,48,5,7]{3,2,1,0:T(16,1,1)}"},
-          {"f32[2,48,5,7]{3,2,1,0:T(16,1,1)}", "f32[2,48,5,7]{3,2,1,0}"}};
+          {"f32[2,48,5,7]{3,2,1,0:T(16,1,1)}", "f32[2,48,5,7]{3,2,1,0}"},
+          {"f32[2,3,17,19]{3,2,1,0}", "f32[2,3,17,19]{1,3,2,0}"}};
       for (const auto& [from, to] : pairs) {
         RelayoutOptions options;
         options.isa = isa;

@@ -356,6 +356,7 @@ __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
                                                    int64_t na, int64_t nb,
                                                    int64_t ssb, int64_t dsa,
                                                    int es, bool streaming) {
+  if (es == 4 && nb == 3 && dsa == 12) return Interleave3x32Avx2(src, dst, na, ssb, streaming);
   if (es == 4 && na >= 2 && nb >= 8) {
     // Streaming needs 32-byte aligned rows; the tiles keep that alignment.
     bool aligned = (reinterpret_cast<uintptr_t>(dst) & 31) == 0 &&
