@@ -68,7 +68,7 @@ std::vector<int64_t> HloInstruction::DimensionNumbers(absl::string_view name) co
 
 HloComputation* HloInstruction::called_computation(
     absl::string_view attribute) const {
-  for (const CalledComputation& c : called_) {
+  for (const CalledComputation& c : called_.get()) {
     if (c.attribute == attribute) return c.computation;
   }
   return nullptr;
@@ -322,7 +322,7 @@ void HloInstruction::PrintAttributes(std::string& out, const PrintOptions& optio
       out += *a.keywords().kind;
     } else if (called_computation(n) != nullptr) {
       std::vector<std::string> names;
-      for (const CalledComputation& c : called_) {
+      for (const CalledComputation& c : called_.get()) {
         if (c.attribute == n) names.push_back(absl::StrCat("%", c.computation->name()));
       }
       if (IsListAttribute(n) || names.size() > 1) {
