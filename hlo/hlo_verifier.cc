@@ -637,6 +637,20 @@ absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& r
 
 namespace {
 
+// A bitcast of one array is the same bytes as its operand.
+absl::Status CheckBitcastBytes(const HloInstruction& i, ByteSizes& byte_sizes) {
+  if (i.operand_count() != 1) return absl::OkStatus();
+  const Shape& in = i.operand(0)->shape();
+  if (!in.IsArray() || !i.shape().IsArray()) return absl::OkStatus();
+  const std::optional<int64_t> a = byte_sizes.Of(in);
+  const std::optional<int64_t> b = byte_sizes.Of(i.shape());
+  if (a && b && *a != *b) {
+    return LayoutRule(i, absl::StrCat("bitcast of ", in.ToString(), " is not the same bytes as ",
+                                      i.shape().ToString()));
+  }
+  return absl::OkStatus();
+}
+
 // The relations between layouts (everything but the required tiles).
 absl::Status VerifyLayoutRelations(const HloModule& module) {
   ByteSizes byte_sizes;
@@ -660,18 +674,9 @@ absl::Status VerifyLayoutRelations(const HloModule& module) {
         }
       }
       switch (op) {
-        case HloOpcode::kBitcast: {
-          if (i->operand_count() != 1) break;
-          const Shape& in = i->operand(0)->shape();
-          if (!in.IsArray() || !i->shape().IsArray()) break;
-          const std::optional<int64_t> a = byte_sizes.Of(in);
-          const std::optional<int64_t> b = byte_sizes.Of(i->shape());
-          if (a && b && *a != *b) {
-            return LayoutRule(*i, absl::StrCat("bitcast of ", in.ToString(), " is not the same ",
-                                               "bytes as ", i->shape().ToString()));
-          }
+        case HloOpcode::kBitcast:
+          if (absl::Status s = CheckBitcastBytes(*i, byte_sizes); !s.ok()) return s;
           break;
-        }
         case HloOpcode::kTuple: {
           for (int k = 0; k < i->operand_count() &&
                           k < static_cast<int>(i->shape().tuple_shapes().size());
