@@ -28,6 +28,17 @@ TEST(LayoutInvariantsTest, Bitcast) {
               HasSubstr("bitcast of f32[4,8]{1,0:T(8,128)} is not the same bytes"));
 }
 
+// Byte sizes are remembered by the whole shape, layout included: a tiled
+// operand after an untiled one of the same dims is still caught.
+TEST(LayoutInvariantsTest, BitcastSizesByWholeShape) {
+  EXPECT_THAT(Check("HloModule m\nENTRY e {\n  p = f32[4,8]{1,0} parameter(0)\n"
+                    "  b = f32[32]{0} bitcast(p)\n"
+                    "  q = f32[4,8]{1,0:T(8,128)} parameter(1)\n"
+                    "  c = f32[32]{0} bitcast(q)\n"
+                    "  ROOT t = (f32[32]{0}, f32[32]{0}) tuple(b, c)\n}\n"),
+              HasSubstr("instruction 'c': bitcast of f32[4,8]{1,0:T(8,128)} is not the same bytes"));
+}
+
 // A target's rule: f32 arrays of rank >= 1 need tiles.
 std::string CheckTiles(absl::string_view text) {
   std::unique_ptr<HloModule> m = ParseTestModule(text);

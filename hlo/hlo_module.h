@@ -140,15 +140,15 @@ class HloInstruction {
     HloComputation* computation;
   };
   const std::vector<CalledComputation>& called_computations() const {
-    return called_;
+    return called_.get();
   }
   HloComputation* called_computation(absl::string_view attribute) const;
   void AddCalledComputation(std::string attribute, HloComputation* c) {
-    called_.push_back({std::move(attribute), c});
+    called_.mutable_get().push_back({std::move(attribute), c});
   }
   // Points the `index`th called computation at `c` (call-graph flattening).
   void set_called_computation(size_t index, HloComputation* c) {
-    called_[index].computation = c;
+    called_.mutable_get()[index].computation = c;
   }
 
   // parameter(N).
@@ -273,14 +273,15 @@ class HloInstruction {
              const absl::flat_hash_set<const HloComputation*>* implied) const;
   std::string name_;
   HloOpcode opcode_;
+  bool layout_written_ = false;  // beside the opcode: no padding of its own
   int local_id_ = -1;
   Shape shape_;
   InstructionList operands_;
   InstructionList users_;
   HloComputation* parent_ = nullptr;
-  std::vector<CalledComputation> called_;
+  // Out of line: few instructions call computations (8 bytes, not 24).
+  OutOfLine<std::vector<CalledComputation>> called_;
   int64_t parameter_number_ = -1;
-  bool layout_written_ = false;
   SourceLocation location_;
   // A constant's literal; null for every other instruction.
   struct Constant {

@@ -545,6 +545,46 @@ ENTRY e {
   EXPECT_TRUE(same(empty).empty());
 }
 
+// ReplaceInstructions puts each replacement in its instruction's place, with
+// the uses and the root, batch after batch: a second batch may replace a
+// replacement of the first (a local id the first batch gave out).
+TEST(HloModuleTest, ReplaceInstructionsInPlaceBatchAfterBatch) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  n = f32[4] negate(p0)
+  a = f32[4] abs(n)
+  ROOT r = f32[4] add(n, a)
+})");
+  HloComputation* e = m->entry();
+  auto unary = [&](const std::string& name, HloOpcode op, const std::string& operand) {
+    auto i = std::make_unique<HloInstruction>(name, op, *ParseShape("f32[4]{0}"));
+    i->AppendOperand(e->FindInstruction(operand));
+    return i;
+  };
+  auto order = [](const HloComputation& c) {
+    std::vector<std::string> names;
+    for (HloInstruction* i : c.instruction_range()) names.push_back(i->name());
+    return names;
+  };
+  std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>> batch;
+  batch.emplace_back(e->FindInstruction("n"), unary("n2", HloOpcode::kCopy, "p0"));
+  batch.emplace_back(e->FindInstruction("r"), unary("r2", HloOpcode::kNegate, "a"));
+  e->ReplaceInstructions(std::move(batch));
+  EXPECT_EQ(order(*e), (std::vector<std::string>{"p0", "n2", "a", "r2"}));
+  EXPECT_EQ(e->root()->name(), "r2");
+  EXPECT_EQ(e->FindInstruction("a")->operand(0)->name(), "n2");
+  EXPECT_EQ(e->FindInstruction("n2")->users().size(), 1u);
+  batch.clear();
+  batch.emplace_back(e->FindInstruction("n2"), unary("n3", HloOpcode::kAbs, "p0"));
+  e->ReplaceInstructions(std::move(batch));
+  e->ReplaceInstructions({});
+  EXPECT_EQ(order(*e), (std::vector<std::string>{"p0", "n3", "a", "r2"}));
+  EXPECT_EQ(e->FindInstruction("a")->operand(0)->name(), "n3");
+  EXPECT_EQ(e->FindInstruction("p0")->users().size(), 1u);
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+}
+
 TEST(HloParserTest, TypedAttributesParsedOnce) {
   auto m = ParseTestModule(R"(HloModule m
 ENTRY e {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/sparse_dot.h"
@@ -102,13 +103,15 @@ bool IsIntegral(PrimitiveType t) {
   }
 }
 
-std::vector<int64_t> Attr(const std::optional<std::vector<int64_t>>& a) {
-  return a.value_or(std::vector<int64_t>{});
+// The list, or an empty one; a reference, so that reading it copies nothing.
+const std::vector<int64_t>& Attr(const std::optional<std::vector<int64_t>>& a) {
+  static const std::vector<int64_t>* const kEmpty = new std::vector<int64_t>();
+  return a ? *a : *kEmpty;
 }
 
 // Each of `dims` is a distinct dim below `rank`.
 absl::Status NeedDims(absl::string_view what, absl::Span<const int64_t> dims, int rank) {
-  std::vector<bool> seen(rank, false);
+  absl::InlinedVector<bool, 8> seen(rank, false);
   for (int64_t d : dims) {
     if (d < 0 || d >= rank || seen[d]) {
       return Bad(absl::StrCat(what, " ", Dims(dims), " are not distinct dims of a rank-",
@@ -212,14 +215,14 @@ absl::StatusOr<Shape> InferDot(const HloInstruction& i) {
   const Shape& lhs = i.operand(0)->shape();
   const Shape& rhs = i.operand(1)->shape();
   const auto& a = i.attributes();
-  const std::vector<int64_t> lc = a.dot().lhs_contracting_dims.value_or(std::vector<int64_t>{});
-  const std::vector<int64_t> rc = a.dot().rhs_contracting_dims.value_or(std::vector<int64_t>{});
-  const std::vector<int64_t> lb = a.dot().lhs_batch_dims.value_or(std::vector<int64_t>{});
-  const std::vector<int64_t> rb = a.dot().rhs_batch_dims.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t>& lc = Attr(a.dot().lhs_contracting_dims);
+  const std::vector<int64_t>& rc = Attr(a.dot().rhs_contracting_dims);
+  const std::vector<int64_t>& lb = Attr(a.dot().lhs_batch_dims);
+  const std::vector<int64_t>& rb = Attr(a.dot().rhs_batch_dims);
   if (lc.size() != rc.size() || lb.size() != rb.size()) {
     return Bad("dot needs as many lhs as rhs contracting dims, and batch dims");
   }
-  std::vector<int64_t> lhs_used = lc, rhs_used = rc;
+  absl::InlinedVector<int64_t, 8> lhs_used(lc.begin(), lc.end()), rhs_used(rc.begin(), rc.end());
   lhs_used.insert(lhs_used.end(), lb.begin(), lb.end());
   rhs_used.insert(rhs_used.end(), rb.begin(), rb.end());
   if (!(st = NeedDims("dot's lhs contracting and batch dims", lhs_used, lhs.rank())).ok() ||
@@ -227,7 +230,7 @@ absl::StatusOr<Shape> InferDot(const HloInstruction& i) {
       !(st = CheckSparsity(i, lc, rc)).ok() || !(st = CheckContractedSizes(i, lc, rc)).ok()) {
     return st;
   }
-  std::vector<int64_t> dims;
+  absl::InlinedVector<int64_t, 8> dims;
   for (size_t k = 0; k < lb.size(); ++k) {
     if (lhs.dimensions(lb[k]) != rhs.dimensions(rb[k])) {
       return Bad(absl::StrCat("dot's batch dims differ: lhs dim ", lb[k], " is ",
@@ -253,7 +256,7 @@ absl::StatusOr<Shape> InferTranspose(const HloInstruction& i) {
   absl::Status st = NeedOperands(i, 1);
   if (!st.ok()) return st;
   const Shape& in = i.operand(0)->shape();
-  const std::vector<int64_t> perm = i.attributes().dimensions.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t>& perm = Attr(i.attributes().dimensions);
   if (static_cast<int>(perm.size()) != in.rank() ||
       !(st = NeedDims("transpose's dimensions", perm, in.rank())).ok()) {
     return Bad(absl::StrCat("transpose's dimensions ", Dims(perm),
