@@ -143,21 +143,27 @@ constexpr absl::string_view kEveryInstruction[] = {
 
 }  // namespace
 
-absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name) {
+bool TakesAttribute(HloOpcode opcode, absl::string_view name) {
   for (absl::string_view common : kEveryInstruction) {
-    if (name == common) return absl::OkStatus();
+    if (name == common) return true;
   }
   const auto& table = AttributeTable();
   auto it = table.find(opcode);
-  if (it == table.end()) return absl::OkStatus();
+  if (it == table.end()) return true;
   for (absl::string_view known : it->second) {
-    if (name == known) return absl::OkStatus();
+    if (name == known) return true;
   }
+  return false;
+}
+
+absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name) {
+  if (TakesAttribute(opcode, name)) return absl::OkStatus();
+  const absl::Span<const absl::string_view> known = AttributeTable().at(opcode);
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown attribute '", name, "' for ", HloOpcodeString(opcode),
-      it->second.empty() ? std::string(" (it takes only the attributes every instruction takes)")
-                         : absl::StrCat(" (it takes ", absl::StrJoin(it->second, ", "),
-                                        ", and those every instruction takes)")));
+      known.empty() ? std::string(" (it takes only the attributes every instruction takes)")
+                    : absl::StrCat(" (it takes ", absl::StrJoin(known, ", "),
+                                   ", and those every instruction takes)")));
 }
 
 absl::StatusOr<std::vector<std::string>> ParseNameList(absl::string_view text) {

@@ -35,6 +35,9 @@ absl::Status ParseTypedAttribute(HloInstruction& instr, HloOpcode opcode,
 // later name origin). Opcodes without a table entry (the newest:
 // scaled-dot, scan, shuffle, collective-reduce) take any name.
 absl::Status CheckAttributeName(HloOpcode opcode, absl::string_view name);
+// The same answer as a bool, without building the error (passes ask it of
+// every attribute they carry over).
+bool TakesAttribute(HloOpcode opcode, absl::string_view name);
 
 // Checks XLA's ResultAccuracy: `{mode=default}` or `{mode=highest}` (XLA's
 // lowercase names), or `{tolerance={atol=1e-5,rtol=0,ulps=1}}` with any of

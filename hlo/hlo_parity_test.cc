@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo/hlo_attributes.h"
 #include "hlo/hlo_literal.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_test_util.h"
@@ -166,6 +167,22 @@ ENTRY e {
   groups = s32[2] parameter(2)
   ROOT r = f32[8,4] ragged-dot(lhs, rhs, groups), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
 })");
+}
+
+// The bool form answers as the checked form does, on a common name, an
+// opcode's own, another opcode's, and an opcode without a table.
+TEST(ParityTest, TakesAttributeAgreesWithCheckAttributeName) {
+  const std::vector<std::pair<HloOpcode, std::string>> cases = {
+      {HloOpcode::kBitcast, "metadata"},   {HloOpcode::kBitcast, "dimensions"},
+      {HloOpcode::kTranspose, "dimensions"}, {HloOpcode::kTranspose, "slice"},
+      {HloOpcode::kNegate, "frobnicate"},  {HloOpcode::kNegate, "sharding"}};
+  int taken = 0;
+  for (const auto& [opcode, name] : cases) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(TakesAttribute(opcode, name), CheckAttributeName(opcode, name).ok());
+    taken += TakesAttribute(opcode, name);
+  }
+  EXPECT_EQ(taken, 3);
 }
 
 TEST(ParityTest, AttributesAreTypedPerOpcode) {

@@ -173,7 +173,7 @@ void RewriteBitcasts(HloModule& module, LayoutAssignmentStats& stats) {
       b->set_layout_written(true);
       b->set_location(i->location());
       for (const HloAttribute& a : i->raw_attributes()) {
-        if (CheckAttributeName(HloOpcode::kBitcast, a.name).ok()) {
+        if (TakesAttribute(HloOpcode::kBitcast, a.name)) {
           b->mutable_raw_attributes().push_back(a);  // metadata and its kind
         }
       }
