@@ -478,18 +478,30 @@ void HloComputation::ReplaceInstructions(
   // of them replaced) missed the cache on every probe.
   std::vector<std::unique_ptr<HloInstruction>> by_old_id(next_local_id_);
   for (auto& [old, replacement] : batch) {
-    replacement->parent_ = this;
-    replacement->local_id_ = next_local_id_++;
-    old->ReplaceAllUsesWith(replacement.get());
-    for (HloInstruction* op : old->operands()) {
-      auto& users = op->users_;
-      users.erase(std::remove(users.begin(), users.end(), old), users.end());
-    }
+    TakeUsesOf(old, replacement.get());
     if (old->parent_ == this) by_old_id[old->local_id_] = std::move(replacement);
   }
   for (auto& slot : instructions_) {
     std::unique_ptr<HloInstruction>& replacement = by_old_id[slot->local_id_];
     if (replacement != nullptr) slot = std::move(replacement);
+  }
+}
+
+HloInstruction* HloComputation::ReplaceInstructionAt(
+    size_t position, std::unique_ptr<HloInstruction> replacement) {
+  std::unique_ptr<HloInstruction>& slot = instructions_[position];
+  TakeUsesOf(slot.get(), replacement.get());
+  slot = std::move(replacement);
+  return slot.get();
+}
+
+void HloComputation::TakeUsesOf(HloInstruction* old, HloInstruction* replacement) {
+  replacement->parent_ = this;
+  replacement->local_id_ = next_local_id_++;
+  old->ReplaceAllUsesWith(replacement);
+  for (HloInstruction* op : old->operands()) {
+    auto& users = op->users_;
+    users.erase(std::remove(users.begin(), users.end(), old), users.end());
   }
 }
 

@@ -397,6 +397,13 @@ class HloComputation {
   void ReplaceInstructions(
       std::vector<std::pair<HloInstruction*, std::unique_ptr<HloInstruction>>>
           batch);
+  // The same for one instruction, the one at `position` in the order:
+  // costs its uses and operands, not the computation's size, and leaves
+  // instruction_range() valid (the slot is reused). Returns the replacement.
+  // A pass that replaces as it walks thus frees each old instruction as its
+  // replacement is made, where a batch holds both sets at once.
+  HloInstruction* ReplaceInstructionAt(size_t position,
+                                       std::unique_ptr<HloInstruction> replacement);
   // Operands before users; instructions unreachable from the root come
   // after, in text order.
   std::vector<HloInstruction*> MakePostOrder() const;
@@ -429,6 +436,9 @@ class HloComputation {
   void Print(std::string* out, const PrintOptions& options,
              const std::function<void(std::string&)>& flush,
              const absl::flat_hash_set<const HloComputation*>* implied) const;
+  // Gives `replacement` this computation and a fresh local id, and moves
+  // `old`'s uses (and the root) to it and `old` off its operands' users.
+  void TakeUsesOf(HloInstruction* old, HloInstruction* replacement);
   std::string name_;
   HloModule* parent_ = nullptr;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;

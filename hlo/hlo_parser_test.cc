@@ -585,6 +585,36 @@ ENTRY e {
   EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
 }
 
+// ReplaceInstructionAt replaces one instruction in its slot: the uses, the
+// root and the users of its operands follow, and a range taken before stays
+// valid and yields the replacement.
+TEST(HloModuleTest, ReplaceInstructionAtKeepsTheSlotAndTheUses) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(HloModule m
+ENTRY e {
+  p0 = f32[4] parameter(0)
+  n = f32[4] negate(p0)
+  ROOT a = f32[4] abs(n)
+})");
+  HloComputation* e = m->entry();
+  const HloComputation::InstructionRange range = e->instruction_range();
+  auto make = [&](const std::string& name, HloOpcode op, const std::string& operand) {
+    auto i = std::make_unique<HloInstruction>(name, op, *ParseShape("f32[4]{0}"));
+    i->AppendOperand(e->FindInstruction(operand));
+    return i;
+  };
+  HloInstruction* n2 = e->ReplaceInstructionAt(1, make("n2", HloOpcode::kCopy, "p0"));
+  EXPECT_EQ(range[1], n2);
+  EXPECT_EQ(e->FindInstruction("a")->operand(0), n2);
+  ASSERT_EQ(e->FindInstruction("p0")->users().size(), 1u);
+  EXPECT_EQ(e->FindInstruction("p0")->users()[0], n2);
+  HloInstruction* a2 = e->ReplaceInstructionAt(2, make("a2", HloOpcode::kNegate, "n2"));
+  EXPECT_EQ(e->root(), a2);
+  ASSERT_EQ(n2->users().size(), 1u);
+  EXPECT_EQ(n2->users()[0], a2);
+  EXPECT_EQ(e->instruction_count(), 3);
+  EXPECT_TRUE(VerifyModule(*m).ok()) << VerifyModule(*m);
+}
+
 TEST(HloParserTest, TypedAttributesParsedOnce) {
   auto m = ParseTestModule(R"(HloModule m
 ENTRY e {

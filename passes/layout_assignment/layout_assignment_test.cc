@@ -1,5 +1,6 @@
 #include "passes/layout_assignment/layout_assignment.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -457,6 +458,64 @@ ENTRY e {
   EXPECT_EQ(OpcodeOf(*m, "t"), HloOpcode::kBitcast);
   EXPECT_EQ(stats.transposes_as_bitcast, 1);
   EXPECT_TRUE(stats.copies.empty());
+}
+
+// The benchmark chain, 300 links: each link's two transposes become
+// bitcasts in place, one after another while the walk goes on (the second
+// reads the first's bitcast), and so does the root. Every use must point at
+// the instruction of its name in the computation, and every operand list
+// agree with the users lists, or a replaced instruction is still referred to.
+TEST(LayoutAssignmentTest, ChainOfTransposesBecomesBitcastsWithEveryUse) {
+  constexpr int kLinks = 300;
+  std::string text =
+      "HloModule chain\nENTRY main {\n  x.0 = f32[64,256] parameter(0)\n"
+      "  w = f32[256,256] parameter(1)\n";
+  for (int k = 0; k < kLinks; ++k) {
+    absl::StrAppend(&text, "  d.", k, " = f32[64,256] dot(x.", k,
+                    ", w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  t.", k,
+                    " = f32[256,64] transpose(d.", k, "), dimensions={1,0}\n  u.", k,
+                    " = f32[64,256] transpose(t.", k, "), dimensions={1,0}\n  x.", k + 1,
+                    " = f32[64,256] add(u.", k, ", d.", k, ")\n");
+  }
+  absl::StrAppend(&text, "  ROOT out = f32[256,64] transpose(x.", kLinks,
+                  "), dimensions={1,0}\n}\n");
+  LayoutAssignmentStats stats;
+  std::unique_ptr<HloModule> m = Assign(text, "tpu", &stats);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(stats.transposes_as_bitcast, 2 * kLinks + 1);
+  HloComputation* e = m->entry();
+  ASSERT_EQ(e->instruction_count(), 2 + 4 * kLinks + 1);
+  EXPECT_EQ(e->root(), e->FindInstruction("out"));
+  EXPECT_EQ(e->root()->opcode(), HloOpcode::kBitcast);
+  auto named = [&](const std::string& name, int k) {
+    return e->FindInstruction(absl::StrCat(name, ".", k));
+  };
+  for (int k = 0; k < kLinks; ++k) {
+    SCOPED_TRACE(k);
+    HloInstruction* t = named("t", k);
+    HloInstruction* u = named("u", k);
+    ASSERT_EQ(t->opcode(), HloOpcode::kBitcast);
+    ASSERT_EQ(u->opcode(), HloOpcode::kBitcast);
+    EXPECT_EQ(t->operand(0), named("d", k));
+    EXPECT_EQ(u->operand(0), t);
+    EXPECT_EQ(named("x", k + 1)->operand(0), u);
+    ASSERT_EQ(u->users().size(), 1u);
+    EXPECT_EQ(u->users()[0], named("x", k + 1));
+  }
+  EXPECT_EQ(e->root()->operand(0), named("x", kLinks));
+  for (HloInstruction* i : e->instruction_range()) {
+    EXPECT_EQ(i->parent(), e) << i->name();
+    for (HloInstruction* op : i->operands()) {
+      EXPECT_EQ(e->FindInstruction(op->name()), op) << i->name();
+      EXPECT_NE(std::find(op->users().begin(), op->users().end(), i), op->users().end())
+          << i->name() << " missing from the users of " << op->name();
+    }
+    for (HloInstruction* user : i->users()) {
+      EXPECT_NE(std::find(user->operands().begin(), user->operands().end(), i),
+                user->operands().end())
+          << user->name() << " listed as a user of " << i->name();
+    }
+  }
 }
 
 // Attention's [b,s,h*d] -> [b,s,h,d] -> [b,h,s,d] and back: where the
