@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "xla_layout/simd_copy.h"
+#include "xla_layout/simd_transpose.h"
 
 namespace xla_layout::internal {
 
@@ -41,17 +42,18 @@ namespace {
 // 128 bytes, two lines.
 constexpr int64_t kStageRowBytes = kStagedCols * 4;
 
-// Whole blocks of kRows source rows: the rows staged, the next block's lines
-// fetched into L2 (in L1 they would all fall into the set they share), the
-// block transposed by `transpose`; with kStageDst into a second block first,
-// whose kStagedCols rows of kRows * 4 bytes are then copied out, 8 lines to a
-// destination row, not one line to each of 16.
-template <int64_t kRows, bool kStageDst>
-__attribute__((target("avx2"))) void TransposeBlocks(const char* src, char* dst, int64_t na,
-                                                     int64_t nb, int64_t ssb, int64_t dsa,
-                                                     TransposeFn transpose) {
+// Whole blocks of kBothStagedRows source rows (destination rows a
+// multiple of 4 KiB apart): the rows staged, the next block's lines fetched
+// into L2 (in L1 they would all fall into the set they share), the block
+// transposed by `transpose` into a second block, whose kStagedCols rows of
+// kRows * 4 bytes are then copied out, 8 lines to a destination row, not
+// one line to each of 16.
+__attribute__((target("avx2"))) void TransposeBothBlocks(const char* src, char* dst, int64_t na,
+                                                         int64_t nb, int64_t ssb, int64_t dsa,
+                                                         TransposeFn transpose) {
+  constexpr int64_t kRows = kBothStagedRows;
   alignas(64) char in[kRows * kStageRowBytes];
-  alignas(64) char out[kStageDst ? kRows * kStageRowBytes : 64];
+  alignas(64) char out[kRows * kStageRowBytes];
   constexpr int64_t kOutRowBytes = kRows * 4;
   for (int64_t b0 = 0; b0 + kRows <= nb; b0 += kRows) {
     for (int64_t a0 = 0; a0 + kStagedCols <= na; a0 += kStagedCols) {
@@ -64,14 +66,67 @@ __attribute__((target("avx2"))) void TransposeBlocks(const char* src, char* dst,
         }
         CopyBlocks128Avx2<false>(row, in + r * kStageRowBytes, kStageRowBytes);
       }
-      char* to = dst + a0 * dsa + b0 * 4;
-      if (!kStageDst) {
-        transpose(in, to, kStagedCols, kRows, kStageRowBytes, dsa, 4, false);
-        continue;
-      }
       transpose(in, out, kStagedCols, kRows, kStageRowBytes, kOutRowBytes, 4, false);
       for (int64_t a = 0; a < kStagedCols; ++a) {
-        CopyBlocks128Avx2<false>(out + a * kOutRowBytes, to + a * dsa, kOutRowBytes);
+        CopyBlocks128Avx2<false>(out + a * kOutRowBytes, dst + (a0 + a) * dsa + b0 * 4,
+                                 kOutRowBytes);
+      }
+    }
+  }
+}
+
+// Stages rows [r0, r0 + n) of the block at `from` (kStagedCols of each)
+// into `in`, fetching the same rows of the block at `ahead` (if any) into
+// L2 (in L1 they would all fall into the set they share).
+__attribute__((target("avx2"), always_inline)) inline void StageRows(
+    const char* from, const char* ahead, char* in, int64_t r0, int64_t n, int64_t ssb) {
+  for (int64_t r = r0; r < r0 + n; ++r) {
+    if (ahead != nullptr) {
+      _mm_prefetch(ahead + r * ssb, _MM_HINT_T2);
+      _mm_prefetch(ahead + r * ssb + 64, _MM_HINT_T2);
+    }
+    CopyBlocks128Avx2<false>(from + r * ssb, in + r * kStageRowBytes, kStageRowBytes);
+  }
+}
+
+// Whole blocks of kSourceStagedRows source rows by kStagedCols, destination
+// written straight from the stage. The order of the stores is what counts:
+// the 8 destination rows of an 8x16 register transpose get their lines of
+// the whole block (256 bytes each) before the next 8 rows start, instead
+// of 32 rows getting one line each in turn, which in rows a multiple of
+// 2 KiB apart put 32 lines into two L1 sets. The next block is staged
+// meanwhile, a quarter of its rows per 8 destination rows, into the other
+// half of a double stage.
+__attribute__((target("avx2"))) void TransposeSourceBlocks(const char* src, char* dst,
+                                                           int64_t na, int64_t nb, int64_t ssb,
+                                                           int64_t dsa) {
+  constexpr int64_t kRows = kSourceStagedRows;
+  constexpr int64_t kRowsPerOctet = kRows / (kStagedCols / 8);
+  alignas(64) char in[2][kRows * kStageRowBytes];
+  const int64_t blocks_a = na / kStagedCols, blocks = blocks_a * (nb / kRows);
+  auto block = [&](int64_t k) -> const char* {
+    return k < blocks ? src + (k % blocks_a) * kStageRowBytes + (k / blocks_a) * kRows * ssb
+                      : nullptr;
+  };
+  StageRows(src, block(1), in[0], 0, kRows, ssb);
+  for (int64_t k = 0; k < blocks; ++k) {
+    const char* next = block(k + 1);
+    const char* ahead = block(k + 2);
+    const char* stage = in[k & 1];
+    char* to = dst + (k % blocks_a) * kStagedCols * dsa + (k / blocks_a) * kRows * 4;
+    for (int64_t a = 0; a < kStagedCols; a += 8) {
+      if (next != nullptr) {
+        StageRows(next, ahead, in[(k + 1) & 1], a / 8 * kRowsPerOctet, kRowsPerOctet, ssb);
+      }
+      for (int64_t b = 0; b < kRows; b += 16) {
+        __m256 lo[8], hi[8];
+        Transpose8x8ToRegs(stage + b * kStageRowBytes + a * 4, kStageRowBytes, lo);
+        Transpose8x8ToRegs(stage + (b + 8) * kStageRowBytes + a * 4, kStageRowBytes, hi);
+        for (int i = 0; i < 8; ++i) {
+          float* row = reinterpret_cast<float*>(to + (a + i) * dsa + b * 4);
+          _mm256_storeu_ps(row, lo[i]);
+          _mm256_storeu_ps(row + 8, hi[i]);
+        }
       }
     }
   }
@@ -86,9 +141,9 @@ void TransposeStaged(const char* src, char* dst, int64_t na, int64_t nb, int64_t
   const bool both = dsa % 4096 == 0;
   const int64_t rows = both ? kBothStagedRows : kSourceStagedRows;
   if (both) {
-    TransposeBlocks<kBothStagedRows, true>(src, dst, na, nb, ssb, dsa, transpose);
+    TransposeBothBlocks(src, dst, na, nb, ssb, dsa, transpose);
   } else {
-    TransposeBlocks<kSourceStagedRows, false>(src, dst, na, nb, ssb, dsa, transpose);
+    TransposeSourceBlocks(src, dst, na, nb, ssb, dsa);
   }
   const int64_t na_whole = na / kStagedCols * kStagedCols, nb_whole = nb / rows * rows;
   if (na_whole < na) {

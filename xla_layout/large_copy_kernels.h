@@ -15,9 +15,11 @@
 //   nor can lines fetched ahead, and 16 destination lines in one set are
 //   16 misses in a row. Blocks of 64 (or 128) rows x 128 bytes are first
 //   copied whole, line by line, into a block on the stack (the next
-//   block's lines fetched into L2 meanwhile), then transposed from there;
-//   when destination rows collide, into a second block whose rows are
-//   copied out 512 bytes at a time.
+//   block's lines fetched into L2 meanwhile), then transposed from there:
+//   with source rows colliding, straight to the destination, 8 rows at a
+//   time getting 256 bytes each while the next block is staged; when
+//   destination rows collide, into a second block whose rows are copied
+//   out 512 bytes at a time.
 #ifndef XLA_LAYOUT_LARGE_COPY_KERNELS_H_
 #define XLA_LAYOUT_LARGE_COPY_KERNELS_H_
 
@@ -80,8 +82,9 @@ inline bool IsStagedTranspose(int64_t na, int64_t nb, int64_t src_stride_b,
 }
 
 // The transpose of Kernels::transpose for a case IsStagedTranspose takes:
-// whole blocks staged as above and transposed by `transpose` (the set's
-// own), the edges left to `transpose` directly. Needs AVX2.
+// whole blocks staged as above (transposed by `transpose`, the set's own,
+// when destination rows collide), the edges left to `transpose` directly.
+// Needs AVX2.
 void TransposeStaged(const char* src, char* dst, int64_t na, int64_t nb,
                      int64_t src_stride_b, int64_t dst_stride_a, TransposeFn transpose);
 
