@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlo/name_uniquer.h"
@@ -575,7 +576,9 @@ void HloComputation::Print(std::string* out_ptr, const PrintOptions& options,
   }
   out += '}';
   if (!execution_thread_.empty()) {
-    absl::StrAppend(&out, ", execution_thread=\"", execution_thread_, "\"");
+    // Escaped as the parser reads it back (a plain name prints as itself).
+    absl::StrAppend(&out, ", execution_thread=\"", absl::Utf8SafeCEscape(execution_thread_),
+                    "\"");
   }
   out += '\n';
 }

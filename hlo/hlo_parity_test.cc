@@ -123,6 +123,34 @@ ENTRY e {
                         "computation 'e'"));
 }
 
+// A thread name is a quoted string with C escapes, as XLA's lexer reads
+// it: the bytes they stand for, printed back escaped (found by fuzzing: a
+// name with control bytes came back from the proto as its escaped text).
+TEST(ParityTest, ExecutionThreadNamesTakeEscapes) {
+  const char* text = R"(HloModule m
+host {
+  a = f32[] parameter(0)
+  ROOT n = f32[] negate(a)
+}, execution_thread="h\"o\\s\001\000t"
+
+ENTRY e {
+  p = f32[] parameter(0)
+  ROOT c = f32[] call(p), to_apply=host
+})";
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text, "t.hlo");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ((*m)->FindComputation("host")->execution_thread(),
+            std::string("h\"o\\s\001\000t", 8));
+  const std::string out = (*m)->ToString();
+  EXPECT_THAT(out, HasSubstr(R"(}, execution_thread="h\"o\\s\001\000t")"));
+  absl::StatusOr<std::unique_ptr<HloModule>> again = ParseHloModule(out, "printed.hlo");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)->ToString(), out);
+  EXPECT_THAT(Refuse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}, "
+                     "execution_thread=\"a\\q\"\n"),
+              HasSubstr("t.hlo:4:21: error: execution_thread has a bad escape sequence"));
+}
+
 TEST(ParityTest, NestedInlineOperands) {
   std::string out = Accept(R"(HloModule m
 ENTRY e {

@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -525,7 +526,13 @@ absl::Status Parser::ParseExecutionThread(HloComputation& computation) {
   if (value.size() < 2 || value.front() != '"' || value.back() != '"') {
     return ErrorAt(value_at, "execution_thread needs a quoted name");
   }
-  computation.set_execution_thread(value.substr(1, value.size() - 2));
+  // A quoted string as XLA's lexer reads it: C escapes (\", \\, \001)
+  // stand for their bytes, so any thread name prints and reads back.
+  std::string thread;
+  if (!absl::CUnescape(absl::string_view(value).substr(1, value.size() - 2), &thread)) {
+    return ErrorAt(value_at, "execution_thread has a bad escape sequence");
+  }
+  computation.set_execution_thread(std::move(thread));
   return absl::OkStatus();
 }
 

@@ -300,7 +300,8 @@ absl::StatusOr<std::string> ProtoReader::ComputationText(int c) {
   }
   out += "}";
   if (!comp.execution_thread().empty() && comp.execution_thread() != "main") {
-    absl::StrAppend(&out, ", execution_thread=\"", absl::CEscape(comp.execution_thread()), "\"");
+    absl::StrAppend(&out, ", execution_thread=\"", absl::Utf8SafeCEscape(comp.execution_thread()),
+                    "\"");
   }
   return out + "\n";
 }
