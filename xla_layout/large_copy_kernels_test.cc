@@ -15,14 +15,6 @@
 namespace xla_layout::internal {
 namespace {
 
-// The SIMD paths this machine can run (the wrappers sit in their tables).
-std::vector<Isa> SimdPaths() {
-  std::vector<Isa> paths;
-  if (DetectIsa() == Isa::kAvx2 || DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx2);
-  if (DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx512);
-  return paths;
-}
-
 std::vector<char> RandomBytes(std::mt19937_64& rng, int64_t n) {
   std::vector<char> v(n);
   for (char& c : v) c = static_cast<char>(rng());
@@ -50,7 +42,7 @@ TEST(LargeCopyKernelsTest, LineRunsNeedWholeAlignedDestinationLines) {
 // plain loop; bytes outside the runs stay as they were.
 TEST(LargeCopyKernelsTest, StreamingRunCopiesMatchAPlainLoop) {
   std::mt19937_64 rng(31);
-  for (Isa isa : SimdPaths()) {
+  for (Isa isa : SimdPathsHere()) {
     const Kernels& k = KernelsFor(isa);
     for (int trial = 0; trial < 40; ++trial) {
       const int64_t bytes = 64 * (1 + rng() % 12) - (trial % 4 == 3 ? 8 : 0);
@@ -99,7 +91,7 @@ TEST(LargeCopyKernelsTest, StagedTransposesTakeRowsThatShareOneL1Set) {
 // edges of every size, against a plain loop.
 TEST(LargeCopyKernelsTest, StagedTransposesMatchAPlainLoop) {
   std::mt19937_64 rng(7);
-  for (Isa isa : SimdPaths()) {
+  for (Isa isa : SimdPathsHere()) {
     const Kernels& k = KernelsFor(isa);
     for (int trial = 0; trial < 24; ++trial) {
       const bool src_collides = trial % 2 == 0;
@@ -140,7 +132,7 @@ TEST(LargeCopyKernelsTest, StagedTransposesMatchAPlainLoop) {
 // plain loop; the bytes after the last triple stay as they were.
 TEST(LargeCopyKernelsTest, ThreeRowInterleavesMatchAPlainLoop) {
   std::mt19937_64 rng(3);
-  for (Isa isa : SimdPaths()) {
+  for (Isa isa : SimdPathsHere()) {
     const Kernels& k = KernelsFor(isa);
     for (int64_t na = 1; na <= 40; ++na) {
       for (int64_t offset : {0, 4, 32}) {
@@ -173,7 +165,7 @@ TEST(LargeCopyKernelsTest, ThreeRowInterleavesMatchAPlainLoop) {
 // nChw16c.
 TEST(LargeCopyKernelsTest, RelayoutsThroughTheKernelsMatchTheIndexMath) {
   std::mt19937_64 rng(2024);
-  std::vector<Isa> paths = SimdPaths();
+  std::vector<Isa> paths = SimdPathsHere();
   paths.push_back(Isa::kScalar);
   for (Isa isa : paths) {
     for (int trial = 0; trial < 4; ++trial) {

@@ -21,14 +21,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The ISA paths this machine can run.
-std::vector<Isa> Paths() {
-  std::vector<Isa> paths = {Isa::kScalar};
-  if (DetectIsa() == Isa::kAvx2 || DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx2);
-  if (DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx512);
-  return paths;
-}
-
 bool HasVbmi() {
   return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
 }
@@ -95,7 +87,7 @@ TEST(SmallPlanTest, RandomSmallCopiesMatchTheIndexMathOnEveryIsa) {
     for (uint8_t& f : fill) f = static_cast<uint8_t>(rng());
     const std::vector<uint8_t> in = RandomSource(a, bytes_rng);
     std::vector<uint8_t> first;
-    for (Isa isa : Paths()) {
+    for (Isa isa : IsaPathsHere()) {
       RelayoutOptions ro;
       ro.isa = isa;
       ro.threads = 1;
@@ -171,7 +163,7 @@ TEST(SmallPlanTest, EveryOpMatchesTheIndexMath) {
     const std::vector<uint8_t> in = RandomSource(src, rng);
     for (const std::vector<uint8_t>& fill : {std::vector<uint8_t>{0xC3}, pattern}) {
       std::vector<uint8_t> first;
-      for (Isa isa : Paths()) {
+      for (Isa isa : IsaPathsHere()) {
         RelayoutOptions options;
         options.isa = isa;
         options.padding_value = fill;
@@ -223,7 +215,7 @@ TEST(SmallPlanTest, ByteInterleaveOfEveryLength) {
     const Shape src = ParseTestShape(absl::StrCat("s8[8,", n, "]{1,0}"));
     const Shape dst = ParseTestShape(absl::StrCat("s8[8,", n, "]{1,0:T(8,128)(4,1)}"));
     const Shape wide = ParseTestShape(absl::StrCat("s8[8,", n, "]{1,0:T(1,256)}"));
-    for (Isa isa : Paths()) {
+    for (Isa isa : IsaPathsHere()) {
       RelayoutOptions options;
       options.isa = isa;
       for (const Shape* from : {&src, &wide}) {

@@ -22,16 +22,6 @@ using ::testing::Not;
 
 Shape Parse(absl::string_view text) { return ParseTestShape(text); }
 
-// The ISA paths this machine can run.
-std::vector<Isa> Paths() {
-  std::vector<Isa> paths = {Isa::kScalar};
-  if (DetectIsa() == Isa::kAvx2 || DetectIsa() == Isa::kAvx512) {
-    paths.push_back(Isa::kAvx2);
-  }
-  if (DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx512);
-  return paths;
-}
-
 // Relayouts src -> dst from random bytes (source padding included) and
 // checks every destination slot; returns the destination bytes.
 std::vector<uint8_t> RunAndCheck(const Shape& src, const Shape& dst,
@@ -97,7 +87,7 @@ TEST_P(AllPairsTest, EveryPairMatchesTheIndexMath) {
         Shape src = Parse(absl::StrCat(GetParam(), group.dims, a));
         Shape dst = Parse(absl::StrCat(GetParam(), group.dims, b));
         std::vector<uint8_t> first;
-        for (Isa isa : Paths()) {
+        for (Isa isa : IsaPathsHere()) {
           RelayoutOptions options;
           options.isa = isa;
           options.padding_value = {0xC3};
@@ -140,7 +130,7 @@ TEST(RelayoutTest, TileRowsAndSmallBlocksInPlanesMatchTheIndexMath) {
   };
   for (const auto& [src, dst] : pairs) {
     std::vector<uint8_t> first;
-    for (Isa isa : Paths()) {
+    for (Isa isa : IsaPathsHere()) {
       RelayoutOptions options;
       options.isa = isa;
       options.streaming = RelayoutOptions::Streaming::kOff;
@@ -169,7 +159,7 @@ TEST(RelayoutTest, PaddingRowsAndStridedElementsMatchTheIndexMath) {
   }
   for (const auto& [src, dst] : pairs) {
     std::vector<uint8_t> first;
-    for (Isa isa : Paths()) {
+    for (Isa isa : IsaPathsHere()) {
       for (auto streaming : {RelayoutOptions::Streaming::kOff, RelayoutOptions::Streaming::kOn}) {
         RelayoutOptions options;
         options.isa = isa;
@@ -231,7 +221,7 @@ TEST(RelayoutTest, LargeTransposeUsesSimdAndThreads) {
   SCOPED_TRACE(src_text);
   Shape src = Parse(src_text);
   Shape dst = Parse(dst_text);
-  for (Isa isa : Paths()) {
+  for (Isa isa : IsaPathsHere()) {
     RelayoutOptions options;
     options.isa = isa;
     options.threads = 2;
@@ -305,7 +295,7 @@ TEST(RelayoutTest, StreamingPathsOnLargeBuffers) {
       {"f32[2056,2048]{1,0}", "f32[2056,2048]{0,1:T(32,32)(32,1)}"},
   };
   for (const auto& c : cases) {
-    for (Isa isa : Paths()) {
+    for (Isa isa : IsaPathsHere()) {
       RelayoutOptions options;
       options.isa = isa;
       absl::StatusOr<RelayoutPlan> plan =
@@ -332,7 +322,7 @@ TEST(RelayoutTest, StreamingCanBeForcedEitherWay) {
     const Shape dst = Parse(dst_text);
     for (auto mode : {RelayoutOptions::Streaming::kOn,
                       RelayoutOptions::Streaming::kOff}) {
-      for (Isa isa : Paths()) {
+      for (Isa isa : IsaPathsHere()) {
         RelayoutOptions options;
         options.streaming = mode;
         options.isa = isa;
@@ -677,7 +667,7 @@ TEST(RelayoutPropertyTest, RandomRoundTripsAndIsaAgreement) {
     std::vector<uint8_t> back(ta->byte_size());
     FillRandomBytes(bytes_rng, absl::MakeSpan(src));
     std::vector<uint8_t> first;
-    for (Isa isa : Paths()) {
+    for (Isa isa : IsaPathsHere()) {
       RelayoutOptions ro;
       ro.isa = isa;
       // Every other case takes the streaming paths (loop orders and stores).

@@ -129,4 +129,17 @@ absl::Status CheckRelayout(const TiledLayout& src, const uint8_t* in,
   return absl::OkStatus();
 }
 
+std::vector<Isa> SimdPathsHere() {
+  std::vector<Isa> paths;
+  if (DetectIsa() == Isa::kAvx2 || DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx2);
+  if (DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx512);
+  return paths;
+}
+
+std::vector<Isa> IsaPathsHere() {
+  std::vector<Isa> paths = {Isa::kScalar};
+  for (Isa isa : SimdPathsHere()) paths.push_back(isa);
+  return paths;
+}
+
 }  // namespace xla_layout

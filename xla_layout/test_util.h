@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "xla_layout/isa.h"
 #include "xla_layout/shape.h"
 #include "xla_layout/tiled_layout.h"
 
@@ -41,6 +42,11 @@ Shape RandomArrayShape(std::mt19937_64& rng,
 // most max_slots slots when the shape has no more elements.
 Layout RandomLayoutFor(std::mt19937_64& rng, const Shape& shape,
                        const RandomShapeOptions& options = {});
+
+// The SIMD paths this machine can run (avx2, then avx512), and the same
+// after the scalar path: tests compare every path a plan can take here.
+std::vector<Isa> SimdPathsHere();
+std::vector<Isa> IsaPathsHere();
 
 // Fills `bytes` from `rng`: a relayout source whose padding is garbage too.
 void FillRandomBytes(std::mt19937_64& rng, absl::Span<uint8_t> bytes);

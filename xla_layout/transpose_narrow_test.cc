@@ -21,14 +21,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The ISA paths this machine can run.
-std::vector<Isa> Paths() {
-  std::vector<Isa> paths = {Isa::kScalar};
-  if (DetectIsa() == Isa::kAvx2 || DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx2);
-  if (DetectIsa() == Isa::kAvx512) paths.push_back(Isa::kAvx512);
-  return paths;
-}
-
 bool HasSimd() { return DetectIsa() == Isa::kAvx2 || DetectIsa() == Isa::kAvx512; }
 
 // The kernel alone against an element loop: random column counts, rows,
@@ -57,7 +49,7 @@ TEST(TransposeRows32Test, MatchesAnElementLoop) {
         }
       }
     }
-    for (Isa isa : Paths()) {
+    for (Isa isa : IsaPathsHere()) {
       std::vector<uint8_t> got(want.size(), 0xEE);
       internal::TransposeRows32(reinterpret_cast<const char*>(src.data()),
                                 reinterpret_cast<char*>(got.data()), planes, plane_src,
@@ -112,7 +104,7 @@ TEST(TransposeNarrowTest, ConvolutionWeightsMatchTheIndexMath) {
     const int64_t h = 1 + rng() % 3, w = 1 + rng() % 3;
     const std::string dims = absl::StrCat("f32[", c, ",", k, ",", h, ",", w, "]");
     for (const auto& [from, to] : layouts) {
-      for (Isa isa : Paths()) {
+      for (Isa isa : IsaPathsHere()) {
         const std::string plan = RunAndCheck(dims + from, dims + to, isa);
         with_table += plan.find("(row table)") != std::string::npos;
         if (isa == Isa::kScalar) EXPECT_THAT(plan, Not(HasSubstr("(row table)")));
@@ -138,7 +130,7 @@ TEST(TransposeNarrowTest, ReplayedWeightCopiesUseOneRowTable) {
       {"f32[144,24,1,1]{3,2,1,0}", "f32[144,24,1,1]{0,1,3,2:T(8,128)}", "24:4/0 128:96/4"},
   };
   for (const Case& c : cases) {
-    for (Isa isa : Paths()) {
+    for (Isa isa : IsaPathsHere()) {
       const std::string plan = RunAndCheck(c.src, c.dst, isa);
       if (isa != Isa::kScalar) {
         EXPECT_THAT(plan, HasSubstr(absl::StrCat("(row table) src+0 dst+0 loops(extent:src/dst "
@@ -157,7 +149,7 @@ TEST(TransposeNarrowTest, NineColumnsAlonePlanAsBefore) {
        {std::pair{"f32[96,1,3,3]{3,2,1,0}", "f32[96,1,3,3]{0,1,3,2}"},
         std::pair{"f32[3,3,3,32]{1,0,2,3}", "f32[3,3,3,32]{2,3,1,0}"},
         std::pair{"f32[384,1,3,3]{3,2,1,0}", "f32[384,1,3,3]{0,1,3,2:T(1,128)}"}}) {
-    for (Isa isa : Paths()) {
+    for (Isa isa : IsaPathsHere()) {
       EXPECT_THAT(RunAndCheck(src, dst, isa), Not(HasSubstr("(row table)"))) << src;
     }
   }
@@ -166,7 +158,7 @@ TEST(TransposeNarrowTest, NineColumnsAlonePlanAsBefore) {
 // A dim split at a tile boundary whose tiles continue each other on both
 // sides (T(1,128): 144 lanes as 128 and 16) is one task, not two.
 TEST(TransposeNarrowTest, TasksThatContinueEachOtherAreMerged) {
-  for (Isa isa : Paths()) {
+  for (Isa isa : IsaPathsHere()) {
     const std::string plan =
         RunAndCheck("f32[24,144,1,1]{3,2,1,0}", "f32[24,144,1,1]{1,3,2,0:T(1,128)}", isa);
     EXPECT_THAT(plan, HasSubstr("copy src+0 dst+0 loops(extent:src/dst bytes) 24:576/1024 "
