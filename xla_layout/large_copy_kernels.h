@@ -1,8 +1,9 @@
 // Kernels of the packing core for copies past the L2 cache, where the order
-// and the width of memory accesses, not instructions, set the speed. Each
-// comes as a wrapper around a kernel set's own kernel (relayout_kernels.cc
-// puts the wrappers in its AVX2 and AVX-512 tables) that takes the cases
-// it is for and hands every other call on unchanged:
+// and the width of memory accesses, not instructions, set the speed. The
+// first two come as wrappers around a kernel set's own kernel
+// (relayout_kernels.cc puts the wrappers in its AVX2 and AVX-512 tables)
+// that take the cases they are for and hand every other call on unchanged;
+// the third is called by the sets' transpose:
 //
 // - streaming copies of runs of whole destination lines (tile rows of
 //   {0,1:T(32,32)(32,1)}, nChw16c's 64-byte blocks) go without the calls a
@@ -19,7 +20,10 @@
 //   with source rows colliding, straight to the destination, 8 rows at a
 //   time getting 256 bytes each while the next block is staged; when
 //   destination rows collide, into a second block whose rows are copied
-//   out 512 bytes at a time.
+//   out 512 bytes at a time;
+// - three rows of 32-bit elements interleaved into triples (an image's RGB
+//   planes into channels-last), by permutes and blends of 8 columns at a
+//   time, not element by element.
 #ifndef XLA_LAYOUT_LARGE_COPY_KERNELS_H_
 #define XLA_LAYOUT_LARGE_COPY_KERNELS_H_
 
@@ -64,13 +68,6 @@ void LineRuns(const char* src, char* dst, int64_t rows, int64_t bytes, int64_t s
 // multiple of 4 KiB apart (rows that share one set of a 32 KiB, 8-way L1
 // with 64 sets), and at least one whole block (32 of a; 64 rows of b, or
 // 128 when destination rows collide).
-// Three rows of 32-bit elements (ssb bytes apart, na each) interleaved
-// into consecutive triples at dst: a transpose with nb == 3 whose
-// destination rows continue each other (an image's RGB planes into
-// channels-last, f32[N,3,H,W] to {1,3,2,0}). Streaming stores when asked
-// and dst is 32-byte aligned.
-void Interleave3x32Avx2(const char* src, char* dst, int64_t na, int64_t ssb, bool streaming);
-
 inline constexpr int64_t kStagedCols = 32;
 inline constexpr int64_t kSourceStagedRows = 64;
 inline constexpr int64_t kBothStagedRows = 128;
@@ -91,12 +88,19 @@ void TransposeStaged(const char* src, char* dst, int64_t na, int64_t nb,
 // A kernel set's transpose (Kernels::transpose) with staged blocks in front.
 template <TransposeFn kTranspose>
 void Staged(const char* src, char* dst, int64_t na, int64_t nb,
-                       int64_t src_stride_b, int64_t dst_stride_a, int es, bool streaming) {
+            int64_t src_stride_b, int64_t dst_stride_a, int es, bool streaming) {
   if (IsStagedTranspose(na, nb, src_stride_b, dst_stride_a, es, streaming)) {
     return TransposeStaged(src, dst, na, nb, src_stride_b, dst_stride_a, kTranspose);
   }
   kTranspose(src, dst, na, nb, src_stride_b, dst_stride_a, es, streaming);
 }
+
+// Three rows of 32-bit elements (ssb bytes apart, na each) interleaved
+// into consecutive triples at dst: the SIMD sets' transpose when nb == 3
+// and its destination rows continue each other (an image's RGB planes into
+// channels-last, f32[N,3,H,W] to {1,3,2,0}). Streaming stores when asked
+// and dst is 32-byte aligned. Needs AVX2.
+void Interleave3x32Avx2(const char* src, char* dst, int64_t na, int64_t ssb, bool streaming);
 
 }  // namespace xla_layout::internal
 

@@ -19,9 +19,10 @@
 // What a small plan keeps from its plan: the bytes (every ISA path writes the
 // same bytes as the general path: the padding value, any element size), the
 // ISA path. Plans that run in place, on several threads, with streaming
-// stores or through a gather table are not compiled (Compile returns null),
-// nor plans whose tasks' loops beyond the four an op takes would unroll
-// into more than kMaxOps ops.
+// stores, through a gather table or with a row-table transpose
+// (transpose_narrow.h) are not compiled (Compile returns null), nor plans
+// whose tasks' loops beyond the four an op takes would unroll into more
+// than kMaxOps ops.
 #ifndef XLA_LAYOUT_RELAYOUT_SMALL_H_
 #define XLA_LAYOUT_RELAYOUT_SMALL_H_
 
