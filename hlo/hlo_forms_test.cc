@@ -334,6 +334,26 @@ ENTRY e {
   EXPECT_EQ(m->computations()[0]->execution_thread(), "host");
 }
 
+// A thread name with escapes: the wrapped computation gets its bytes, and
+// the start still prints as the shorthand, the name as written.
+TEST(AsyncShorthandTest, ThreadNamesWithEscapesStayShorthand) {
+  std::unique_ptr<HloModule> m = Accept(R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) custom-call-start(a), async_execution_thread="h\"t", custom_call_target="foo"
+  ROOT d = f32[4] custom-call-done(s)
+})");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->computations()[0]->execution_thread(), "h\"t");
+  std::string out = m->ToString();
+  EXPECT_THAT(out, HasSubstr(R"(custom-call-start(f32[4]{0} %a), custom_call_target="foo", )"
+                             R"(async_execution_thread="h\"t")"));
+  EXPECT_THAT(out, Not(HasSubstr("async_wrapped")));
+  std::unique_ptr<HloModule> again = ParseTestModule(out);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->ToString(), out);
+}
+
 // all-reduce-start, all-gather-start, collective-permute-start and
 // copy-start are opcodes of their own, not the shorthand: nothing wraps them.
 TEST(AsyncShorthandTest, StartOpcodesOfTheirOwnStayAsTheyAre) {

@@ -178,7 +178,8 @@ std::optional<HloOpcode> StartShorthandOpcode(const HloInstruction& start) {
   std::string thread;
   for (const HloAttribute& a : start.raw_attributes()) {
     if (a.name == "async_execution_thread") {
-      thread = std::string(Unquoted(a.value));
+      // Unescaped, as the computation's own thread name is parsed.
+      if (!absl::CUnescape(Unquoted(a.value), &thread)) return std::nullopt;
     } else if (a.name != "calls") {
       return std::nullopt;
     }

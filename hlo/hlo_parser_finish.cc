@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "hlo/hlo_parser_internal.h"
@@ -71,9 +72,12 @@ absl::Status Parser::WrapAsyncOps(HloModule& module) {
       if (a.name == "async_execution_thread") {
         // The wrapped computation runs on that thread, as in XLA; the
         // printer compares the two to print the shorthand back.
+        // (Its escapes read as a computation's thread name reads them.)
         absl::string_view thread = a.value;
-        if (thread.size() >= 2 && thread.front() == '"' && thread.back() == '"') {
-          c->set_execution_thread(std::string(thread.substr(1, thread.size() - 2)));
+        std::string name;
+        if (thread.size() >= 2 && thread.front() == '"' && thread.back() == '"' &&
+            absl::CUnescape(thread.substr(1, thread.size() - 2), &name)) {
+          c->set_execution_thread(std::move(name));
         }
       }
       (a.name == "async_execution_thread" ? kept : root->mutable_raw_attributes())
