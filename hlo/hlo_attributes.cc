@@ -172,7 +172,10 @@ absl::StatusOr<std::vector<std::string>> ParseNameList(absl::string_view text) {
     return absl::InvalidArgumentError("needs a list of names like {a, b}");
   }
   std::vector<std::string> names;
-  for (absl::string_view part : absl::StrSplit(body, ',', absl::SkipWhitespace())) {
+  if (absl::StripAsciiWhitespace(body).empty()) return names;
+  // Every comma separates two names, as XLA's parser reads a list: "{a,}"
+  // and "{a,,b}" are refused rather than read as a shorter list.
+  for (absl::string_view part : absl::StrSplit(body, ',')) {
     part = absl::StripAsciiWhitespace(part);
     absl::ConsumePrefix(&part, "%");
     if (part.empty()) return absl::InvalidArgumentError("has an empty name");

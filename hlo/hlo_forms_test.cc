@@ -182,6 +182,18 @@ ENTRY e {
 // logical contracting size. The metadata (operand 2 on) is u16, one element
 // per 8 stored ones along the sparse dim (2 bits of position each).
 
+// A name list as XLA's parser reads one: each comma between two names.
+TEST(NameListTest, EveryCommaSeparatesTwoNames) {
+  EXPECT_THAT(ParseNameList("{}").value(), ::testing::IsEmpty());
+  EXPECT_THAT(ParseNameList("{ }").value(), ::testing::IsEmpty());
+  EXPECT_THAT(ParseNameList("{a, %b}").value(), ::testing::ElementsAre("a", "b"));
+  for (const char* bad : {"{a,}", "{,a}", "{a,,b}", "{a, ,b}", "{,}"}) {
+    absl::StatusOr<std::vector<std::string>> names = ParseNameList(bad);
+    ASSERT_FALSE(names.ok()) << bad;
+    EXPECT_THAT(std::string(names.status().message()), ::testing::HasSubstr("empty name"));
+  }
+}
+
 TEST(SparseDotTest, DescriptorsParse) {
   absl::StatusOr<std::vector<SparsityDescriptor>> one = ParseSparsity("L.1@2:4");
   ASSERT_TRUE(one.ok()) << one.status();

@@ -281,12 +281,19 @@ absl::Status MoreToProto(const HloInstruction& instr, const HloAttribute& a,
   if (n == "operand_precision") {
     absl::StatusOr<std::vector<std::string>> names = ParseNameList(a.value);
     if (!names.ok()) return names.status();
+    std::vector<xla::PrecisionConfig::Precision> values;
     for (const std::string& p : *names) {
       xla::PrecisionConfig::Precision v;
       if (!xla::PrecisionConfig::Precision_Parse(absl::AsciiStrToUpper(p), &v)) {
         return absl::InvalidArgumentError(absl::StrCat("operand_precision '", p, "'"));
       }
-      proto.mutable_precision_config()->add_operand_precision(v);
+      values.push_back(v);
+    }
+    // All DEFAULT is written as no list, the form the reader (like XLA's
+    // printer) gives for it, so that text -> proto -> text -> proto is a
+    // fixed point; XLA reads a missing list as DEFAULT for every operand.
+    if (std::any_of(values.begin(), values.end(), [](int v) { return v != 0; })) {
+      for (auto v : values) proto.mutable_precision_config()->add_operand_precision(v);
     }
   } else if (n == "operand_layout_constraints" && rare.operand_layout_constraints) {
     proto.set_constrain_layout(true);
@@ -649,6 +656,12 @@ absl::Status AnnotationsFromProto(const xla::HloInstructionProto& p,
                    absl::StrCat("{", absl::StrJoin(parts, ", "), "}")});
   }
   const auto& precision = p.precision_config().operand_precision();
+  for (int v : precision) {
+    if (!xla::PrecisionConfig::Precision_IsValid(v)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("operand_precision value ", v, " is not a PrecisionConfig.Precision"));
+    }
+  }
   if (std::any_of(precision.begin(), precision.end(), [](int v) { return v != 0; })) {
     std::vector<std::string> names;
     for (int v : precision) {

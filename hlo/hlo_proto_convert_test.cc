@@ -205,6 +205,11 @@ TEST(HloProtoConvertTest, BadProtosGiveClearErrors) {
        "a constant without a literal"},
       {[](auto& p) { p.mutable_computations(1)->mutable_instructions(1)->mutable_literal()->add_f32s(1); },
        "holds 2 values, not 1"},
+      {[](auto& p) {
+         p.mutable_computations(1)->mutable_instructions(2)->mutable_precision_config()
+             ->add_operand_precision(static_cast<xla::PrecisionConfig::Precision>(4));
+       },
+       "instruction 'r' (id 6): operand_precision value 4 is not a PrecisionConfig.Precision"},
       {[](auto& p) { p.mutable_computations(1)->mutable_instructions(2)->set_operand_ids(0, 5); },
        "error: "},  // a shape error the HLO checks find, positioned in the text
   };
@@ -243,6 +248,31 @@ TEST(HloProtoConvertTest, StringsThatAreNotUtf8AreRefused) {
         "m.hlo");
     ASSERT_TRUE(m.ok()) << m.status();
     EXPECT_TRUE(HloModuleToProto(**m, nullptr).ok()) << absl::CEscape(op_name);
+  }
+}
+
+// XLA leaves an all-DEFAULT operand_precision out of its text; the proto
+// does too, so text -> proto -> text -> proto writes the same bytes (a fuzzed
+// {DEFAULT} list was read as nothing and written back as nothing).
+TEST(HloProtoConvertTest, AllDefaultPrecisionIsNoListBothWays) {
+  const std::pair<const char*, std::vector<int>> cases[] = {
+      {"", {}}, {", operand_precision={default,default}", {}},
+      {", operand_precision={high,default}", {1, 0}},
+      {", operand_precision={default,highest}", {0, 2}}};
+  for (const auto& [attribute, expected] : cases) {
+    SCOPED_TRACE(attribute);
+    std::unique_ptr<HloModule> m =
+        ParseHloModule(absl::StrCat("HloModule m\nENTRY e {\n  a = f32[2,2] parameter(0)\n"
+                                    "  ROOT d = f32[2,2] dot(a, a), lhs_contracting_dims={1}, "
+                                    "rhs_contracting_dims={0}",
+                                    attribute, "\n}\n"))
+            .value();
+    xla::HloModuleProto p = HloModuleToProto(*m, nullptr).value();
+    const xla::HloInstructionProto& dot = p.computations(0).instructions(1);
+    EXPECT_THAT(dot.precision_config().operand_precision(),
+                ::testing::ElementsAreArray(expected));
+    std::unique_ptr<HloModule> back = HloModuleFromProto(p, "m.pb", nullptr).value();
+    EXPECT_EQ(Bytes(HloModuleToProto(*back, nullptr).value()), Bytes(p));
   }
 }
 
