@@ -3,8 +3,10 @@
 # each for FUZZ_SECONDS (default 60) from its seed corpus: the shape seeds,
 # the relayout seeds, the golden HLO files and ../shared/hlo-corpus. Ends with
 # "fuzz: N passed, M failed", one per target (a missing corpus is one more
-# failure). A crash prints its reproducer's path and bytes (hex) and fails;
-# `bazel-bin/tests/fuzz/TARGET FILE` in an ordinary build replays it.
+# failure). A crash prints the failed check and its whole reproducer
+# (base64), keeps the file in FUZZ_CRASH_DIR (default
+# ~/.cache/xla_layout_fuzz_crashes) and fails; `bazel-bin/tests/fuzz/TARGET
+# FILE` in an ordinary build replays it.
 # The clang build uses its own Bazel output base, so it never evicts the gcc
 # build's cache.
 set -uo pipefail
@@ -12,6 +14,8 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=(shape_text_fuzz hlo_parser_fuzz layout_pass_fuzz relayout_fuzz verify_fuzz)
 base=${FUZZ_OUTPUT_BASE:-$HOME/.cache/xla_layout_fuzz_output_base}
+# Reproducers outlive the run's scratch folder.
+kept=${FUZZ_CRASH_DIR:-$HOME/.cache/xla_layout_fuzz_crashes}
 bazel_fuzz() { bazel --output_base="$base" "$@"; }
 trap 'bazel --output_base="$base" shutdown >/dev/null 2>&1' EXIT
 if ! bazel_fuzz build --config=fuzz "${targets[@]/#///tests/fuzz:}"; then
@@ -55,11 +59,19 @@ for t in "${targets[@]}"; do
   cov=$(grep -oE 'cov: [0-9]+' "$work/$t.log" | tail -1)
   if [ $code -ne 0 ]; then
     failed=$((failed + 1))
-    echo "FAIL $t (exit $code): $(grep -m1 -E 'ERROR|fuzz check failed|runtime error' "$work/$t.log")"
+    # The target's own words first: libprotobuf logs ERROR lines that are
+    # not failures.
+    why=$(grep -m1 -E 'fuzz check failed|runtime error|==[0-9]+==ERROR' "$work/$t.log")
+    echo "FAIL $t (exit $code): ${why:-see the log below}"
+    grep -m1 -A60 -E 'fuzz check failed|runtime error' "$work/$t.log"
     tail -40 "$work/$t.log"
+    mkdir -p "$kept"
     for f in "$work/crashes_$t"/*; do
       [ -f "$f" ] || continue
-      echo "reproducer $f:"; od -An -tx1 -v "$f" | head -20
+      cp "$f" "$kept/${t}_$(basename "$f")"
+      echo "reproducer $kept/${t}_$(basename "$f") ($(wc -c < "$f") bytes), whole, as base64;"
+      echo "restore it with 'base64 -d > FILE' and replay it with bazel-bin/tests/fuzz/$t FILE:"
+      base64 -w 76 "$f"
     done
   else
     passed=$((passed + 1))
