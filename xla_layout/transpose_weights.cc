@@ -100,7 +100,8 @@ bool TakesTransposeWeights(int64_t es, int64_t na, int64_t nb, int64_t ssb, Isa 
   // faster on them (f32[16,16] into T(8,1): 25 ns there, 30 ns here).
   const bool panel = (nb == 8 || nb == 16) && na % 8 == 0;
   return es == 4 && (isa == Isa::kAvx2 || isa == Isa::kAvx512) && na >= 8 &&
-         na <= kMaxWeightColumns && nb >= 8 && ssb > 0 && !panel;
+         na <= kMaxWeightColumns && nb >= 8 && ssb > 0 && nb * ssb <= kMaxWeightSourceBytes &&
+         !panel;
 }
 
 }  // namespace xla_layout::internal

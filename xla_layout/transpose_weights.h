@@ -29,12 +29,19 @@ void TransposeWeights32(const char* src, char* dst, int64_t na, int64_t nb, int6
 // measured faster there (f32[32,128]{1,0} -> {0,1}: 0.60x of memcpy on the
 // tiles, 0.41x column block by column block).
 inline constexpr int64_t kMaxWeightColumns = 32;
+// Source planes larger than this keep them too: the lone columns sweep the
+// source again after the column blocks, which pays while it stays in L1
+// (32 KiB) beside the destination rows. f32[960,1,3,3] to {0,1,3,2}, 34560
+// source bytes: 0.65x of memcpy there, 0.52-0.62x here; [576,...], 20736
+// bytes: 0.68x there, 0.49-0.68x here (relayout_bench replay/147, /146).
+inline constexpr int64_t kMaxWeightSourceBytes = 16 << 10;
 
 // Whether TransposeWeights32 takes a transpose of `na` source columns
 // (contiguous, 4 bytes apart) by `nb` rows `ssb` bytes apart into rows of
 // `nb` contiguous elements, elements of `es` bytes, on `isa` (resolved):
-// 32-bit elements, 8 to kMaxWeightColumns columns, 8 rows or more, except
-// 8 or 16 rows by a multiple of 8 columns.
+// 32-bit elements, 8 to kMaxWeightColumns columns, 8 rows or more, at most
+// kMaxWeightSourceBytes of source rows, except 8 or 16 rows by a multiple
+// of 8 columns.
 bool TakesTransposeWeights(int64_t es, int64_t na, int64_t nb, int64_t ssb, Isa isa);
 
 }  // namespace xla_layout::internal
