@@ -1,13 +1,15 @@
 // In-cache transposes of 32-bit elements for small plans
 // (relayout_small.h): convolution weights with short source rows ([C,9]
-// to [9,C], [C,K] into T(8,128)) and the float transposes of 8 to 32 rows
-// that dots and their results insert. The kernel set's transpose reaches
+// to [9,C], [C,K] into T(8,128)) and other float transposes whose source
+// rows hold 8 to 32 elements ([16,32]{0,1} and [8,128]{0,1} to row-major).
+// The kernel set's transpose reaches
 // these through several calls per block and moves the columns past the
 // last multiple of 8 (the 9th of 9) element by element; here one call
 // takes a whole plane: column blocks of 8, each down every source row in
 // 8x8 register transposes (the last row block overlapping the one before
 // it), and a column or two left over (the 9th of 9) on AVX-512 by permutes
-// of the source rows, 8 of them per 32-byte store.
+// of the source rows, 8 of them per 32-byte store (on AVX2 element by
+// element).
 #ifndef XLA_LAYOUT_TRANSPOSE_WEIGHTS_H_
 #define XLA_LAYOUT_TRANSPOSE_WEIGHTS_H_
 
@@ -26,14 +28,14 @@ void TransposeWeights32(const char* src, char* dst, int64_t na, int64_t nb, int6
 
 // Source rows wider than this many elements keep the kernel set's
 // transposes: its 16x16 tiles write whole destination lines, which
-// measured faster there (f32[32,128]{1,0} -> {0,1}: 0.60x of memcpy on the
-// tiles, 0.41x column block by column block).
+// measured faster there (f32[32,128]{1,0} -> {0,1}, [64,128]{0,1} ->
+// {1,0}).
 inline constexpr int64_t kMaxWeightColumns = 32;
 // Source planes larger than this keep them too: the lone columns sweep the
 // source again after the column blocks, which pays while it stays in L1
-// (32 KiB) beside the destination rows. f32[960,1,3,3] to {0,1,3,2}, 34560
-// source bytes: 0.65x of memcpy there, 0.52-0.62x here; [576,...], 20736
-// bytes: 0.68x there, 0.49-0.68x here (relayout_bench replay/147, /146).
+// (32 KiB) beside the destination rows: f32[960,1,3,3] and [576,1,3,3] to
+// {0,1,3,2} (34560 and 20736 source bytes) measured faster on the kernel
+// set's transpose (relayout_bench replay/147, /146; docs/benchmarks.md).
 inline constexpr int64_t kMaxWeightSourceBytes = 16 << 10;
 
 // Whether TransposeWeights32 takes a transpose of `na` source columns
