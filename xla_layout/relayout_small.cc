@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xla_layout/transpose_weights.h"
 
 namespace xla_layout::internal {
 namespace {
@@ -299,6 +300,23 @@ void TransposeGrouped(const SmallOp& op, const char* src, char* dst) {
   });
 }
 
+// Short source rows of 32-bit elements (transpose_weights.h): loops[2] is
+// a (contiguous in the source), loops[3] b (contiguous in the destination),
+// loops[0..1] planes around them.
+template <Isa kIsa>
+void TransposeWeights(const SmallOp& op, const char* src, char* dst) {
+  const Loop a = op.loops[2], b = op.loops[3];
+  ForLoops<0, 1>(op, src, dst, [=](const char* s, char* d) {
+    TransposeWeights32(s, d, a.extent, b.extent, b.src, a.dst, kIsa);
+  });
+}
+
+bool IsWeightTranspose(const SmallOp& op, Isa isa) {
+  const Loop &a = op.loops[2], &b = op.loops[3];
+  return a.src == op.es && b.dst == op.es &&
+         TakesTransposeWeights(op.es, a.extent, b.extent, b.src, isa);
+}
+
 // Four rows of bytes interleaved (a (4,1) tile of 1-byte elements: pred,
 // s8, u8 T(8,128)(4,1)): destination byte 4a + k is byte a of row k, rows
 // ssb bytes apart. 32 bytes of each row per step, in two rounds of unpacks.
@@ -446,6 +464,10 @@ std::string ChooseKernel(const Task& task, Isa isa, const std::vector<uint8_t>& 
       if (task.grouped) {
         op->kernel = TransposeGrouped;
         name = "transpose (tiles grouped)";
+      } else if (IsWeightTranspose(*op, isa)) {
+        op->kernel = isa == Isa::kAvx512 ? TransposeWeights<Isa::kAvx512>
+                                         : TransposeWeights<Isa::kAvx2>;
+        name = "transpose of 32-bit columns";
       } else if (isa != Isa::kScalar && IsByteInterleave4(*op)) {
         op->kernel = InterleaveBytes4;
         name = "interleave of 4 byte rows";

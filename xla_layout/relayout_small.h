@@ -7,7 +7,8 @@
 // AVX2 to the scalar transpose), where memcpy of the same bytes takes 4 ns.
 // An op is one task of the plan with its kernel chosen once, for its sizes
 // (rows of 4 to 512 bytes as fixed-size moves, a byte interleave of four
-// rows, the kernel set's plane kernels), and its loops' strides bound; a run
+// rows, transposes of short 32-bit source rows (transpose_weights.h), the
+// kernel set's plane kernels), and its loops' strides bound; a run
 // costs one indirect call per op. On AVX-512 with VBMI, a copy whose source
 // is at most 128 bytes and destination at most 256 is one op: one byte
 // permute of the source per 64 bytes of destination, the padding merged in.
