@@ -23,10 +23,14 @@ __attribute__((target("avx2"))) void CopyLineRunsAvx2(const char* src, char* dst
                                                       int64_t rows, int64_t bytes,
                                                       int64_t src_stride,
                                                       int64_t dst_stride) {
+  // Runs that continue each other in the source (a T(8,128) tile's rows,
+  // or the tiles along a source row) are one sequential read, which the
+  // hardware fetches ahead by itself: fetching them again costs issue slots.
+  const bool fetch = rows > 1 && src_stride != bytes;
   for (int64_t r = 0; r < rows; ++r) {
     const char* s = src + r * src_stride;
     char* d = dst + r * dst_stride;
-    if (rows > 1) FetchAfter(s, bytes);
+    if (fetch) FetchAfter(s, bytes);
     for (int64_t i = 0; i < bytes; i += 64) {
       const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
       const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 32));

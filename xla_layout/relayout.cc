@@ -18,6 +18,7 @@
 #include "xla_layout/relayout_planner.h"
 #include "xla_layout/relayout_small.h"
 #include "xla_layout/stream_order.h"
+#include "xla_layout/strided_copy_kernels.h"
 #include "xla_layout/tiled_layout.h"
 #include "xla_layout/transpose_narrow.h"
 #include "xla_layout/memory.h"
@@ -148,6 +149,11 @@ void RelayoutPlan::Impl::RunLoops(const Task& task, size_t depth, int64_t extent
   const Loop& last = loops.back();
   switch (task.kind) {
     case Kind::kCopy:
+      if (task.pad_bytes > 0) {
+        return internal::CopyPaddedRows(src, dst, extent_of(n - 2), extent_of(n - 1) * es,
+                                        task.pad_bytes, loops[n - 2].src, loops[n - 2].dst,
+                                        fill[0], isa);
+      }
       if (n >= 2) {
         const Loop& rows = loops[n - 2];
         kernels->copy(src, dst, extent_of(n - 2), extent_of(n - 1) * es, rows.src,
@@ -186,7 +192,7 @@ bool RelayoutPlan::Impl::RunPlanes(const Task& task, int64_t planes, const char*
                                    char* dst) const {
   const std::vector<Loop>& loops = task.loops;
   const size_t n = loops.size();
-  if (task.kind == Kind::kCopy && n >= 3) {
+  if (task.kind == Kind::kCopy && n >= 3 && task.pad_bytes == 0) {
     const Loop &p = loops[n - 3], &rows = loops[n - 2];
     kernels->copy_planes(src, dst, planes, p.src, p.dst, rows.extent, loops[n - 1].extent * es,
                          rows.src, rows.dst, streaming);
@@ -526,6 +532,9 @@ absl::Status RelayoutPlan::Impl::PlanTasks(const TiledLayout& s, const TiledLayo
   if (planned && streaming) internal::GroupLineRunsForStreaming(&tasks, es);
   if (planned) internal::UseRowTables(&tasks, es, isa);
   if (planned) internal::BlockNarrowTransposes(&tasks, es, isa);
+  if (planned && !streaming && fill_uniform && dst_bytes > internal::kSmallPlanBytes) {
+    internal::FusePaddedRows(&tasks, es);
+  }
   if (!planned) {
     tasks.clear();
     use_gather = true;
@@ -767,6 +776,8 @@ std::string RelayoutPlan::Describe() const {
     }
     absl::StrAppend(&out, KindName(t.kind), t.grouped ? " (tiles grouped)" : "",
                     t.rows.empty() ? "" : " (row table)",
+                    t.pad_bytes > 0 ? absl::StrCat(" (runs padded by ", t.pad_bytes, " bytes)")
+                                    : "",
                     " src+", t.src_offset, " dst+",
                     t.dst_offset, " loops(extent:src/dst bytes) ",
                     absl::StrJoin(loops, " "), "\n");

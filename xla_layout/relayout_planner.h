@@ -43,6 +43,9 @@ struct Task {
   // kTranspose: the destination offset of each step of loops[n - 2], the
   // columns of a source row, when they are a table (transpose_narrow.h).
   std::vector<int64_t> rows;
+  // kCopy: bytes of padding written after each run (FusePaddedRows in
+  // strided_copy_kernels.h), in the same pass.
+  int64_t pad_bytes = 0;
   int64_t Elements() const {
     int64_t n = 1;
     for (const Loop& l : loops) n *= l.extent;
