@@ -154,10 +154,19 @@ void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
                      LayoutPropagation& propagation, const LayoutCostModel& cost,
                      absl::flat_hash_map<int, Layout>& tiled_copy, Need need) {
   const absl::flat_hash_set<const HloComputation*> fused = FusedComputations(module);
-  absl::flat_hash_set<std::pair<const HloInstruction*, int>> bound;
-  for (const OperandEdge& e : constraints.edges()) {
-    if (e.reason != nullptr && e.user != nullptr) bound.insert({e.user, e.operand_index});
-  }
+  // The uses an edge with a reason binds, built on the first question:
+  // most modules ask none, and a set over every edge of a million
+  // instructions missed the cache on each insert.
+  std::optional<absl::flat_hash_set<std::pair<const HloInstruction*, int>>> bound;
+  auto is_bound = [&](const HloInstruction* user, int k) {
+    if (!bound) {
+      bound.emplace();
+      for (const OperandEdge& e : constraints.edges()) {
+        if (e.reason != nullptr && e.user != nullptr) bound->insert({e.user, e.operand_index});
+      }
+    }
+    return bound->contains({user, k});
+  };
   for (HloComputation* c : module.computations()) {
     if (fused.contains(c)) continue;
     for (HloInstruction* user : c->instruction_range()) {
@@ -171,7 +180,7 @@ void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
           const Shape& shape = *constraints.slots()[slot].shape;
           const Layout& have = propagation.LayoutOf(slot);
           if (!cost.LacksRequiredTiles(shape, have)) continue;
-          if (ReadsAnyLayout(user->opcode()) && !bound.contains({user, k})) {
+          if (ReadsAnyLayout(user->opcode()) && !is_bound(user, k)) {
             need(user, k, leaf,
                  tiled_copy.try_emplace(slot, cost.TiledCopyLayout(shape, have)).first->second);
           } else {
@@ -258,7 +267,7 @@ void CollectUses(HloModule& module, const LayoutConstraints& constraints,
       if (!need || SamePhysicalLayout(shape, have, *need)) continue;
     }
     table.Record(e.leaf, tiling ? kTilingRequired : e.reason,
-                 {0, e.operand, e.user, e.computation, e.operand_index, e.leaf, *need,
+                 {0, e.operand, e.user, constraints.ComputationOf(e), e.operand_index, e.leaf, *need,
                   static_cast<int>(k), -1, tiling});
   }
   const std::vector<OperandLayout>& wanted = constraints.operand_layouts();
