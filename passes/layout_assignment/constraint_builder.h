@@ -49,7 +49,7 @@ class ConstraintBuilder {
     int n = LaidOutLeafCount(operand->shape());
     for (int k = 0; k < n; ++k) {
       c_.edges_.push_back({SlotOf(user, result_offset + k), SlotOf(operand, k),
-                           relation, reason, user, user->parent(), operand_index, k});
+                           relation, reason, user, operand_index, k});
     }
   }
   void Need(int slot, const Layout& layout, const char* reason,

@@ -306,7 +306,7 @@ absl::Status ConstraintBuilder::AddInputOutputAliases() {
       continue;
     }
     c_.edges_.push_back({SlotOf(params[a.parameter], in), SlotOf(entry->root(), out),
-                         Relation::kSame, "input_output_alias", nullptr, entry, 0, out});
+                         Relation::kSame, "input_output_alias", nullptr, 0, out});
   }
   return absl::OkStatus();
 }

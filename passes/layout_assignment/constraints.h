@@ -40,7 +40,7 @@ enum Level : int8_t {
 };
 
 // How the layouts on the two sides of an operand edge relate.
-enum class Relation {
+enum class Relation : int8_t {
   kSame,       // identical order and tiles (elementwise, tuple, while)
   kOrder,      // same dimension order; tiles fit each side (slice, pad, ...)
   kPermute,    // transpose: the operand's layout permuted
@@ -55,17 +55,17 @@ struct Slot {
   Shape* shape;  // the array leaf inside instruction->shape()
 };
 
-// An edge from a use (operand `operand_index` of `user`, or the root of
-// `computation` when `user` is null) to the value it reads. `reason` is null
-// on edges that only carry preferences: reshape, transpose, broadcast and
-// reduce read their operand in any layout, so they never need a copy.
+// An edge from a use (operand `operand_index` of `user`, or, when `user` is
+// null, the root of the computation that holds the value read) to the value
+// it reads. `reason` is null on edges that only carry preferences: reshape,
+// transpose, broadcast and reduce read their operand in any layout, so they
+// never need a copy. 40 bytes: a module has about an edge per instruction.
 struct OperandEdge {
   int result;   // slot on the user's side
   int operand;  // slot of the value read
   Relation relation;
   const char* reason;
   HloInstruction* user;
-  HloComputation* computation;
   int operand_index;
   int leaf;
 };
@@ -141,6 +141,11 @@ class LayoutConstraints {
   // operand, ...), in the order the rules found them.
   const std::vector<std::pair<int, int>>& aliases() const { return aliases_; }
   const std::vector<OperandEdge>& edges() const { return edges_; }
+  // The computation of `edge`'s use: the user's, or the one whose root it is.
+  HloComputation* ComputationOf(const OperandEdge& edge) const {
+    return edge.user != nullptr ? edge.user->parent()
+                                : slots_[edge.operand].instruction->parent();
+  }
   const std::vector<OperandLayout>& operand_layouts() const {
     return operand_layouts_;
   }
