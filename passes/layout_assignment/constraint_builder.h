@@ -104,14 +104,13 @@ class ConstraintBuilder {
   // preferences (no copy) and the parameters keep the fusion operands'
   // layouts, as in XLA.
   const char* UnlessFused(const HloInstruction* i, const char* reason) const {
-    return fused_.contains(i->parent()) ? nullptr : reason;
+    return c_.fused_.contains(i->parent()) ? nullptr : reason;
   }
 
   HloModule& module_;
   const LayoutCostModel& cost_;
   LayoutConstraints& c_;
   int batch_ = 0;
-  absl::flat_hash_set<const HloComputation*> fused_;
   // Output slot -> the parameter's layout (FindUntiledOutputs).
   absl::flat_hash_map<int, Layout> untiled_outputs_;
 };

@@ -136,6 +136,11 @@ class LayoutConstraints {
            i->local_id() < static_cast<int>(it->second.size()) &&
            it->second[i->local_id()] >= 0;
   }
+  // FusedComputations(module) when the constraints were built (one walk
+  // of every instruction, shared by the pass's steps).
+  const absl::flat_hash_set<const HloComputation*>& fused_computations() const {
+    return fused_;
+  }
   // Pairs of slots that are one buffer (get-tuple-element and its tuple
   // element, a while and its body's parameter, a fusion's parameter and its
   // operand, ...), in the order the rules found them.
@@ -171,6 +176,7 @@ class LayoutConstraints {
   // Each instruction's first slot, by computation and local id (-1 for none):
   // vectors, not a hash map over every instruction of the module.
   absl::flat_hash_map<const HloComputation*, std::vector<int>> first_slot_;
+  absl::flat_hash_set<const HloComputation*> fused_;
   std::vector<std::pair<int, int>> aliases_;
   std::vector<OperandEdge> edges_;
   std::vector<OperandLayout> operand_layouts_;
