@@ -48,6 +48,27 @@ std::string CheckTiles(absl::string_view text) {
           .message());
 }
 
+// A value a bitcast reads keeps the bytes as written: exempt from the
+// tiles, in the entry and in a called computation alike (each computation
+// marks its own bitcasts' operands), but only the bitcast's operand.
+TEST(LayoutInvariantsTest, BitcastOperandsNeedNoTiles) {
+  EXPECT_EQ(CheckTiles("HloModule m\n"
+                       "f {\n  a = f32[8]{0:T(256)} parameter(0)\n"
+                       "  n = f32[8]{0} negate(a)\n"
+                       "  b = f32[8]{0} bitcast(n)\n"
+                       "  ROOT r = f32[8]{0:T(256)} negate(a)\n}\n"
+                       "ENTRY e {\n  p = f32[8]{0:T(256)} parameter(0)\n"
+                       "  m = f32[8]{0} negate(p)\n"
+                       "  b = f32[8]{0} bitcast(m)\n"
+                       "  ROOT c = f32[8]{0:T(256)} call(p), to_apply=f\n}\n"),
+            "");
+  EXPECT_THAT(CheckTiles("HloModule m\nENTRY e {\n  p = f32[8]{0:T(256)} parameter(0)\n"
+                         "  m = f32[8]{0} negate(p)\n"
+                         "  k = f32[8]{0} negate(m)\n"
+                         "  ROOT b = f32[8]{0} bitcast(k)\n}\n"),
+              HasSubstr("instruction 'm': array 0 is f32[8]{0}"));
+}
+
 TEST(LayoutInvariantsTest, RequiredTiles) {
   // Tiled everywhere; the s32 array is not the rule's.
   EXPECT_EQ(CheckTiles("HloModule m\nENTRY e {\n  p = f32[8]{0:T(256)} parameter(0)\n"

@@ -114,7 +114,7 @@ void Parser::PrefetchNextName() const {
   if (p < text_.size() && text_[p] == '%') ++p;
   size_t end = p;
   while (end < text_.size() && IsNameChar(text_[end])) ++end;
-  if (end > p) names_.prefetch(text_.substr(p, end - p));
+  if (end > p) names_.Prefetch(text_.substr(p, end - p));
 }
 
 // What an op's written shape must be before anything reads it. XLA builds
@@ -363,8 +363,7 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
   size_t name_at = (SkipSpace(), pos_);
   absl::StatusOr<absl::string_view> name = ParseNameView("an instruction name");
   if (!name.ok()) return name.status();
-  auto [slot, inserted] = names_.try_emplace(*name, nullptr);
-  if (!inserted) {
+  if (names_.Contains(*name)) {
     return ErrorAt(name_at, absl::StrCat("instruction '", *name,
                                          "' is defined twice in '",
                                          computation.name(), "'"));
@@ -396,7 +395,7 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
   s = ParseArguments(computation, *instr, operands);
   if (!s.ok()) return s;
   HloInstruction* raw = computation.AddInstruction(std::move(instr));
-  slot->second = raw;
+  names_.Insert(raw);
   s = FinishOperands(raw, std::move(operands));
   if (!s.ok()) return s;
   if (inferred) inferred_.push_back({raw, shape_at});
@@ -418,8 +417,7 @@ absl::Status Parser::FinishOperands(HloInstruction* instr,
                                     OperandList operands) {
   for (const PendingOperand& op : operands) {
     if (op.nested != nullptr) continue;
-    auto it = names_.find(op.name);
-    if (it == names_.end() || it->second == nullptr) {
+    if (!names_.Contains(op.name)) {
       forward_.push_back({instr, std::move(operands)});
       return absl::OkStatus();
     }
@@ -429,7 +427,7 @@ absl::Status Parser::FinishOperands(HloInstruction* instr,
       instr->AppendOperand(op.nested);
       continue;
     }
-    absl::Status s = ResolveOperand(instr, op, names_.find(op.name)->second);
+    absl::Status s = ResolveOperand(instr, op, names_.Find(op.name));
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
@@ -488,12 +486,12 @@ absl::Status Parser::ParseSignature(HloComputation& computation) {
 
 absl::Status Parser::ParseInstructions(HloComputation& computation) {
   bool saw_root = false;
-  names_.clear();
+  names_.Clear();
   // Sized for the computation's lines up front: growing a table of a
   // million names rehashes it at random several times over. Capped, so
-  // that a text of blank or odd lines cannot make it large (48 MiB).
+  // that a text of blank or odd lines cannot make it large (24 MiB).
   // (XLA prints a computation's closing brace at the start of a line.)
-  names_.reserve(CountLinesAhead(text_.substr(pos_), size_t{1} << 20, '}'));
+  names_.Reserve(CountLinesAhead(text_.substr(pos_), size_t{1} << 20, '}'));
   forward_.clear();
   written_shapes_.clear();
   while (!Consume("}")) {
@@ -540,27 +538,26 @@ void Parser::NameInlineOperands() {
   for (HloInstruction* i : nested_) {
     std::string base = absl::StrCat(HloOpcodeString(i->opcode()), ".anon");
     std::string name = base;
-    for (int64_t n = 1; names_.contains(name); ++n) name = absl::StrCat(base, ".", n);
+    for (int64_t n = 1; names_.Contains(name); ++n) name = absl::StrCat(base, ".", n);
     i->set_name(std::move(name));
-    names_.emplace(i->name(), i);
+    names_.Insert(i);
   }
   nested_.clear();
 }
 
 absl::Status Parser::ResolveForwardOperands(const HloComputation& computation) {
-  const absl::flat_hash_map<absl::string_view, HloInstruction*>& by_name = names_;
   for (const PendingInstruction& user : forward_) {
     for (const PendingOperand& op : user.operands) {
       if (op.nested != nullptr) {
         user.instruction->AppendOperand(op.nested);
         continue;
       }
-      auto it = by_name.find(op.name);
-      if (it == by_name.end()) {
+      HloInstruction* definition = names_.Find(op.name);
+      if (definition == nullptr) {
         return ErrorAt(op.offset, absl::StrCat("use of undefined instruction '",
                                                op.name, "' in '", computation.name(), "'"));
       }
-      absl::Status s = ResolveOperand(user.instruction, op, it->second);
+      absl::Status s = ResolveOperand(user.instruction, op, definition);
       if (!s.ok()) return s;
     }
   }
@@ -569,15 +566,14 @@ absl::Status Parser::ResolveForwardOperands(const HloComputation& computation) {
 }
 
 absl::Status Parser::CheckControlPredecessors(const HloComputation& computation) {
-  const absl::flat_hash_map<absl::string_view, HloInstruction*>& by_name = names_;
   for (const PendingPredecessor& p : predecessors_) {
-    auto it = by_name.find(p.name);
-    if (it == by_name.end()) {
+    const HloInstruction* named = names_.Find(p.name);
+    if (named == nullptr) {
       return ErrorAt(p.offset, absl::StrCat("control-predecessors of '",
                                             p.instruction->name(), "' names '", p.name,
                                             "', which is not in '", computation.name(), "'"));
     }
-    if (it->second == p.instruction) {
+    if (named == p.instruction) {
       return ErrorAt(p.offset, absl::StrCat("'", p.name, "' is its own control predecessor"));
     }
   }
@@ -625,7 +621,7 @@ absl::Status Parser::ParseComputation(HloModule& module) {
   signatures_.push_back({c, name_at});
   // The name map of a large computation is released now, not when the next
   // computation is read: the module is at its largest at the end of parsing.
-  absl::flat_hash_map<absl::string_view, HloInstruction*>().swap(names_);
+  names_.Clear();
   return absl::OkStatus();
 }
 

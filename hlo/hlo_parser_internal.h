@@ -21,6 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "hlo/hlo_module.h"
 #include "hlo/hlo_parser.h"
+#include "hlo/name_table.h"
 #include "hlo/source_text.h"
 
 namespace xla_layout::hlo_parser_internal {
@@ -234,9 +235,9 @@ class Parser {
   };
   std::vector<PendingConstraints> constraints_;
   absl::Status CheckLayoutConstraints() const;
-  // The instructions of the current computation by name; keys view the
-  // text or the instructions' own names (null while one is being read).
-  absl::flat_hash_map<absl::string_view, HloInstruction*> names_;
+  // The instructions of the current computation by name (one is added once
+  // it is read, so a name it reads is its own only as a forward operand).
+  InstructionNameTable names_;
   std::vector<PendingInstruction> forward_;  // of the current computation
   std::vector<Shape> written_shapes_;
 };

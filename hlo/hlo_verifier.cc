@@ -571,12 +571,8 @@ bool ExemptFromTiles(const HloInstruction& i, const HloModule& module) {
 absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& requires_tiles,
                                  const std::optional<ComputationLayout>& header) {
   absl::flat_hash_set<const HloComputation*> fused;
-  absl::flat_hash_set<const HloInstruction*> bitcast_operands;  // bytes as written
   for (HloComputation* c : module.computations()) {
     for (HloInstruction* i : c->instruction_range()) {
-      if (i->opcode() == HloOpcode::kBitcast && i->operand_count() == 1) {
-        bitcast_operands.insert(i->operand(0));
-      }
       if (i->opcode() != HloOpcode::kFusion) continue;
       for (const auto& called : i->called_computations()) fused.insert(called.computation);
     }
@@ -602,10 +598,21 @@ absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& r
   }
   // Reused: a vector per instruction was an allocation per instruction.
   std::vector<const Shape*> leaves, pinned;
+  // The operands of bitcasts (bytes as written), by local id: a vector
+  // indexed by id, not a hash set of half a million pointers, which missed
+  // the cache on every probe.
+  std::vector<bool> bitcast_operands;
   for (HloComputation* c : module.computations()) {
     if (fused.contains(c)) continue;
+    bitcast_operands.assign(c->local_id_bound(), false);
     for (HloInstruction* i : c->instruction_range()) {
-      if (ExemptFromTiles(*i, module) || bitcast_operands.contains(i) ||
+      if (i->opcode() == HloOpcode::kBitcast && i->operand_count() == 1 &&
+          i->operand(0)->parent() == c) {
+        bitcast_operands[i->operand(0)->local_id()] = true;
+      }
+    }
+    for (HloInstruction* i : c->instruction_range()) {
+      if (ExemptFromTiles(*i, module) || bitcast_operands[i->local_id()] ||
           aliased_outputs.contains(i)) {
         continue;
       }

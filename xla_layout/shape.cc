@@ -12,27 +12,33 @@ namespace xla_layout {
 
 Shape::Shape(PrimitiveType element_type, absl::Span<const int64_t> dimensions)
     : element_type_(element_type),
-      dimensions_(dimensions.begin(), dimensions.end()),
-      dynamic_(dimensions.size(), false) {
+      dimensions_(dimensions.begin(), dimensions.end()) {
   for (size_t i = 0; i < dimensions_.size(); ++i) {
-    if (dimensions_[i] == kUnboundedSize) dynamic_[i] = true;
+    if (dimensions_[i] == kUnboundedSize) set_dynamic_dimension(static_cast<int>(i), true);
   }
+}
+
+Shape& Shape::set_dynamic_dimension(int i, bool dynamic) {
+  if (!dynamic && !dynamic_.has_value()) return *this;  // static already
+  if (!dynamic_.has_value()) dynamic_.mutable_get().assign(dimensions_.size(), false);
+  dynamic_.mutable_get()[i] = dynamic;
+  return *this;
 }
 
 Shape Shape::MakeTuple(std::vector<Shape> elements) {
   Shape shape;
   shape.element_type_ = TUPLE;
-  shape.tuple_shapes_ = std::move(elements);
+  if (!elements.empty()) shape.tuple_shapes_.mutable_get() = std::move(elements);
   return shape;
 }
 
 bool Shape::IsArray() const { return IsArrayType(element_type_); }
 
 bool Shape::is_static() const {
-  for (bool d : dynamic_) {
+  for (bool d : dynamic_.get()) {
     if (d) return false;
   }
-  for (const Shape& s : tuple_shapes_) {
+  for (const Shape& s : tuple_shapes()) {
     if (!s.is_static()) return false;
   }
   return true;
@@ -59,11 +65,11 @@ absl::StatusOr<int64_t> Shape::ElementCount() const {
 bool Shape::Equal::operator()(const Shape& a, const Shape& b) const {
   if (a.IsTuple() || b.IsTuple()) {
     if (a.element_type_ != b.element_type_ ||
-        a.tuple_shapes_.size() != b.tuple_shapes_.size()) {
+        a.tuple_shapes().size() != b.tuple_shapes().size()) {
       return false;
     }
-    for (size_t i = 0; i < a.tuple_shapes_.size(); ++i) {
-      if (!(*this)(a.tuple_shapes_[i], b.tuple_shapes_[i])) return false;
+    for (size_t i = 0; i < a.tuple_shapes().size(); ++i) {
+      if (!(*this)(a.tuple_shapes()[i], b.tuple_shapes()[i])) return false;
     }
     return true;
   }
@@ -71,7 +77,11 @@ bool Shape::Equal::operator()(const Shape& a, const Shape& b) const {
     return false;
   }
   if (a.dimensions_ != b.dimensions_) return false;
-  if (!ignore_dynamic_ && a.dynamic_ != b.dynamic_) return false;
+  if (!ignore_dynamic_) {
+    for (int i = 0; i < a.rank(); ++i) {
+      if (a.is_dynamic_dimension(i) != b.is_dynamic_dimension(i)) return false;
+    }
+  }
   if (ignore_layout_) return true;
   if (a.has_layout() != b.has_layout()) return false;
   return !a.has_layout() || layout_equal_(a.layout(), b.layout());
@@ -82,8 +92,8 @@ absl::Status Shape::Validate() const {
     if (has_layout()) {
       return absl::InvalidArgumentError("a tuple shape cannot have a layout");
     }
-    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
-      absl::Status s = tuple_shapes_[i].Validate();
+    for (size_t i = 0; i < tuple_shapes().size(); ++i) {
+      absl::Status s = tuple_shapes()[i].Validate();
       if (!s.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("tuple element ", i, ": ", s.message()));
@@ -107,13 +117,13 @@ absl::Status Shape::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat(
         "invalid element type ", static_cast<int>(element_type_)));
   }
-  if (dynamic_.size() != dimensions_.size()) {
+  if (dynamic_.has_value() && dynamic_.get().size() != dimensions_.size()) {
     return absl::InvalidArgumentError(
         "is_dynamic_dimension must have one entry per dimension");
   }
   for (int i = 0; i < rank(); ++i) {
     if (dimensions_[i] == kUnboundedSize) {
-      if (!dynamic_[i]) {
+      if (!is_dynamic_dimension(static_cast<int>(i))) {
         return absl::InvalidArgumentError(
             absl::StrCat("dimension ", i, " is unbounded but not dynamic"));
       }
@@ -132,8 +142,8 @@ ShapeProto Shape::ToProto() const {
   ShapeProto proto;
   proto.set_element_type(element_type_);
   for (int64_t d : dimensions_) proto.add_dimensions(d);
-  for (bool d : dynamic_) proto.add_is_dynamic_dimension(d);
-  for (const Shape& s : tuple_shapes_) *proto.add_tuple_shapes() = s.ToProto();
+  for (int i = 0; i < rank(); ++i) proto.add_is_dynamic_dimension(is_dynamic_dimension(i));
+  for (const Shape& s : tuple_shapes()) *proto.add_tuple_shapes() = s.ToProto();
   if (has_layout()) *proto.mutable_layout() = layout().ToProto();
   return proto;
 }
@@ -145,18 +155,16 @@ absl::StatusOr<Shape> Shape::FromProto(const ShapeProto& proto) {
     for (const ShapeProto& element : proto.tuple_shapes()) {
       absl::StatusOr<Shape> s = FromProto(element);
       if (!s.ok()) return s.status();
-      shape.tuple_shapes_.push_back(*std::move(s));
+      shape.tuple_shapes_.mutable_get().push_back(*std::move(s));
     }
   } else {
     shape.dimensions_.assign(proto.dimensions().begin(),
                              proto.dimensions().end());
-    if (proto.is_dynamic_dimension_size() == 0) {
-      shape.dynamic_.assign(shape.dimensions_.size(), false);
-    } else if (proto.is_dynamic_dimension_size() ==
-               proto.dimensions_size()) {
-      shape.dynamic_.assign(proto.is_dynamic_dimension().begin(),
-                            proto.is_dynamic_dimension().end());
-    } else {
+    if (proto.is_dynamic_dimension_size() == proto.dimensions_size()) {
+      for (int i = 0; i < proto.dimensions_size(); ++i) {
+        shape.set_dynamic_dimension(i, proto.is_dynamic_dimension(i));
+      }
+    } else if (proto.is_dynamic_dimension_size() != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "shape has ", proto.dimensions_size(), " dimensions but ",
           proto.is_dynamic_dimension_size(), " is_dynamic_dimension entries"));
@@ -179,11 +187,11 @@ absl::StatusOr<Shape> Shape::FromProto(const ShapeProto& proto) {
 void Shape::Print(std::string* out, const PrintOptions& options) const {
   if (IsTuple()) {
     *out += '(';
-    for (size_t i = 0; i < tuple_shapes_.size(); ++i) {
+    for (size_t i = 0; i < tuple_shapes().size(); ++i) {
       if (i > 0) *out += ", ";
       // XLA marks every fifth element of a long tuple with its index.
       if (i > 0 && i % 5 == 0) absl::StrAppend(out, "/*index=", i, "*/");
-      tuple_shapes_[i].Print(out, options);
+      tuple_shapes()[i].Print(out, options);
     }
     *out += ')';
     return;

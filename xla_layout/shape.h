@@ -25,6 +25,7 @@
 #include "absl/types/span.h"
 #include "proto/layout.pb.h"
 #include "xla_layout/layout.h"
+#include "xla_layout/out_of_line.h"
 
 namespace xla_layout {
 
@@ -57,18 +58,15 @@ class Shape {
     dimensions_[i] = size;
     return *this;
   }
-  bool is_dynamic_dimension(int i) const { return dynamic_[i]; }
-  Shape& set_dynamic_dimension(int i, bool dynamic) {
-    dynamic_[i] = dynamic;
-    return *this;
-  }
+  bool is_dynamic_dimension(int i) const { return dynamic_.has_value() && dynamic_.get()[i]; }
+  Shape& set_dynamic_dimension(int i, bool dynamic);
   bool is_unbounded_dynamic_dimension(int i) const {
     return dimensions_[i] == kUnboundedSize;
   }
   bool is_static() const;
 
-  const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_; }
-  std::vector<Shape>& mutable_tuple_shapes() { return tuple_shapes_; }
+  const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_.get(); }
+  std::vector<Shape>& mutable_tuple_shapes() { return tuple_shapes_.mutable_get(); }
 
   bool has_layout() const { return layout_.has_value(); }
   const Layout& layout() const { return *layout_; }
@@ -118,10 +116,13 @@ class Shape {
   // Consistent with operator==: shapes key the memos of the passes.
   template <typename H>
   friend H AbslHashValue(H h, const Shape& shape) {
-    h = H::combine(std::move(h), shape.element_type_, shape.dimensions_, shape.dynamic_,
-                   shape.layout_.has_value());
+    h = H::combine(std::move(h), shape.element_type_, shape.dimensions_);
+    for (int i = 0; i < shape.rank(); ++i) {
+      h = H::combine(std::move(h), shape.is_dynamic_dimension(i));
+    }
+    h = H::combine(std::move(h), shape.layout_.has_value());
     if (shape.layout_) h = H::combine(std::move(h), *shape.layout_);
-    return H::combine(std::move(h), shape.tuple_shapes_);
+    return H::combine(std::move(h), shape.tuple_shapes());
   }
 
   // Full validation: dims, tuple elements and the layout against the shape.
@@ -139,8 +140,11 @@ class Shape {
   // Inline up to rank 4 (NCHW and below): shapes are copied often, and an
   // instruction holds one.
   absl::InlinedVector<int64_t, 4> dimensions_;
-  absl::InlinedVector<bool, 6> dynamic_;
-  std::vector<Shape> tuple_shapes_;
+  // The dynamic flags, one per dimension; absent while every dimension is
+  // static (nearly every shape), so that a shape holds a pointer, not a
+  // vector. Tuple elements likewise: out of line, as few shapes are tuples.
+  OutOfLine<absl::InlinedVector<bool, 6>> dynamic_;
+  OutOfLine<std::vector<Shape>> tuple_shapes_;
   std::optional<Layout> layout_;
 };
 

@@ -136,6 +136,47 @@ TEST(ShapeTest, HashIsConsistentWithEquality) {
 
 // Shapes whose text outgrows the printers' local buffer (240 bytes) print
 // whole and parse back.
+// The flags are stored only once one is set: a shape whose flags were set
+// and cleared again is the same shape as one never marked, and a marked
+// copy stays apart from its original.
+TEST(ShapeTest, DynamicFlagsStoredOnlyWhenSet) {
+  Shape never(F32, {4, 5});
+  Shape cleared(F32, {4, 5});
+  cleared.set_dynamic_dimension(1, true);
+  EXPECT_TRUE(cleared.is_dynamic_dimension(1));
+  EXPECT_FALSE(cleared.is_dynamic_dimension(0));
+  EXPECT_NE(cleared, never);
+  EXPECT_FALSE(cleared.is_static());
+  cleared.set_dynamic_dimension(1, false);
+  EXPECT_EQ(cleared, never);
+  EXPECT_TRUE(cleared.is_static());
+  EXPECT_EQ(absl::HashOf(cleared), absl::HashOf(never));
+  EXPECT_TRUE(absl::VerifyTypeImplementsAbslHashCorrectly({never, cleared, Parse("f32[4,<=5]")}));
+  Shape copy = Parse("f32[4,<=5]");
+  Shape marked = copy;
+  EXPECT_EQ(marked, copy);
+  marked.set_dynamic_dimension(0, true);
+  EXPECT_FALSE(copy.is_dynamic_dimension(0)) << "a copy has flags of its own";
+  ShapeProto proto = never.ToProto();
+  EXPECT_EQ(proto.is_dynamic_dimension_size(), 2) << "one entry per dimension";
+}
+
+// Tuple elements live out of line: copies are deep, and an empty tuple is
+// the same whether its vector was ever made or not.
+TEST(ShapeTest, TupleElementsCopyDeeply) {
+  Shape t = Shape::MakeTuple({Shape(F32, {2}), Shape(S32, {})});
+  Shape u = t;
+  u.mutable_tuple_shapes()[0] = Shape(F32, {3});
+  EXPECT_EQ(t.tuple_shapes()[0], Shape(F32, {2}));
+  EXPECT_NE(t, u);
+  Shape empty = Shape::MakeTuple({});
+  Shape emptied = Shape::MakeTuple({Shape(F32, {2})});
+  emptied.mutable_tuple_shapes().clear();
+  EXPECT_EQ(empty, emptied);
+  EXPECT_EQ(absl::HashOf(empty), absl::HashOf(emptied));
+  EXPECT_TRUE(Shape(F32, {2}).tuple_shapes().empty());
+}
+
 TEST(ShapeTest, LongShapesPrintWholeAndRoundTrip) {
   std::vector<int64_t> dims(48, 1);
   dims[0] = 123456789;

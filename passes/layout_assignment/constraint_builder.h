@@ -49,7 +49,7 @@ class ConstraintBuilder {
     int n = LaidOutLeafCount(operand->shape());
     for (int k = 0; k < n; ++k) {
       c_.edges_.push_back({SlotOf(user, result_offset + k), SlotOf(operand, k),
-                           relation, reason, user, user->parent(), operand_index, k});
+                           relation, reason, user, operand_index, k});
     }
   }
   void Need(int slot, const Layout& layout, const char* reason,
@@ -104,14 +104,13 @@ class ConstraintBuilder {
   // preferences (no copy) and the parameters keep the fusion operands'
   // layouts, as in XLA.
   const char* UnlessFused(const HloInstruction* i, const char* reason) const {
-    return fused_.contains(i->parent()) ? nullptr : reason;
+    return c_.fused_.contains(i->parent()) ? nullptr : reason;
   }
 
   HloModule& module_;
   const LayoutCostModel& cost_;
   LayoutConstraints& c_;
   int batch_ = 0;
-  absl::flat_hash_set<const HloComputation*> fused_;
   // Output slot -> the parameter's layout (FindUntiledOutputs).
   absl::flat_hash_map<int, Layout> untiled_outputs_;
 };

@@ -201,7 +201,7 @@ void ConstraintBuilder::HandleWhile(HloInstruction* i) {
   if (body != nullptr && body->root() != nullptr) {
     for (int k = 0; k < leaves; ++k) {
       c_.edges_.push_back({SlotOf(i, k), SlotOf(body->root(), k), Relation::kSame,
-                           "while body result", nullptr, body, 0, k});
+                           "while body result", nullptr, 0, k});
     }
   }
 }
@@ -220,7 +220,7 @@ void ConstraintBuilder::HandleConditional(HloInstruction* i) {
     for (int k = 0; k < leaves; ++k) {
       c_.edges_.push_back({SlotOf(i, k), SlotOf(branch->root(), k),
                            Relation::kSame, "conditional branch result",
-                           nullptr, branch, 0, k});
+                           nullptr, 0, k});
     }
   }
 }
@@ -242,7 +242,7 @@ void ConstraintBuilder::HandleCallOrFusion(HloInstruction* i) {
     }
     for (int l = 0; l < n; ++l) {
       c_.edges_.push_back({SlotOf(params[k], l), SlotOf(i->operand(k), l),
-                           Relation::kSame, "fusion operand", i, i->parent(),
+                           Relation::kSame, "fusion operand", i,
                            static_cast<int>(k), l});
     }
   }
@@ -443,7 +443,7 @@ void ConstraintBuilder::TieVariadic(HloInstruction* i, int inputs, bool inputs_t
       continue;
     }
     c_.edges_.push_back({first, SlotOf(in, 0), Relation::kSame, "variadic operands",
-                         i, i->parent(), k, 0});
+                         i, k, 0});
   }
   const int outputs = LaidOutLeafCount(i->shape());
   if (outputs < 2 || !i->shape().IsTuple()) return;
@@ -582,7 +582,7 @@ absl::Status ConstraintBuilder::HandleCustomCall(HloInstruction* call) {
     if (out < 0 || in < 0) continue;
     c_.edges_.push_back({SlotOf(call, out), SlotOf(call->operand(a.operand), in),
                          Relation::kSame, "custom-call output aliasing", call,
-                         call->parent(), static_cast<int>(a.operand), in});
+                         static_cast<int>(a.operand), in});
   }
   const auto& written = call->attributes().rare().operand_layout_constraints;
   if (!written) return absl::OkStatus();

@@ -72,10 +72,15 @@ int LaidOutLeafCount(const Shape& shape) {
 
 void ConstraintBuilder::CreateSlots() {
   // Sized once: a slot or more per instruction, an edge or more per operand.
+  // The same walk finds the fused computations (FusedComputations).
   size_t instructions = 0, operands = 0;
   for (HloComputation* c : module_.computations()) {
     instructions += c->instruction_count();
-    for (HloInstruction* i : c->instruction_range()) operands += i->operand_count();
+    for (HloInstruction* i : c->instruction_range()) {
+      operands += i->operand_count();
+      if (i->opcode() != HloOpcode::kFusion) continue;
+      for (const auto& called : i->called_computations()) c_.fused_.insert(called.computation);
+    }
   }
   c_.slots_.reserve(instructions);
   c_.edges_.reserve(operands);
@@ -200,12 +205,6 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
 
 absl::Status ConstraintBuilder::Build() {
   CreateSlots();
-  for (HloComputation* c : module_.computations()) {
-    for (HloInstruction* i : c->instruction_range()) {
-      if (i->opcode() != HloOpcode::kFusion) continue;
-      for (const auto& called : i->called_computations()) fused_.insert(called.computation);
-    }
-  }
   FindUntiledOutputs();
   // Callees first: when mandatory constraints conflict, the one inside a
   // loop body wins and the copy lands outside, where it runs once.
@@ -306,7 +305,7 @@ absl::Status ConstraintBuilder::AddInputOutputAliases() {
       continue;
     }
     c_.edges_.push_back({SlotOf(params[a.parameter], in), SlotOf(entry->root(), out),
-                         Relation::kSame, "input_output_alias", nullptr, entry, 0, out});
+                         Relation::kSame, "input_output_alias", nullptr, 0, out});
   }
   return absl::OkStatus();
 }

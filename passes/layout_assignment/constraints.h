@@ -40,7 +40,7 @@ enum Level : int8_t {
 };
 
 // How the layouts on the two sides of an operand edge relate.
-enum class Relation {
+enum class Relation : int8_t {
   kSame,       // identical order and tiles (elementwise, tuple, while)
   kOrder,      // same dimension order; tiles fit each side (slice, pad, ...)
   kPermute,    // transpose: the operand's layout permuted
@@ -55,17 +55,17 @@ struct Slot {
   Shape* shape;  // the array leaf inside instruction->shape()
 };
 
-// An edge from a use (operand `operand_index` of `user`, or the root of
-// `computation` when `user` is null) to the value it reads. `reason` is null
-// on edges that only carry preferences: reshape, transpose, broadcast and
-// reduce read their operand in any layout, so they never need a copy.
+// An edge from a use (operand `operand_index` of `user`, or, when `user` is
+// null, the root of the computation that holds the value read) to the value
+// it reads. `reason` is null on edges that only carry preferences: reshape,
+// transpose, broadcast and reduce read their operand in any layout, so they
+// never need a copy. 40 bytes: a module has about an edge per instruction.
 struct OperandEdge {
   int result;   // slot on the user's side
   int operand;  // slot of the value read
   Relation relation;
   const char* reason;
   HloInstruction* user;
-  HloComputation* computation;
   int operand_index;
   int leaf;
 };
@@ -136,11 +136,21 @@ class LayoutConstraints {
            i->local_id() < static_cast<int>(it->second.size()) &&
            it->second[i->local_id()] >= 0;
   }
+  // FusedComputations(module) when the constraints were built (one walk
+  // of every instruction, shared by the pass's steps).
+  const absl::flat_hash_set<const HloComputation*>& fused_computations() const {
+    return fused_;
+  }
   // Pairs of slots that are one buffer (get-tuple-element and its tuple
   // element, a while and its body's parameter, a fusion's parameter and its
   // operand, ...), in the order the rules found them.
   const std::vector<std::pair<int, int>>& aliases() const { return aliases_; }
   const std::vector<OperandEdge>& edges() const { return edges_; }
+  // The computation of `edge`'s use: the user's, or the one whose root it is.
+  HloComputation* ComputationOf(const OperandEdge& edge) const {
+    return edge.user != nullptr ? edge.user->parent()
+                                : slots_[edge.operand].instruction->parent();
+  }
   const std::vector<OperandLayout>& operand_layouts() const {
     return operand_layouts_;
   }
@@ -166,6 +176,7 @@ class LayoutConstraints {
   // Each instruction's first slot, by computation and local id (-1 for none):
   // vectors, not a hash map over every instruction of the module.
   absl::flat_hash_map<const HloComputation*, std::vector<int>> first_slot_;
+  absl::flat_hash_set<const HloComputation*> fused_;
   std::vector<std::pair<int, int>> aliases_;
   std::vector<OperandEdge> edges_;
   std::vector<OperandLayout> operand_layouts_;

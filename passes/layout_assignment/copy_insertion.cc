@@ -30,20 +30,8 @@ class CopyInserter {
           for (HloComputation* c : module.computations()) {
             for (HloInstruction* i : c->instruction_range()) taken.Take(i->name());
           }
-        }) {
-    // Callers before callees: a computation runs per iteration when a while
-    // calls it or when it is called from such a computation.
-    std::vector<HloComputation*> order = module.MakeComputationPostOrder();
-    for (auto c = order.rbegin(); c != order.rend(); ++c) {
-      bool loop = in_loop_.contains(*c);
-      for (HloInstruction* i : (*c)->instruction_range()) {
-        if (i->opcode() != HloOpcode::kWhile && !loop) continue;
-        for (const auto& called : i->called_computations()) {
-          in_loop_.insert(called.computation);
-        }
-      }
-    }
-  }
+        }),
+        module_(module) {}
 
   HloInstruction* MakeCopy(HloComputation* c, HloInstruction* value,
                            const Shape& target, HloInstruction* anchor,
@@ -58,8 +46,31 @@ class CopyInserter {
   // Names in use, gathered at the first copy (most runs of the pass make
   // none).
   NameUniquer names_;
-  absl::flat_hash_set<const HloComputation*> in_loop_;
+  // Whether `c` runs per iteration of a loop: a while calls it, or a
+  // computation that does. Found at the first copy, as the names are: two
+  // walks of every instruction that a run making no copy does not need.
+  bool InLoop(const HloComputation* c);
+  HloModule& module_;
+  std::optional<absl::flat_hash_set<const HloComputation*>> in_loop_;
 };
+
+bool CopyInserter::InLoop(const HloComputation* c) {
+  if (!in_loop_) {
+    in_loop_.emplace();
+    // Callers before callees.
+    std::vector<HloComputation*> order = module_.MakeComputationPostOrder();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      bool loop = in_loop_->contains(*it);
+      for (HloInstruction* i : (*it)->instruction_range()) {
+        if (i->opcode() != HloOpcode::kWhile && !loop) continue;
+        for (const auto& called : i->called_computations()) {
+          in_loop_->insert(called.computation);
+        }
+      }
+    }
+  }
+  return in_loop_->contains(c);
+}
 
 HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
                                        const Shape& target, HloInstruction* anchor,
@@ -77,7 +88,7 @@ HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
     record.from = PrintLayout(value->shape().layout());
     record.to = PrintLayout(target.layout());
     record.bytes = SaturatingAdd(ByteSize(value->shape()), ByteSize(target));
-    record.in_loop = in_loop_.contains(c);
+    record.in_loop = InLoop(c);
     // Every copy must run on the packing core (the executor runs it there);
     // the class of the plan it would run prices it.
     absl::StatusOr<CopyClass> runs = RelayoutPlan::Classify(value->shape(), target);
@@ -153,11 +164,20 @@ template <typename Need>
 void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
                      LayoutPropagation& propagation, const LayoutCostModel& cost,
                      absl::flat_hash_map<int, Layout>& tiled_copy, Need need) {
-  const absl::flat_hash_set<const HloComputation*> fused = FusedComputations(module);
-  absl::flat_hash_set<std::pair<const HloInstruction*, int>> bound;
-  for (const OperandEdge& e : constraints.edges()) {
-    if (e.reason != nullptr && e.user != nullptr) bound.insert({e.user, e.operand_index});
-  }
+  const absl::flat_hash_set<const HloComputation*>& fused = constraints.fused_computations();
+  // The uses an edge with a reason binds, built on the first question:
+  // most modules ask none, and a set over every edge of a million
+  // instructions missed the cache on each insert.
+  std::optional<absl::flat_hash_set<std::pair<const HloInstruction*, int>>> bound;
+  auto is_bound = [&](const HloInstruction* user, int k) {
+    if (!bound) {
+      bound.emplace();
+      for (const OperandEdge& e : constraints.edges()) {
+        if (e.reason != nullptr && e.user != nullptr) bound->insert({e.user, e.operand_index});
+      }
+    }
+    return bound->contains({user, k});
+  };
   for (HloComputation* c : module.computations()) {
     if (fused.contains(c)) continue;
     for (HloInstruction* user : c->instruction_range()) {
@@ -171,7 +191,7 @@ void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
           const Shape& shape = *constraints.slots()[slot].shape;
           const Layout& have = propagation.LayoutOf(slot);
           if (!cost.LacksRequiredTiles(shape, have)) continue;
-          if (ReadsAnyLayout(user->opcode()) && !bound.contains({user, k})) {
+          if (ReadsAnyLayout(user->opcode()) && !is_bound(user, k)) {
             need(user, k, leaf,
                  tiled_copy.try_emplace(slot, cost.TiledCopyLayout(shape, have)).first->second);
           } else {
@@ -258,7 +278,7 @@ void CollectUses(HloModule& module, const LayoutConstraints& constraints,
       if (!need || SamePhysicalLayout(shape, have, *need)) continue;
     }
     table.Record(e.leaf, tiling ? kTilingRequired : e.reason,
-                 {0, e.operand, e.user, e.computation, e.operand_index, e.leaf, *need,
+                 {0, e.operand, e.user, constraints.ComputationOf(e), e.operand_index, e.leaf, *need,
                   static_cast<int>(k), -1, tiling});
   }
   const std::vector<OperandLayout>& wanted = constraints.operand_layouts();

@@ -145,12 +145,12 @@ absl::StatusOr<bool> WriteEntryLayout(HloModule& module) {
 // XLA's algebraic simplifier after layout assignment: a transpose or a
 // reshape whose layouts make it move no byte becomes a `bitcast` of the same
 // name, shape and operand (its other attributes kept), which the executor
-// runs without moving data. Fusion bodies are left alone: their values are
+// runs without moving data. Fusion bodies (`fused`) are left alone: their values are
 // no buffers, the fused ops read through the index math. Counts each kind
 // rewritten into `stats`.
-void RewriteBitcasts(HloModule& module, LayoutAssignmentStats& stats) {
-  const absl::flat_hash_set<const HloComputation*> fused =
-      layout_assignment::FusedComputations(module);
+void RewriteBitcasts(HloModule& module,
+                     const absl::flat_hash_set<const HloComputation*>& fused,
+                     LayoutAssignmentStats& stats) {
   for (HloComputation* c : module.computations()) {
     if (fused.contains(c)) continue;
     // Each rewrite replaces its instruction at once: a batch of the chain's
@@ -258,7 +258,7 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule& module) {
     layout_assignment::CollectStats(module, *constraints, propagation, stats_);
   }
   const int before = stats_.transposes_as_bitcast + stats_.reshapes_as_bitcast;
-  RewriteBitcasts(module, stats_);
+  RewriteBitcasts(module, constraints->fused_computations(), stats_);
   changed |= stats_.transposes_as_bitcast + stats_.reshapes_as_bitcast > before;
   // The rules a laid-out module keeps: a break is a bug of this pass.
   absl::Status invariants = VerifyLayoutInvariants(
