@@ -27,7 +27,7 @@ absl::StatusOr<std::shared_ptr<const ArrayInfo>> ArrayInfo::Create(const Shape& 
     return absl::UnimplementedError(absl::StrCat(
         "layout ", layout.ToString(), " (sparse, SC or M) is not supported by the executor"));
   }
-  auto info = std::shared_ptr<ArrayInfo>(new ArrayInfo(*std::move(tiled)));
+  auto info = std::make_shared<ArrayInfo>(Key(), *std::move(tiled));
   const TiledLayout& t = info->tiled_;
   info->slot_bits_ = static_cast<int>(t.element_size_in_bits());
   if (info->slot_bits_ != 1 && info->slot_bits_ != 2 && info->slot_bits_ != 4 &&

@@ -53,8 +53,14 @@ class ArrayInfo {
   uint64_t LoadBits(const uint8_t* data, int64_t slot) const;
   void StoreBits(uint8_t* data, int64_t slot, uint64_t bits) const;
 
+  // Only Create makes one (the key is private); public for std::make_shared.
+  class Key {
+    friend class ArrayInfo;
+    explicit Key() = default;
+  };
+  ArrayInfo(Key, TiledLayout tiled) : tiled_(std::move(tiled)) {}
+
  private:
-  explicit ArrayInfo(TiledLayout tiled) : tiled_(std::move(tiled)) {}
   TiledLayout tiled_;
   int slot_bits_ = 8;
   int type_bits_ = 8;

@@ -511,7 +511,7 @@ struct Executor::Impl {
   Program program;
 };
 
-Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executor::Executor(Key, std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executor::~Executor() = default;
 
 namespace {
@@ -558,7 +558,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const HloModule& modu
         "the module needs at least ", once, " steps per device, over the executor's work "
         "budget of ", options.max_work, " (--max-work=N raises it)"));
   }
-  return std::unique_ptr<Executor>(new Executor(std::move(impl)));
+  return std::make_unique<Executor>(Key(), std::move(impl));
 }
 
 const DeviceGrid& Executor::grid() const { return impl_->program.grid; }

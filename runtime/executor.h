@@ -142,9 +142,15 @@ class Executor {
   // registered for their target then), in the order it compiled them.
   std::vector<const HloInstruction*> StandInCalls() const;
 
+  struct Impl;  // opaque: defined in executor.cc
+  // Only Create makes one (the key is private); public for std::make_unique.
+  class Key {
+    friend class Executor;
+    explicit Key() = default;
+  };
+  Executor(Key, std::unique_ptr<Impl> impl);
+
  private:
-  struct Impl;
-  explicit Executor(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   ExecutionStats stats_;
   std::vector<std::vector<LogicalArray>> outfeeds_;

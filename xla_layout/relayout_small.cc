@@ -553,7 +553,7 @@ std::unique_ptr<SmallPlan> SmallPlan::Compile(const std::vector<Task>& tasks, in
   for (const Task& task : tasks) {
     if (!task.rows.empty()) return nullptr;
   }
-  std::unique_ptr<SmallPlan> plan(new SmallPlan());
+  auto plan = std::make_unique<SmallPlan>(Key());
   plan->fill_ = fill;
   static const bool vbmi = __builtin_cpu_supports("avx512vbmi") &&
                            __builtin_cpu_supports("avx512bw");

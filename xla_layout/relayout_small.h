@@ -83,12 +83,19 @@ class SmallPlan {
   // masks (bytes from the source; bytes inside the destination).
   struct PermuteTables;
 
+  // Only Compile makes plans: the key is private, the constructor public so
+  // that std::make_unique can call it.
+  class Key {
+    friend class SmallPlan;
+    explicit Key() = default;
+  };
+  explicit SmallPlan(Key) {}
+
  private:
   // Ops a plan may have: a task's loops beyond the four an op takes are
   // unrolled into ops, up to this many in all.
   static constexpr size_t kMaxOps = 64;
 
-  SmallPlan() = default;
   bool AddTask(const Task& task, int64_t es, Isa isa);
   bool CompilePermute(const std::vector<Task>& tasks, int64_t es, int64_t src_bytes,
                       int64_t dst_bytes);
