@@ -105,11 +105,8 @@ TEST(StridedCopyKernelsTest, PaddedRelayoutsMatchTheIndexMath) {
       absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
       ASSERT_TRUE(plan.ok()) << plan.status();
       if (whole) EXPECT_EQ(plan->Describe().find("fill"), std::string::npos) << plan->Describe();
-      const TiledLayout s = *TiledLayout::Create(src), d = *TiledLayout::Create(dst);
-      std::vector<uint8_t> in(s.byte_size()), out(d.byte_size(), 0x5A);
-      FillRandomBytes(rng, absl::MakeSpan(in));
-      plan->Execute(in.data(), out.data());
-      const absl::Status check = CheckRelayout(s, in.data(), d, out.data(), options.padding_value);
+      const absl::Status check =
+          RunAndCheckRelayout(*plan, src, dst, options.padding_value, rng);
       ASSERT_TRUE(check.ok()) << IsaName(isa) << " " << from << " -> " << to << ": " << check
                               << "\n"
                               << plan->Describe();

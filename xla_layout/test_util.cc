@@ -142,4 +142,16 @@ std::vector<Isa> IsaPathsHere() {
   return paths;
 }
 
+absl::Status RunAndCheckRelayout(const RelayoutPlan& plan, const Shape& src, const Shape& dst,
+                                 absl::Span<const uint8_t> fill, std::mt19937_64& rng) {
+  absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
+  if (!s.ok()) return s.status();
+  absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
+  if (!d.ok()) return d.status();
+  std::vector<uint8_t> in(s->byte_size()), out(d->byte_size(), 0x5A);
+  FillRandomBytes(rng, absl::MakeSpan(in));
+  plan.Execute(in.data(), out.data());
+  return CheckRelayout(*s, in.data(), *d, out.data(), fill);
+}
+
 }  // namespace xla_layout

@@ -11,6 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "xla_layout/isa.h"
+#include "xla_layout/relayout.h"
 #include "xla_layout/shape.h"
 #include "xla_layout/tiled_layout.h"
 
@@ -58,6 +59,12 @@ void FillRandomBytes(std::mt19937_64& rng, absl::Span<uint8_t> bytes);
 absl::Status CheckRelayout(const TiledLayout& src, const uint8_t* in,
                            const TiledLayout& dst, const uint8_t* out,
                            absl::Span<const uint8_t> fill);
+
+// Runs `plan` (from `src` to `dst`) on a source of random bytes drawn from
+// `rng` into a destination prefilled with 0x5A, and checks the result with
+// CheckRelayout: the plan must have been made with padding value `fill`.
+absl::Status RunAndCheckRelayout(const RelayoutPlan& plan, const Shape& src, const Shape& dst,
+                                 absl::Span<const uint8_t> fill, std::mt19937_64& rng);
 
 }  // namespace xla_layout
 

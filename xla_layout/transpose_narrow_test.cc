@@ -71,13 +71,8 @@ std::string RunAndCheck(const std::string& src_text, const std::string& dst_text
   absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
   EXPECT_TRUE(plan.ok()) << plan.status();
   if (!plan.ok()) return "";
-  absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
-  absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
-  std::vector<uint8_t> in(s->byte_size()), out(d->byte_size(), 0x5A);
-  std::mt19937_64 rng(in.size());
-  FillRandomBytes(rng, absl::MakeSpan(in));
-  plan->Execute(in.data(), out.data());
-  absl::Status check = CheckRelayout(*s, in.data(), *d, out.data(), options.padding_value);
+  std::mt19937_64 rng(TiledLayout::Create(src)->byte_size());
+  absl::Status check = RunAndCheckRelayout(*plan, src, dst, options.padding_value, rng);
   EXPECT_TRUE(check.ok()) << src_text << " -> " << dst_text << " on " << IsaName(isa) << ": "
                           << check << "\n"
                           << plan->Describe();
