@@ -2,9 +2,10 @@
 // most kSmallPlanBytes, run on one thread in cache, is compiled at plan time
 // into a short list of ops that RelayoutPlan::Execute runs in one loop.
 //
-// Why: a copy of 64 bytes cost about 25 ns through the general path (the
-// work items, the loop recursion, the kernel set's switches from AVX-512 to
-// AVX2 to the scalar transpose), where memcpy of the same bytes takes 4 ns.
+// Why: through the general path a tiny copy pays for the work items, the
+// loop recursion and the kernel set's switches from AVX-512 to AVX2 to the
+// scalar transpose on every run, several times what memcpy of its bytes
+// costs (docs/packing-core.md, "Small plans", has the figures).
 // An op is one task of the plan with its kernel chosen once, for its sizes
 // (rows of 4 to 512 bytes as fixed-size moves, a byte interleave of four
 // rows, transposes of short 32-bit source rows (transpose_weights.h), the
