@@ -735,4 +735,15 @@ void HloModule::UniquifyInstructionNames() {
   for (HloInstruction* i : repeated) i->set_name(names.Unique(i->name()));
 }
 
+absl::flat_hash_set<const HloComputation*> FusedComputations(const HloModule& module) {
+  absl::flat_hash_set<const HloComputation*> fused;
+  for (HloComputation* c : module.computations()) {
+    for (HloInstruction* i : c->instruction_range()) {
+      if (i->opcode() != HloOpcode::kFusion) continue;
+      for (const auto& called : i->called_computations()) fused.insert(called.computation);
+    }
+  }
+  return fused;
+}
+
 }  // namespace xla_layout

@@ -558,6 +558,9 @@ class HloModule {
   std::string source_name_;
 };
 
+// The computations fusions call: their values are no buffers of their own.
+absl::flat_hash_set<const HloComputation*> FusedComputations(const HloModule& module);
+
 }  // namespace xla_layout
 
 #endif  // HLO_HLO_MODULE_H_

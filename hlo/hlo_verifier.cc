@@ -570,13 +570,7 @@ bool ExemptFromTiles(const HloInstruction& i, const HloModule& module) {
 
 absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& requires_tiles,
                                  const std::optional<ComputationLayout>& header) {
-  absl::flat_hash_set<const HloComputation*> fused;
-  for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instruction_range()) {
-      if (i->opcode() != HloOpcode::kFusion) continue;
-      for (const auto& called : i->called_computations()) fused.insert(called.computation);
-    }
-  }
+  const absl::flat_hash_set<const HloComputation*> fused = FusedComputations(module);
   // An output that is one buffer with a parameter the header pins untiled
   // is written untiled too (the same bytes).
   absl::flat_hash_set<const HloInstruction*> aliased_outputs;

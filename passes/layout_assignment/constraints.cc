@@ -15,17 +15,6 @@ namespace xla_layout::layout_assignment {
 
 bool IsLaidOut(const Shape& shape) { return shape.IsArray() && shape.rank() > 0; }
 
-absl::flat_hash_set<const HloComputation*> FusedComputations(const HloModule& module) {
-  absl::flat_hash_set<const HloComputation*> fused;
-  for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instruction_range()) {
-      if (i->opcode() != HloOpcode::kFusion) continue;
-      for (const auto& called : i->called_computations()) fused.insert(called.computation);
-    }
-  }
-  return fused;
-}
-
 namespace {
 
 void CollectLeaves(Shape& shape, LeafShapes& out) {

@@ -110,8 +110,6 @@ bool IsLaidOut(const Shape& shape);
 using LeafShapes = absl::InlinedVector<Shape*, 1>;
 LeafShapes LaidOutLeaves(Shape& shape);
 int LaidOutLeafCount(const Shape& shape);
-// The computations fusions call: their values are no buffers of their own.
-absl::flat_hash_set<const HloComputation*> FusedComputations(const HloModule& module);
 
 class LayoutConstraints {
  public:
