@@ -21,6 +21,7 @@
 #include "xla_layout/strided_copy_kernels.h"
 #include "xla_layout/tiled_layout.h"
 #include "xla_layout/transpose_narrow.h"
+#include "xla_layout/transpose_weights_tiled.h"
 #include "xla_layout/memory.h"
 #include "xla_layout/subbyte.h"
 #include "xla_layout/worker_pool.h"
@@ -657,8 +658,11 @@ absl::StatusOr<RelayoutPlan> RelayoutPlan::Create(const Shape& src,
   for (const Task& t : impl->tasks) total += t.Elements() * impl->es;
   impl->ShareWork(total, impl->src_bytes + impl->dst_bytes <= cache_bytes);
   if (impl->threads == 1 && !impl->in_place && !impl->streaming && !impl->use_gather) {
-    impl->small = internal::SmallPlan::Compile(impl->tasks, impl->es, impl->fill, impl->isa,
-                                               impl->src_bytes, impl->dst_bytes);
+    impl->small = internal::CompileWeightsTiling(*s, *d, impl->fill, impl->isa);
+    if (impl->small == nullptr) {
+      impl->small = internal::SmallPlan::Compile(impl->tasks, impl->es, impl->fill, impl->isa,
+                                                 impl->src_bytes, impl->dst_bytes);
+    }
   }
   return RelayoutPlan(std::move(impl));
 }

@@ -566,6 +566,15 @@ std::unique_ptr<SmallPlan> SmallPlan::Compile(const std::vector<Task>& tasks, in
   return plan;
 }
 
+std::unique_ptr<SmallPlan> SmallPlan::OfOp(const SmallOp& op, std::string name,
+                                           std::shared_ptr<const void> table) {
+  auto plan = std::make_unique<SmallPlan>(Key());
+  plan->ops_ = {op};
+  plan->names_ = {std::move(name)};
+  plan->table_ = std::move(table);
+  return plan;
+}
+
 std::string SmallPlan::Describe() const {
   return absl::StrCat("small: ", absl::StrJoin(names_, ", "), "\n");
 }

@@ -92,6 +92,12 @@ class SmallPlan {
   };
   explicit SmallPlan(Key) {}
 
+  // A plan of the one op `op`, named `name` in Describe, that keeps `table`
+  // (what op.table points into) alive: a whole copy that a kernel of its
+  // own takes (transpose_weights_tiled.h).
+  static std::unique_ptr<SmallPlan> OfOp(const SmallOp& op, std::string name,
+                                         std::shared_ptr<const void> table);
+
  private:
   // Ops a plan may have: a task's loops beyond the four an op takes are
   // unrolled into ops, up to this many in all.
@@ -105,6 +111,7 @@ class SmallPlan {
   std::vector<std::string> names_;  // per op, for Describe
   std::vector<uint8_t> fill_;
   std::shared_ptr<PermuteTables> permute_;
+  std::shared_ptr<const void> table_;  // OfOp's
 };
 
 }  // namespace xla_layout::internal

@@ -94,6 +94,14 @@ __attribute__((target("avx2"))) void TransposeWeights32(const char* src, char* d
   Transpose(src, dst, na, nb, ssb, dsa, isa);
 }
 
+void TransposeColumn32(const char* src, char* dst, int64_t nb, int64_t ssb, Isa isa) {
+  if (isa == Isa::kAvx512 && nb >= 8 && PermutesColumn(ssb)) {
+    PermutedColumn(src, dst, 0, nb, ssb, 0);
+  } else {
+    ScalarColumn(src, dst, 0, nb, ssb, 0);
+  }
+}
+
 bool TakesTransposeWeights(int64_t es, int64_t na, int64_t nb, int64_t ssb, Isa isa) {
   // Blocks of exactly 8 or 16 rows by whole column blocks (T(8,1) and
   // T(16,1) panels) are the kernel set's own direct case, which measured

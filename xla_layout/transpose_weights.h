@@ -26,6 +26,11 @@ namespace xla_layout::internal {
 void TransposeWeights32(const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
                         int64_t dsa, Isa isa);
 
+// For b < nb: dst[b * 4] = src[b * ssb], one source column into one run
+// of the destination: on AVX-512 by masked loads and permutes when nb >= 8
+// and the rows are within 40 bytes, element by element otherwise.
+void TransposeColumn32(const char* src, char* dst, int64_t nb, int64_t ssb, Isa isa);
+
 // Source rows wider than this many elements keep the kernel set's
 // transposes: its 16x16 tiles write whole destination lines, which
 // measured faster there (f32[32,128]{1,0} -> {0,1}, [64,128]{0,1} ->
