@@ -110,7 +110,7 @@ std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const Ti
                                                 const std::vector<uint8_t>& fill, Isa isa) {
   if ((isa != Isa::kAvx2 && isa != Isa::kAvx512) || src.element_size_in_bits() != 32 ||
       dst.element_size_in_bits() != 32 || fill.size() != 4 || src.num_levels() != 0 ||
-      dst.padding_slots() == 0 || dst.slot_count() != dst.tiled_slot_count() ||
+      dst.slot_count() != dst.tiled_slot_count() ||
       dst.byte_size() > kSmallPlanBytes || !dst.digits().has_value()) {
     return std::nullopt;
   }
@@ -127,7 +127,10 @@ std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const Ti
   t.nb = dims[b];
   t.na = (*strides)[b];
   t.ssb = 4 * t.na;
-  if (t.na < 8 || t.na > kMaxTiledWeightColumns || t.nb < 8) return std::nullopt;
+  // Panels of 8 or 16 rows by whole column blocks stay with the kernel
+  // set's direct blocks, as in TakesTransposeWeights.
+  const bool panel = (t.nb == 8 || t.nb == 16) && t.na % 8 == 0;
+  if (t.na < 8 || t.na > kMaxTiledWeightColumns || t.nb < 8 || panel) return std::nullopt;
   // b's digits in the destination: the lanes (stride 1) and at most one of
   // tiles; every other digit steps through rows.
   const TiledLayout::Digit* lanes = nullptr;
@@ -167,6 +170,14 @@ std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const Ti
   t.dsa = t.rows[1] - t.rows[0];
   for (int64_t a = 2; a < t.na; ++a) {
     if (t.rows[a] - t.rows[a - 1] != t.dsa) t.dsa = 0;
+  }
+  // Without padding, only rows that are a table ([O,3,3,3]) or a source
+  // over kMaxWeightSourceBytes ([576,9]): the small plans' transpose takes
+  // the others in one call, the same kernel without this one's chunks (a
+  // few ns less on [32,9] to [384,9]), and the kernel set's direct blocks
+  // the panels of 8 or 16 rows.
+  if (dst.padding_slots() == 0 && t.dsa != 0 && t.nb * t.ssb <= kMaxWeightSourceBytes) {
+    return std::nullopt;
   }
   // Every row of the destination (each combination of the other digits);
   // those without data are padding.

@@ -1,7 +1,9 @@
 // Convolution weights transposed into tiled destinations, padding written
 // in the same pass: [C,1,3,3] to {0,1,3,2:T(1,128)} (9 rows of C lanes,
 // each padded to a multiple of 128) and [C,K,1,1] to {0,1,3,2:T(8,128)}
-// (K rows of C lanes in 8x128 tiles, K padded to 8). The general plan
+// (K rows of C lanes in 8x128 tiles, K padded to 8); and the untiled ones
+// whose source outgrows L1 ([576,9], [960,9]) or whose rows are a table
+// ([O,3,3,3] to {0,1,3,2}). The general plan
 // writes these as a transpose per tile box (the partial last tile a box of
 // its own, through a row table for T(8,128), which the small plans do not
 // take) and the padding as fills in further passes; here one call takes
@@ -47,9 +49,12 @@ inline constexpr int64_t kMaxTiledWeightColumns = 32;
 // outermost dim of size > 1 (b, rows ssb bytes apart) becomes the
 // destination's minor dim, split into tiles of tb lanes (or not split),
 // the other dims (a) contiguous in the source, 8 to
-// kMaxTiledWeightColumns of them, 8 or more rows, a destination with
-// padding (slots beyond the elements) of at most kSmallPlanBytes and no
-// L(n) tail, `isa` AVX2 or AVX-512. nullopt otherwise.
+// kMaxTiledWeightColumns of them, 8 or more rows (not panels of 8 or 16 rows
+// by a multiple of 8 columns), a destination of at most
+// kSmallPlanBytes without an L(n) tail, `isa` AVX2 or AVX-512; without
+// padding only when TransposeWeights32 does not take the whole copy in one
+// call (source rows over kMaxWeightSourceBytes, rows not evenly spaced:
+// [576,9] and [960,9] to {0,1,3,2}, [O,3,3,3]). nullopt otherwise.
 std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const TiledLayout& dst,
                                                 const std::vector<uint8_t>& fill, Isa isa);
 

@@ -80,6 +80,11 @@ TEST(TransposeWeightsTiledTest, WritesWhatTheIndexMathSays) {
     with_kernel += CheckOnEveryPath(absl::StrCat("s32[", c, ",3,3,3]{3,2,1,0}"),
                                     absl::StrCat("s32[", c, ",3,3,3]{0,1,3,2:T(1,128)}"), fill,
                                     rng);
+    // Untiled: taken when the source outgrows L1 or the rows are a table.
+    with_kernel += CheckOnEveryPath(absl::StrCat("f32[", c, ",1,3,3]{3,2,1,0}"),
+                                    absl::StrCat("f32[", c, ",1,3,3]{0,1,3,2}"), fill, rng);
+    with_kernel += CheckOnEveryPath(absl::StrCat("f32[", c, ",3,3,3]{3,2,1,0}"),
+                                    absl::StrCat("f32[", c, ",3,3,3]{0,1,3,2}"), fill, rng);
   }
   if (SimdPathsHere().empty()) GTEST_SKIP() << "no AVX2 here";
   EXPECT_GT(with_kernel, static_cast<int>(cs.size()));
@@ -87,8 +92,8 @@ TEST(TransposeWeightsTiledTest, WritesWhatTheIndexMathSays) {
 
 // What it takes: the tiling of the depthwise and 1x1 weights, with their
 // rows from the index math; not the scalar path, destinations without
-// padding, other element sizes, rows over kMaxTiledWeightColumns or under
-// 8 elements, fewer than 8 rows.
+// padding that TransposeWeights32 takes whole, other element sizes, rows over kMaxTiledWeightColumns or under
+// 8 elements, fewer than 8 rows, panels of 8 or 16 rows.
 TEST(TransposeWeightsTiledTest, TakesWeightsIntoPaddedRows) {
   std::optional<internal::WeightsTiling> t =
       Match("f32[144,24,1,1]{3,2,1,0}", "f32[144,24,1,1]{0,1,3,2:T(8,128)}");
@@ -119,11 +124,14 @@ TEST(TransposeWeightsTiledTest, TakesWeightsIntoPaddedRows) {
 
   EXPECT_FALSE(Match("f32[96,1,3,3]{3,2,1,0}", "f32[96,1,3,3]{0,1,3,2:T(1,128)}", Isa::kScalar));
   EXPECT_FALSE(Match("f32[96,1,3,3]{3,2,1,0}", "f32[96,1,3,3]{0,1,3,2}"));
+  EXPECT_TRUE(Match("f32[576,1,3,3]{3,2,1,0}", "f32[576,1,3,3]{0,1,3,2}"));
+  EXPECT_TRUE(Match("f32[32,3,3,3]{3,2,1,0}", "f32[32,3,3,3]{0,1,3,2}"));
   EXPECT_FALSE(Match("f32[128,16,1,1]{3,2,1,0}", "f32[128,16,1,1]{0,1,3,2:T(8,128)}"));
   EXPECT_FALSE(Match("f64[96,1,3,3]{3,2,1,0}", "f64[96,1,3,3]{0,1,3,2:T(1,128)}"));
   EXPECT_FALSE(Match("f32[96,33,1,1]{3,2,1,0}", "f32[96,33,1,1]{0,1,3,2:T(8,128)}"));
   EXPECT_FALSE(Match("f32[96,7,1,1]{3,2,1,0}", "f32[96,7,1,1]{0,1,3,2:T(8,128)}"));
   EXPECT_FALSE(Match("f32[7,16,1,1]{3,2,1,0}", "f32[7,16,1,1]{0,1,3,2:T(8,128)}"));
+  EXPECT_FALSE(Match("f32[8,16]{0,1}", "f32[8,16]{1,0:T(8,128)}"));
   // Source rows that are not the destination's lanes: no transpose.
   EXPECT_FALSE(Match("f32[24,144,1,1]{3,2,1,0}", "f32[24,144,1,1]{1,3,2,0:T(1,128)}"));
 }
