@@ -152,7 +152,7 @@ TEST(SmallPlanTest, EveryOpMatchesTheIndexMath) {
       {"u8[4,97]{1,0}", "u8[4,97]{1,0:T(4,128)(4,1)}", "interleave of 4 byte rows"},
       {"c128[24,1,1,1]{3,2,1,0}", "c128[24,1,1,1]{3,2,1,0:T(1,8)}", "strided elements"},
       {"f32[24,1,1,1]{3,2,1,0}", "f32[24,1,1,1]{3,2,1,0:T(1,128)}", "strided elements"},
-      {"f32[24,1,3,3]{3,2,1,0}", "f32[24,1,3,3]{0,1,3,2:T(1,128)}", "padding in the same pass"},
+      {"f32[24,1,3,3]{3,2,1,0}", "f32[24,1,3,3]{0,1,3,2:T(1,128)}", "fill of"},
   };
   std::mt19937_64 rng(1);
   for (const Case& c : cases) {

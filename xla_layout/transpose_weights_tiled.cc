@@ -171,12 +171,12 @@ std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const Ti
   for (int64_t a = 2; a < t.na; ++a) {
     if (t.rows[a] - t.rows[a - 1] != t.dsa) t.dsa = 0;
   }
-  // Without padding, only rows that are a table ([O,3,3,3]) or a source
-  // over kMaxWeightSourceBytes ([576,9]): the small plans' transpose takes
-  // the others in one call, the same kernel without this one's chunks (a
-  // few ns less on [32,9] to [384,9]), and the kernel set's direct blocks
-  // the panels of 8 or 16 rows.
-  if (dst.padding_slots() == 0 && t.dsa != 0 && t.nb * t.ssb <= kMaxWeightSourceBytes) {
+  // Evenly spaced rows in one run of lanes that the small plans' transpose
+  // takes in one call stay with it (and its fill op, if any): the same
+  // kernel without this one's chunks, a few ns less on [96,9] and [96,16]
+  // into tiles. Taken here: rows that are a table ([O,3,3,3], T(8,128) of
+  // two or more tiles) or a source over kMaxWeightSourceBytes ([576,9]).
+  if (t.tiles == 1 && t.dsa != 0 && TakesTransposeWeights(4, t.na, t.nb, t.ssb, isa)) {
     return std::nullopt;
   }
   // Every row of the destination (each combination of the other digits);

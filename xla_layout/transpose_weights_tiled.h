@@ -51,10 +51,12 @@ inline constexpr int64_t kMaxTiledWeightColumns = 32;
 // the other dims (a) contiguous in the source, 8 to
 // kMaxTiledWeightColumns of them, 8 or more rows (not panels of 8 or 16 rows
 // by a multiple of 8 columns), a destination of at most
-// kSmallPlanBytes without an L(n) tail, `isa` AVX2 or AVX-512; without
-// padding only when TransposeWeights32 does not take the whole copy in one
-// call (source rows over kMaxWeightSourceBytes, rows not evenly spaced:
-// [576,9] and [960,9] to {0,1,3,2}, [O,3,3,3]). nullopt otherwise.
+// kSmallPlanBytes without an L(n) tail, `isa` AVX2 or AVX-512; not when
+// TransposeWeights32 takes the whole copy in one call (evenly spaced rows,
+// one run of lanes each, at most kMaxWeightSourceBytes of source), which
+// leaves [C,K] with two or more tiles of lanes, rows that are a table
+// ([O,3,3,3]) and sources outgrowing L1 ([576,9], [960,9]). nullopt
+// otherwise.
 std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const TiledLayout& dst,
                                                 const std::vector<uint8_t>& fill, Isa isa);
 

@@ -91,9 +91,10 @@ TEST(TransposeWeightsTiledTest, WritesWhatTheIndexMathSays) {
 }
 
 // What it takes: the tiling of the depthwise and 1x1 weights, with their
-// rows from the index math; not the scalar path, destinations without
-// padding that TransposeWeights32 takes whole, other element sizes, rows over kMaxTiledWeightColumns or under
-// 8 elements, fewer than 8 rows, panels of 8 or 16 rows.
+// rows from the index math; not the scalar path, copies that
+// TransposeWeights32 takes whole, other element sizes, rows over
+// kMaxTiledWeightColumns or under 8 elements, fewer than 8 rows, panels of
+// 8 or 16 rows.
 TEST(TransposeWeightsTiledTest, TakesWeightsIntoPaddedRows) {
   std::optional<internal::WeightsTiling> t =
       Match("f32[144,24,1,1]{3,2,1,0}", "f32[144,24,1,1]{0,1,3,2:T(8,128)}");
@@ -110,9 +111,10 @@ TEST(TransposeWeightsTiledTest, TakesWeightsIntoPaddedRows) {
   EXPECT_TRUE(t->pad_rows.empty());
   EXPECT_EQ(t->dsa, 0);
 
-  t = Match("f32[20,12,1,1]{3,2,1,0}", "f32[20,12,1,1]{0,1,3,2:T(8,128)}");
+  // K = 12: rows 12..15 of the second tile row are padding.
+  t = Match("f32[136,12,1,1]{3,2,1,0}", "f32[136,12,1,1]{0,1,3,2:T(8,128)}");
   ASSERT_TRUE(t.has_value());
-  EXPECT_EQ(t->pad_rows, (std::vector<int64_t>{6144, 6656, 7168, 7680}));
+  EXPECT_EQ(t->pad_rows, (std::vector<int64_t>{10240, 10752, 11264, 11776}));
 
   // T(1,128): tiles that continue one another are one row of lanes.
   t = Match("f32[960,1,3,3]{3,2,1,0}", "f32[960,1,3,3]{0,1,3,2:T(1,128)}", Isa::kAvx512);
@@ -122,14 +124,18 @@ TEST(TransposeWeightsTiledTest, TakesWeightsIntoPaddedRows) {
   EXPECT_EQ(t->tiles, 1);
   EXPECT_EQ(t->dsa, 4096);
 
-  EXPECT_FALSE(Match("f32[96,1,3,3]{3,2,1,0}", "f32[96,1,3,3]{0,1,3,2:T(1,128)}", Isa::kScalar));
+  EXPECT_FALSE(Match("f32[960,1,3,3]{3,2,1,0}", "f32[960,1,3,3]{0,1,3,2:T(1,128)}", Isa::kScalar));
+  // Evenly spaced rows that TransposeWeights32 takes in one call.
   EXPECT_FALSE(Match("f32[96,1,3,3]{3,2,1,0}", "f32[96,1,3,3]{0,1,3,2}"));
+  EXPECT_FALSE(Match("f32[96,1,3,3]{3,2,1,0}", "f32[96,1,3,3]{0,1,3,2:T(1,128)}"));
+  EXPECT_FALSE(Match("f32[96,16,1,1]{3,2,1,0}", "f32[96,16,1,1]{0,1,3,2:T(8,128)}"));
   EXPECT_TRUE(Match("f32[576,1,3,3]{3,2,1,0}", "f32[576,1,3,3]{0,1,3,2}"));
   EXPECT_TRUE(Match("f32[32,3,3,3]{3,2,1,0}", "f32[32,3,3,3]{0,1,3,2}"));
-  EXPECT_FALSE(Match("f32[128,16,1,1]{3,2,1,0}", "f32[128,16,1,1]{0,1,3,2:T(8,128)}"));
-  EXPECT_FALSE(Match("f64[96,1,3,3]{3,2,1,0}", "f64[96,1,3,3]{0,1,3,2:T(1,128)}"));
-  EXPECT_FALSE(Match("f32[96,33,1,1]{3,2,1,0}", "f32[96,33,1,1]{0,1,3,2:T(8,128)}"));
-  EXPECT_FALSE(Match("f32[96,7,1,1]{3,2,1,0}", "f32[96,7,1,1]{0,1,3,2:T(8,128)}"));
+  // Two tiles of lanes without padding: the rows are a table.
+  EXPECT_TRUE(Match("f32[256,16,1,1]{3,2,1,0}", "f32[256,16,1,1]{0,1,3,2:T(8,128)}"));
+  EXPECT_FALSE(Match("f64[960,1,3,3]{3,2,1,0}", "f64[960,1,3,3]{0,1,3,2:T(1,128)}"));
+  EXPECT_FALSE(Match("f32[196,33,1,1]{3,2,1,0}", "f32[196,33,1,1]{0,1,3,2:T(8,128)}"));
+  EXPECT_FALSE(Match("f32[196,7,1,1]{3,2,1,0}", "f32[196,7,1,1]{0,1,3,2:T(8,128)}"));
   EXPECT_FALSE(Match("f32[7,16,1,1]{3,2,1,0}", "f32[7,16,1,1]{0,1,3,2:T(8,128)}"));
   EXPECT_FALSE(Match("f32[8,16]{0,1}", "f32[8,16]{1,0:T(8,128)}"));
   // Source rows that are not the destination's lanes: no transpose.
@@ -140,24 +146,21 @@ TEST(TransposeWeightsTiledTest, TakesWeightsIntoPaddedRows) {
 // value in the lanes past the last row and in the padding rows.
 TEST(TransposeWeightsTiledTest, WritesEveryDestinationByte) {
   std::optional<internal::WeightsTiling> t =
-      Match("f32[20,12,1,1]{3,2,1,0}", "f32[20,12,1,1]{0,1,3,2:T(8,128)}");
+      Match("f32[136,12,1,1]{3,2,1,0}", "f32[136,12,1,1]{0,1,3,2:T(8,128)}");
   ASSERT_TRUE(t.has_value());
-  t->fill[0] = 0xAB;
-  t->fill[1] = 0xAB;
-  t->fill[2] = 0xAB;
-  t->fill[3] = 0xAB;
-  std::vector<float> src(20 * 12);
+  for (uint8_t& b : t->fill) b = 0xAB;
+  std::vector<float> src(136 * 12);
   for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i);
   for (Isa isa : SimdPathsHere()) {
-    std::vector<uint8_t> dst(2 * 8 * 128 * 4, 0x00);
+    std::vector<uint8_t> dst(2 * 2 * 4096, 0x00);
     internal::TransposeWeightsTiled32(*t, reinterpret_cast<const char*>(src.data()),
                                       reinterpret_cast<char*>(dst.data()), isa);
     for (int64_t k = 0; k < 16; ++k) {
-      for (int64_t c = 0; c < 128; ++c) {
-        const int64_t offset = (k / 8) * 4096 + (k % 8) * 512 + c * 4;
+      for (int64_t c = 0; c < 256; ++c) {
+        const int64_t offset = (k / 8) * 8192 + (c / 128) * 4096 + (k % 8) * 512 + (c % 128) * 4;
         float got;
         std::memcpy(&got, &dst[offset], 4);
-        if (k < 12 && c < 20) {
+        if (k < 12 && c < 136) {
           ASSERT_EQ(got, static_cast<float>(c * 12 + k)) << IsaName(isa) << " k=" << k;
         } else {
           ASSERT_EQ(dst[offset], 0xAB) << IsaName(isa) << " k=" << k << " c=" << c;
