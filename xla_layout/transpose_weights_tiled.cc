@@ -106,6 +106,67 @@ void TransposeWeightsTiled32(const WeightsTiling& t, const char* src, char* dst,
   }
 }
 
+namespace {
+
+// Sets t's lanes (tb, tiles, dgb) from b's digits in `dst`: the lanes
+// (stride 1) and at most one of tiles; `row_digits` gets every other digit
+// of more than one step (they step through rows). False when b's digits
+// are not of that form or do not cover t->nb.
+bool FindLanes(const TiledLayout& dst, int b, WeightsTiling* t,
+               std::vector<TiledLayout::Digit>* row_digits) {
+  const TiledLayout::Digit* lanes = nullptr;
+  const TiledLayout::Digit* tiles = nullptr;
+  for (const TiledLayout::Digit& g : *dst.digits()) {
+    if (g.logical_dim != b) {
+      if (g.extent > 1) row_digits->push_back(g);
+    } else if (g.divisor == 1 && lanes == nullptr) {
+      lanes = &g;
+    } else if (tiles == nullptr) {
+      tiles = &g;
+    } else {
+      return false;
+    }
+  }
+  if (lanes == nullptr || lanes->stride != 1) return false;
+  t->tb = lanes->extent;
+  t->tiles = tiles == nullptr ? 1 : tiles->extent;
+  t->dgb = tiles == nullptr ? 0 : tiles->stride * 4;
+  if ((tiles != nullptr && tiles->divisor != t->tb) || t->tiles * t->tb < t->nb ||
+      (t->tiles - 1) * t->tb >= t->nb) {
+    return false;
+  }
+  // Tiles that continue one another (T(1,128): lanes 128.. follow 0..127)
+  // are one run of lanes.
+  if (t->dgb == t->tb * 4) {
+    t->tb *= t->tiles;
+    t->tiles = 1;
+  }
+  return true;
+}
+
+// Sets t->pad_rows: every row of `dst` (each combination of `row_digits`)
+// that holds no data row of t->rows. False when the rows do not cover the
+// destination or are too many to list.
+bool FindPadRows(const TiledLayout& dst, const std::vector<TiledLayout::Digit>& row_digits,
+                 WeightsTiling* t) {
+  int64_t all_rows = 1;
+  for (const TiledLayout::Digit& g : row_digits) all_rows *= g.extent;
+  if (all_rows * t->tiles * t->tb != dst.tiled_slot_count() || all_rows > 4096) return false;
+  std::vector<int64_t> data(t->rows);
+  std::sort(data.begin(), data.end());
+  for (int64_t r = 0; r < all_rows; ++r) {
+    int64_t offset = 0;
+    for (int64_t k = static_cast<int64_t>(row_digits.size()) - 1, q = r; k >= 0; --k) {
+      offset += q % row_digits[k].extent * row_digits[k].stride * 4;
+      q /= row_digits[k].extent;
+    }
+    if (!std::binary_search(data.begin(), data.end(), offset)) t->pad_rows.push_back(offset);
+  }
+  return static_cast<int64_t>(t->pad_rows.size()) + t->na == all_rows;
+}
+
+}  // namespace
+
 std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const TiledLayout& dst,
                                                 const std::vector<uint8_t>& fill, Isa isa) {
   if ((isa != Isa::kAvx2 && isa != Isa::kAvx512) || src.element_size_in_bits() != 32 ||
@@ -131,36 +192,8 @@ std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const Ti
   // set's direct blocks, as in TakesTransposeWeights.
   const bool panel = (t.nb == 8 || t.nb == 16) && t.na % 8 == 0;
   if (t.na < 8 || t.na > kMaxTiledWeightColumns || t.nb < 8 || panel) return std::nullopt;
-  // b's digits in the destination: the lanes (stride 1) and at most one of
-  // tiles; every other digit steps through rows.
-  const TiledLayout::Digit* lanes = nullptr;
-  const TiledLayout::Digit* tiles = nullptr;
   std::vector<TiledLayout::Digit> row_digits;
-  for (const TiledLayout::Digit& g : *dst.digits()) {
-    if (g.logical_dim != b) {
-      if (g.extent > 1) row_digits.push_back(g);
-    } else if (g.divisor == 1 && lanes == nullptr) {
-      lanes = &g;
-    } else if (tiles == nullptr) {
-      tiles = &g;
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (lanes == nullptr || lanes->stride != 1) return std::nullopt;
-  t.tb = lanes->extent;
-  t.tiles = tiles == nullptr ? 1 : tiles->extent;
-  t.dgb = tiles == nullptr ? 0 : tiles->stride * 4;
-  if ((tiles != nullptr && tiles->divisor != t.tb) || t.tiles * t.tb < t.nb ||
-      (t.tiles - 1) * t.tb >= t.nb) {
-    return std::nullopt;
-  }
-  // Tiles that continue one another (T(1,128): lanes 128.. follow 0..127)
-  // are one run of lanes.
-  if (t.dgb == t.tb * 4) {
-    t.tb *= t.tiles;
-    t.tiles = 1;
-  }
+  if (!FindLanes(dst, b, &t, &row_digits)) return std::nullopt;
   // The data rows, from the index math.
   IndexVector index(dims.begin(), dims.end());
   for (int64_t a = 0; a < t.na; ++a) {
@@ -179,22 +212,7 @@ std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const Ti
   if (t.tiles == 1 && t.dsa != 0 && TakesTransposeWeights(4, t.na, t.nb, t.ssb, isa)) {
     return std::nullopt;
   }
-  // Every row of the destination (each combination of the other digits);
-  // those without data are padding.
-  int64_t all_rows = 1;
-  for (const TiledLayout::Digit& g : row_digits) all_rows *= g.extent;
-  if (all_rows * t.tiles * t.tb != dst.tiled_slot_count() || all_rows > 4096) return std::nullopt;
-  std::vector<int64_t> data(t.rows);
-  std::sort(data.begin(), data.end());
-  for (int64_t r = 0; r < all_rows; ++r) {
-    int64_t offset = 0;
-    for (int64_t k = static_cast<int64_t>(row_digits.size()) - 1, q = r; k >= 0; --k) {
-      offset += q % row_digits[k].extent * row_digits[k].stride * 4;
-      q /= row_digits[k].extent;
-    }
-    if (!std::binary_search(data.begin(), data.end(), offset)) t.pad_rows.push_back(offset);
-  }
-  if (static_cast<int64_t>(t.pad_rows.size()) + t.na != all_rows) return std::nullopt;
+  if (!FindPadRows(dst, row_digits, &t)) return std::nullopt;
   std::memcpy(t.fill, fill.data(), 4);
   return t;
 }
