@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xla_layout/transpose_tiny.h"
 #include "xla_layout/transpose_weights.h"
 
 namespace xla_layout::internal {
@@ -311,6 +312,31 @@ void TransposeWeights(const SmallOp& op, const char* src, char* dst) {
   });
 }
 
+// Planes of a few KiB in AVX-512 register blocks (transpose_tiny.h):
+// loops[2] is a, loops[3] b, loops[1] planes around them (loops[0] has
+// extent 1). The fields are read one by one into scalars, and one plane
+// is a tail call: through ForLoops the loops were copied to the stack in
+// 16-byte moves and read back in 8-byte halves around the kernel's call,
+// which cost more than the 8x16 transpose itself (small_plan_bench
+// f32[8,16]: 28-34 ns a run, 10-15 ns for the kernel called directly).
+void TransposeTiny(const SmallOp& op, const char* src, char* dst) {
+  const int64_t na = op.loops[2].extent, dsa = op.loops[2].dst;
+  const int64_t nb = op.loops[3].extent, ssb = op.loops[3].src;
+  const int64_t planes = op.loops[1].extent, pss = op.loops[1].src, pds = op.loops[1].dst;
+  src += op.src_offset;
+  dst += op.dst_offset;
+  for (int64_t p = 1; p < planes; ++p, src += pss, dst += pds) {
+    TransposeTiny32(src, dst, na, nb, ssb, dsa);
+  }
+  return TransposeTiny32(src, dst, na, nb, ssb, dsa);
+}
+
+bool IsTinyTranspose(const SmallOp& op, Isa isa) {
+  const Loop &a = op.loops[2], &b = op.loops[3];
+  return op.loops[0].extent == 1 && a.src == op.es && b.dst == op.es &&
+         TakesTransposeTiny(op.es, a.extent, b.extent, isa);
+}
+
 bool IsWeightTranspose(const SmallOp& op, Isa isa) {
   const Loop &a = op.loops[2], &b = op.loops[3];
   return a.src == op.es && b.dst == op.es &&
@@ -464,6 +490,9 @@ std::string ChooseKernel(const Task& task, Isa isa, const std::vector<uint8_t>& 
       if (task.grouped) {
         op->kernel = TransposeGrouped;
         name = "transpose (tiles grouped)";
+      } else if (IsTinyTranspose(*op, isa)) {
+        op->kernel = TransposeTiny;
+        name = "transpose in register blocks";
       } else if (IsWeightTranspose(*op, isa)) {
         op->kernel = isa == Isa::kAvx512 ? TransposeWeights<Isa::kAvx512>
                                          : TransposeWeights<Isa::kAvx2>;

@@ -1,0 +1,77 @@
+#include "xla_layout/transpose_tiny.h"
+
+#include <immintrin.h>
+
+namespace xla_layout::internal {
+namespace {
+
+// Two rounds of in-lane shuffles on registers r[0..7]: in every 128-bit
+// lane L of u[c] (c < 4) sit elements 4L + c of r[0..3], in u[4 + c] those
+// of r[4..7]. Written out over constant indices: a loop over register arrays
+// may leave them on the stack.
+__attribute__((target("avx512f"), always_inline)) inline void InLaneRounds(const __m512* r,
+                                                                         __m512* u) {
+  const __m512 t0 = _mm512_unpacklo_ps(r[0], r[1]), t1 = _mm512_unpackhi_ps(r[0], r[1]);
+  const __m512 t2 = _mm512_unpacklo_ps(r[2], r[3]), t3 = _mm512_unpackhi_ps(r[2], r[3]);
+  const __m512 t4 = _mm512_unpacklo_ps(r[4], r[5]), t5 = _mm512_unpackhi_ps(r[4], r[5]);
+  const __m512 t6 = _mm512_unpacklo_ps(r[6], r[7]), t7 = _mm512_unpackhi_ps(r[6], r[7]);
+  u[0] = _mm512_shuffle_ps(t0, t2, 0x44);
+  u[1] = _mm512_shuffle_ps(t0, t2, 0xEE);
+  u[2] = _mm512_shuffle_ps(t1, t3, 0x44);
+  u[3] = _mm512_shuffle_ps(t1, t3, 0xEE);
+  u[4] = _mm512_shuffle_ps(t4, t6, 0x44);
+  u[5] = _mm512_shuffle_ps(t4, t6, 0xEE);
+  u[6] = _mm512_shuffle_ps(t5, t7, 0x44);
+  u[7] = _mm512_shuffle_ps(t5, t7, 0xEE);
+}
+
+// 8 columns (a) by 16 rows (b): register k holds rows k and k + 8, so after
+// the in-lane rounds destination row a is lanes a / 4 and a / 4 + 2 of
+// u[a % 4] and of u[4 + a % 4], interleaved: one permute, one 64-byte
+// store. Row addresses by pointer bumps, not k * ssb: sixteen products
+// would not fit in registers, and a spilled one reloaded after a store to
+// a destination that matches it modulo 4 KiB waits for that store.
+__attribute__((target("avx512f"), always_inline)) inline void Block8x16(const char* s, char* d,
+                                                                      int64_t ssb, int64_t dsa) {
+  __m512 r[8], u[8];
+  const int64_t s8 = 8 * ssb, d4 = 4 * dsa;
+#pragma GCC unroll 8
+  for (int k = 0; k < 8; ++k, s += ssb) {
+    const __m256 lo = _mm256_loadu_ps(reinterpret_cast<const float*>(s));
+    const __m256 hi = _mm256_loadu_ps(reinterpret_cast<const float*>(s + s8));
+    r[k] = _mm512_castpd_ps(
+        _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+  }
+  InLaneRounds(r, u);
+  const __m512i lanes02 =
+      _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+  const __m512i lanes13 =
+      _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c, d += dsa) {
+    _mm512_storeu_ps(d, _mm512_permutex2var_ps(u[c], lanes02, u[4 + c]));
+    _mm512_storeu_ps(d + d4, _mm512_permutex2var_ps(u[c], lanes13, u[4 + c]));
+  }
+}
+
+}  // namespace
+
+bool TakesTransposeTiny(int64_t es, int64_t na, int64_t nb, Isa isa) {
+  return isa == Isa::kAvx512 && es == 4 && na > 0 && nb > 0 && na % 8 == 0 && nb % 16 == 0 &&
+         na * nb <= kMaxTinyElements;
+}
+
+__attribute__((target("avx512f"))) void TransposeTiny32(const char* src, char* dst,
+                                                        int64_t na, int64_t nb, int64_t ssb,
+                                                        int64_t dsa) {
+  // Blocks along a in the inner loop, by pointer bumps: few live values,
+  // so nothing waits on the stack between blocks.
+  for (int64_t b = 0; b < nb; b += 16, src += 16 * ssb, dst += 64) {
+    char* d = dst;
+    for (const char *s = src, *end = src + na * 4; s != end; s += 32, d += 8 * dsa) {
+      Block8x16(s, d, ssb, dsa);
+    }
+  }
+}
+
+}  // namespace xla_layout::internal

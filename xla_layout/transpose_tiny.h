@@ -1,0 +1,48 @@
+// Register transposes of 32-bit elements for small plans (relayout_small.h)
+// on AVX-512: planes of a few KiB whose destination rows hold 16 elements
+// or a multiple ([8,16]{0,1} and [8,128]{0,1} to row-major, [16,16] and
+// [64,256] into T(16,1), [16,32]{0,1} to row-major, [32,128] to
+// column-major), where the kernel set's transposes (8x8 AVX2 blocks,
+// several calls per block) cost up to three times memcpy of the bytes.
+//
+// A block is 8 columns by 16 rows: rows b and b + 8 share a register (a
+// 32-byte load and an insert), an 8x8 transpose runs in both 256-bit
+// halves at once (two rounds of in-lane shuffles), and one two-source
+// permute per destination row puts the 128-bit pieces in place: 32
+// shuffles per 512 bytes, each destination row one 64-byte store. On AMD
+// Zen 4 the shuffles bound it (about one 512-bit shuffle a cycle): about
+// half of memcpy's speed on one block, against a third before.
+// Destination rows of 8 elements (T(8,1), [8,256] to column-major) keep
+// the kernel set's transposes: a 16x8 block with 32-byte stores measured
+// no faster there.
+#ifndef XLA_LAYOUT_TRANSPOSE_TINY_H_
+#define XLA_LAYOUT_TRANSPOSE_TINY_H_
+
+#include <cstdint>
+
+#include "xla_layout/isa.h"
+
+namespace xla_layout::internal {
+
+// For a < na, b < nb (offsets in bytes, 32-bit elements):
+//   dst[a * dsa + b * 4] = src[a * 4 + b * ssb]
+// Needs TakesTransposeTiny(4, na, nb, isa) and AVX-512F on this CPU; the
+// destination must not overlap the source. Reads and writes nothing else.
+void TransposeTiny32(const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
+                     int64_t dsa);
+
+// Planes larger than this (elements) keep the other kernels: the copies
+// measured with this kernel reach 4096 elements ([32,128], [64,256] into
+// T(16,1) by planes of [16,256]); beyond, the kernel set's 16x16 tiles read
+// and write whole lines, and nothing here has measured which wins.
+inline constexpr int64_t kMaxTinyElements = 4096;
+
+// Whether TransposeTiny32 takes a transpose of `na` contiguous source
+// columns by `nb` rows, elements of `es` bytes, on `isa` (resolved):
+// AVX-512, 32-bit elements, na a multiple of 8 and nb of 16, at most
+// kMaxTinyElements elements.
+bool TakesTransposeTiny(int64_t es, int64_t na, int64_t nb, Isa isa);
+
+}  // namespace xla_layout::internal
+
+#endif  // XLA_LAYOUT_TRANSPOSE_TINY_H_
