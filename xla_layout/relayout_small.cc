@@ -238,11 +238,37 @@ __attribute__((target("avx512f"))) void FillRunsAvx512(const SmallOp& op, const 
   });
 }
 
+// A run of bytes and then a run of the padding value (a uniform one), both
+// of 64 bytes or more, in one op: a 1-D array padded to its tile
+// (f32[128]{0} -> {0:T(256)}), one call where two ops cost two.
+__attribute__((target("avx512f"))) void CopyThenFillAvx512(const SmallOp& op, const char* src,
+                                                          char* dst) {
+  const int64_t bytes = op.loops[3].extent * op.es, fill = op.loops[2].extent * op.es;
+  const char* s = src + op.src_offset;
+  char* d = dst + op.dst_offset;
+  char* f = dst + op.fill_offset;
+  const __m512i v = _mm512_set1_epi8(static_cast<char>(op.fill[0]));
+  int64_t i = 0;
+  for (; i + 64 < bytes; i += 64) _mm512_storeu_si512(d + i, _mm512_loadu_si512(s + i));
+  _mm512_storeu_si512(d + bytes - 64, _mm512_loadu_si512(s + bytes - 64));
+  for (i = 0; i + 64 < fill; i += 64) _mm512_storeu_si512(f + i, v);
+  _mm512_storeu_si512(f + fill - 64, v);
+}
+
+// A plan's ops, one after another (op.ops, op.op_count).
+void RunOps(const SmallOp& op, const char* src, char* dst) {
+  const SmallOp* ops = op.ops;
+  for (int64_t i = 0, n = op.op_count; i < n; ++i) ops[i].kernel(ops[i], src, dst);
+}
+
+// Whether the padding value is one byte repeated.
+bool Uniform(const std::vector<uint8_t>& fill) {
+  return std::all_of(fill.begin(), fill.end(), [&](uint8_t b) { return b == fill[0]; });
+}
+
 // The fill kernel for `isa`, runs of `bytes` of `fill`, `depth` loops around them.
 SmallKernel FillKernel(int64_t bytes, const std::vector<uint8_t>& fill, Isa isa, int depth) {
-  const bool uniform =
-      std::all_of(fill.begin(), fill.end(), [&](uint8_t b) { return b == fill[0]; });
-  if (!uniform) return ByDepth(depth, [](auto d) { return &FillRunsPattern<d()>; });
+  if (!Uniform(fill)) return ByDepth(depth, [](auto d) { return &FillRunsPattern<d()>; });
   if (isa == Isa::kAvx512 && bytes >= 64) {
     return ByDepth(depth, [](auto d) { return &FillRunsAvx512<d()>; });
   }
@@ -573,6 +599,37 @@ bool SmallPlan::AddTask(const Task& task, int64_t es, Isa isa) {
   return true;
 }
 
+bool SmallPlan::CompileCopyThenFill(const std::vector<Task>& tasks, int64_t es, Isa isa) {
+  if (isa != Isa::kAvx512 || tasks.size() != 2 || fill_.empty()) return false;
+  const Task &copy = tasks[0], &fill = tasks[1];
+  auto run = [es](const Task& t, Kind kind, int64_t src) {
+    return t.kind == kind && !t.grouped && t.loops.size() == 1 && t.loops[0].src == src &&
+           t.loops[0].dst == es && t.loops[0].extent * es >= 64;
+  };
+  if (!Uniform(fill_) || !run(copy, Kind::kCopy, es) || !run(fill, Kind::kFill, 0)) return false;
+  SmallOp op{CopyThenFillAvx512, copy.src_offset, copy.dst_offset};
+  for (Loop& l : op.loops) l = Loop{1, 0, 0};
+  op.loops[3] = copy.loops[0];
+  op.loops[2] = fill.loops[0];
+  op.es = es;
+  op.fill = fill_.data();
+  op.fill_offset = fill.dst_offset;
+  ops_ = {op};
+  names_ = {absl::StrCat("rows of ", copy.loops[0].extent * es, " bytes then fill of ",
+                         fill.loops[0].extent * es, " bytes")};
+  return true;
+}
+
+void SmallPlan::SetHead() {
+  if (ops_.size() == 1) {
+    head_ = ops_[0];
+  } else {
+    head_.kernel = RunOps;
+    head_.ops = ops_.data();
+    head_.op_count = static_cast<int64_t>(ops_.size());
+  }
+}
+
 std::unique_ptr<SmallPlan> SmallPlan::Compile(const std::vector<Task>& tasks, int64_t es,
                                               const std::vector<uint8_t>& fill, Isa isa,
                                               int64_t src_bytes, int64_t dst_bytes) {
@@ -587,11 +644,15 @@ std::unique_ptr<SmallPlan> SmallPlan::Compile(const std::vector<Task>& tasks, in
   static const bool vbmi = __builtin_cpu_supports("avx512vbmi") &&
                            __builtin_cpu_supports("avx512bw");
   if (isa == Isa::kAvx512 && vbmi && plan->CompilePermute(tasks, es, src_bytes, dst_bytes)) {
+    plan->SetHead();
     return plan;
   }
-  for (const Task& task : tasks) {
-    if (!plan->AddTask(task, es, isa)) return nullptr;
+  if (!plan->CompileCopyThenFill(tasks, es, isa)) {
+    for (const Task& task : tasks) {
+      if (!plan->AddTask(task, es, isa)) return nullptr;
+    }
   }
+  plan->SetHead();
   return plan;
 }
 
