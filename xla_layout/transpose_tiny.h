@@ -12,6 +12,8 @@
 // shuffles per 512 bytes, each destination row one 64-byte store. On AMD
 // Zen 4 the shuffles bound it (about one 512-bit shuffle a cycle): about
 // half of memcpy's speed on one block, against a third before.
+// Contiguous source rows of 8 elements ([8,N]{0,1}, N >= 32) take a
+// variant with 64-byte loads and 24 shuffles per block.
 // Destination rows of 8 elements (T(8,1), [8,256] to column-major) keep
 // the kernel set's transposes: a 16x8 block with 32-byte stores measured
 // no faster there.
