@@ -9,9 +9,10 @@
 // 32-byte load and an insert), an 8x8 transpose runs in both 256-bit
 // halves at once (two rounds of in-lane shuffles), and one two-source
 // permute per destination row puts the 128-bit pieces in place: 32
-// shuffles per 512 bytes, each destination row one 64-byte store. On AMD
-// Zen 4 the shuffles bound it (about one 512-bit shuffle a cycle): about
-// half of memcpy's speed on one block, against a third before.
+// shuffles per 512 bytes, each destination row one 64-byte store, where
+// memcpy of the same bytes is 8 loads and 8 stores: one block alone runs
+// at 0.35-0.55x of memcpy (0.23-0.43x before; small_plan_bench f32[8,16],
+// relayout_bench replay, docs/packing-core.md).
 // Contiguous source rows of 8 elements ([8,N]{0,1}, N >= 32) take a
 // variant with 64-byte loads and 24 shuffles per block.
 // Destination rows of 8 elements (T(8,1), [8,256] to column-major) keep
