@@ -360,7 +360,7 @@ void TransposeTiny(const SmallOp& op, const char* src, char* dst) {
 bool IsTinyTranspose(const SmallOp& op, Isa isa) {
   const Loop &a = op.loops[2], &b = op.loops[3];
   return op.loops[0].extent == 1 && a.src == op.es && b.dst == op.es &&
-         TakesTransposeTiny(op.es, a.extent, b.extent, isa);
+         TakesTransposeTiny(op.es, a.extent, b.extent, a.dst, isa);
 }
 
 bool IsWeightTranspose(const SmallOp& op, Isa isa) {
