@@ -178,7 +178,7 @@ TEST(SmallPlanTest, EveryOpMatchesTheIndexMath) {
       {"f32[16,32]{1,0:T(16,16)}", "f32[16,32]{1,0}", "rows of 64 bytes x32"},
       // Planes on AVX2, register blocks on AVX-512 (transpose_tiny.h).
       {"f32[8,16]{0,1}", "f32[8,16]{1,0}", "transpose "},
-      {"f32[16,16]{1,0}", "f32[16,16]{1,0:T(8,1)}", "transpose "},
+      {"f32[16,16]{1,0}", "f32[16,16]{1,0:T(8,1)}", "transpose planes"},
       // Five loops: the outer one unrolled into three ops. (f32 transposes
       // into T(2,128) take a row table now: transpose_narrow.h.)
       {"f64[3,3,3,3,3]{4,3,2,1,0}", "f64[3,3,3,3,3]{0,1,2,3,4}",

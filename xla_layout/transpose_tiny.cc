@@ -134,7 +134,11 @@ __attribute__((target("avx512f"), always_inline)) inline void Block16x8Lines(con
 }  // namespace
 
 bool TakesTransposeTiny(int64_t es, int64_t na, int64_t nb, int64_t dsa, Isa isa) {
-  const bool blocks = (na % 8 == 0 && nb % 16 == 0) || (na % 16 == 0 && nb == 8 && dsa == 32);
+  // Rows of 8 back to back only with 4 blocks or more a plane: one or two
+  // ([16,16] into T(8,1), [2,4,32,32] into T(8,1) by planes of 32) measured
+  // no faster than transpose planes, or slower.
+  const bool lines = na % 16 == 0 && na >= 64 && nb == 8 && dsa == 32;
+  const bool blocks = (na % 8 == 0 && nb % 16 == 0) || lines;
   return isa == Isa::kAvx512 && es == 4 && na > 0 && nb > 0 && blocks &&
          na * nb <= kMaxTinyElements;
 }

@@ -34,7 +34,7 @@ TEST(TransposeTiny32Test, MatchesAnElementLoop) {
     const bool lines = trial % 3 == 1;
     const int64_t nb = lines ? 8 : 16 * (1 + rng() % 16);
     const int64_t na = trial % 3 == 0 ? 8
-                       : lines        ? 16 * (1 + rng() % (internal::kMaxTinyElements / 128))
+                       : lines        ? 16 * (4 + rng() % (internal::kMaxTinyElements / 128 - 3))
                                       : 8 * (1 + rng() % (internal::kMaxTinyElements / nb / 8));
     const int64_t ssb = 4 * (na + (rng() % 2 ? 0 : rng() % 9));
     const int64_t dsa = lines ? 32 : 4 * (nb + (rng() % 2 ? 0 : rng() % 9));
@@ -61,9 +61,11 @@ TEST(TransposeTiny32Test, TakesWholeBlocksOfFloatsOnAvx512) {
   EXPECT_TRUE(internal::TakesTransposeTiny(4, 8, 16, 64, Isa::kAvx512));
   EXPECT_TRUE(internal::TakesTransposeTiny(4, 128, 32, 128, Isa::kAvx512));
   EXPECT_TRUE(internal::TakesTransposeTiny(4, 256, 16, 64, Isa::kAvx512));
-  EXPECT_TRUE(internal::TakesTransposeTiny(4, 16, 8, 32, Isa::kAvx512));
+  EXPECT_TRUE(internal::TakesTransposeTiny(4, 64, 8, 32, Isa::kAvx512));
   EXPECT_TRUE(internal::TakesTransposeTiny(4, 256, 8, 32, Isa::kAvx512));
-  EXPECT_FALSE(internal::TakesTransposeTiny(4, 16, 8, 36, Isa::kAvx512));
+  EXPECT_FALSE(internal::TakesTransposeTiny(4, 48, 8, 32, Isa::kAvx512));
+  EXPECT_FALSE(internal::TakesTransposeTiny(4, 16, 8, 32, Isa::kAvx512));
+  EXPECT_FALSE(internal::TakesTransposeTiny(4, 64, 8, 36, Isa::kAvx512));
   EXPECT_FALSE(internal::TakesTransposeTiny(4, 8, 8, 32, Isa::kAvx512));
   EXPECT_FALSE(internal::TakesTransposeTiny(4, 8, 16, 64, Isa::kAvx2));
   EXPECT_FALSE(internal::TakesTransposeTiny(4, 8, 16, 64, Isa::kScalar));
@@ -89,9 +91,8 @@ TEST(TransposeTiny32Test, TinyCopiesMatchTheIndexMath) {
       {"f32[8,128]{0,1}", "f32[8,128]{1,0}"},
       {"f32[32,128]{1,0}", "f32[32,128]{0,1}"},
       {"f32[64,256]{1,0}", "f32[64,256]{1,0:T(16,1)}"},
-      {"f32[16,16]{1,0}", "f32[16,16]{1,0:T(8,1)}"},
       {"f32[8,256]{1,0}", "f32[8,256]{0,1}"},
-      {"f32[2,4,32,32]{3,2,1,0}", "f32[2,4,32,32]{3,2,1,0:T(8,1)}"},
+      {"f32[16,64]{1,0}", "f32[16,64]{1,0:T(8,1)}"},
       {"f32[3,16,8]{2,1,0}", "f32[3,16,8]{1,2,0}"},
   };
   const std::vector<std::pair<std::string, std::string>> edges = {
@@ -100,6 +101,8 @@ TEST(TransposeTiny32Test, TinyCopiesMatchTheIndexMath) {
       {"f32[7,16]{0,1}", "f32[7,16]{1,0}"},
       {"f32[32,256]{1,0}", "f32[32,256]{0,1}"},
       {"f32[24,8]{1,0}", "f32[24,8]{0,1}"},
+      {"f32[16,16]{1,0}", "f32[16,16]{1,0:T(8,1)}"},
+      {"f32[2,4,32,32]{3,2,1,0}", "f32[2,4,32,32]{3,2,1,0:T(8,1)}"},
   };
   std::mt19937_64 rng(7);
   int with_kernel = 0;
