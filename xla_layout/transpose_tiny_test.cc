@@ -78,8 +78,8 @@ TEST(TransposeTiny32Test, TakesWholeBlocksOfFloatsOnAvx512) {
 }
 
 // Whole relayouts: the replayed copies the kernel is for, and edge shapes
-// around them (one block, blocks in planes, column counts that are not
-// whole blocks), with a padding value, on every path here: each writes
+// around them (one block, blocks in planes, planes too small for it,
+// column counts that are not whole blocks), with a padding value, on every path here: each writes
 // what the index math says, and on AVX-512 the small plan names the kernel
 // for the whole-block ones.
 TEST(TransposeTiny32Test, TinyCopiesMatchTheIndexMath) {
@@ -92,8 +92,8 @@ TEST(TransposeTiny32Test, TinyCopiesMatchTheIndexMath) {
       {"f32[32,128]{1,0}", "f32[32,128]{0,1}"},
       {"f32[64,256]{1,0}", "f32[64,256]{1,0:T(16,1)}"},
       {"f32[8,256]{1,0}", "f32[8,256]{0,1}"},
-      {"f32[16,64]{1,0}", "f32[16,64]{1,0:T(8,1)}"},
-      {"f32[3,16,8]{2,1,0}", "f32[3,16,8]{1,2,0}"},
+      {"f32[16,128]{1,0}", "f32[16,128]{1,0:T(8,1)}"},
+      {"f32[4,16,64]{2,1,0}", "f32[4,16,64]{1,2,0}"},
   };
   const std::vector<std::pair<std::string, std::string>> edges = {
       {"f32[8,24]{0,1}", "f32[8,24]{1,0}"},
@@ -103,6 +103,8 @@ TEST(TransposeTiny32Test, TinyCopiesMatchTheIndexMath) {
       {"f32[24,8]{1,0}", "f32[24,8]{0,1}"},
       {"f32[16,16]{1,0}", "f32[16,16]{1,0:T(8,1)}"},
       {"f32[2,4,32,32]{3,2,1,0}", "f32[2,4,32,32]{3,2,1,0:T(8,1)}"},
+      {"f32[3,16,8]{2,1,0}", "f32[3,16,8]{1,2,0}"},
+      {"f32[2,4,32,32]{3,2,1,0:T(16,16)}", "f32[2,4,32,32]{3,2,1,0:T(16,1)}"},
   };
   std::mt19937_64 rng(7);
   int with_kernel = 0;
