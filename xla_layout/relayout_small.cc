@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xla_layout/transpose_tiny.h"
 #include "xla_layout/transpose_weights.h"
 
 namespace xla_layout::internal {
@@ -237,11 +238,37 @@ __attribute__((target("avx512f"))) void FillRunsAvx512(const SmallOp& op, const 
   });
 }
 
+// A run of bytes and then a run of the padding value (a uniform one), both
+// of 64 bytes or more, in one op: a 1-D array padded to its tile
+// (f32[128]{0} -> {0:T(256)}), one call where two ops cost two.
+__attribute__((target("avx512f"))) void CopyThenFillAvx512(const SmallOp& op, const char* src,
+                                                          char* dst) {
+  const int64_t bytes = op.loops[3].extent * op.es, fill = op.loops[2].extent * op.es;
+  const char* s = src + op.src_offset;
+  char* d = dst + op.dst_offset;
+  char* f = dst + op.fill_offset;
+  const __m512i v = _mm512_set1_epi8(static_cast<char>(op.fill[0]));
+  int64_t i = 0;
+  for (; i + 64 < bytes; i += 64) _mm512_storeu_si512(d + i, _mm512_loadu_si512(s + i));
+  _mm512_storeu_si512(d + bytes - 64, _mm512_loadu_si512(s + bytes - 64));
+  for (i = 0; i + 64 < fill; i += 64) _mm512_storeu_si512(f + i, v);
+  _mm512_storeu_si512(f + fill - 64, v);
+}
+
+// A plan's ops, one after another (op.ops, op.op_count).
+void RunOps(const SmallOp& op, const char* src, char* dst) {
+  const SmallOp* ops = op.ops;
+  for (int64_t i = 0, n = op.op_count; i < n; ++i) ops[i].kernel(ops[i], src, dst);
+}
+
+// Whether the padding value is one byte repeated.
+bool Uniform(const std::vector<uint8_t>& fill) {
+  return std::all_of(fill.begin(), fill.end(), [&](uint8_t b) { return b == fill[0]; });
+}
+
 // The fill kernel for `isa`, runs of `bytes` of `fill`, `depth` loops around them.
 SmallKernel FillKernel(int64_t bytes, const std::vector<uint8_t>& fill, Isa isa, int depth) {
-  const bool uniform =
-      std::all_of(fill.begin(), fill.end(), [&](uint8_t b) { return b == fill[0]; });
-  if (!uniform) return ByDepth(depth, [](auto d) { return &FillRunsPattern<d()>; });
+  if (!Uniform(fill)) return ByDepth(depth, [](auto d) { return &FillRunsPattern<d()>; });
   if (isa == Isa::kAvx512 && bytes >= 64) {
     return ByDepth(depth, [](auto d) { return &FillRunsAvx512<d()>; });
   }
@@ -309,6 +336,37 @@ void TransposeWeights(const SmallOp& op, const char* src, char* dst) {
   ForLoops<0, 1>(op, src, dst, [=](const char* s, char* d) {
     TransposeWeights32(s, d, a.extent, b.extent, b.src, a.dst, kIsa);
   });
+}
+
+// Planes of a few KiB in AVX-512 register blocks (transpose_tiny.h):
+// loops[2] is a, loops[3] b, loops[1] planes around them (loops[0] has
+// extent 1). The fields are read one by one into scalars, and one plane
+// is a tail call: through ForLoops the loops were copied to the stack in
+// 16-byte moves and read back in 8-byte halves around the kernel's call,
+// which cost about as much as the 8x16 transpose itself (small_plan_bench
+// f32[8,16] against the same bench calling the kernel in place of the plan).
+void TransposeTiny(const SmallOp& op, const char* src, char* dst) {
+  const int64_t na = op.loops[2].extent, dsa = op.loops[2].dst;
+  const int64_t nb = op.loops[3].extent, ssb = op.loops[3].src;
+  const int64_t planes = op.loops[1].extent, pss = op.loops[1].src, pds = op.loops[1].dst;
+  src += op.src_offset;
+  dst += op.dst_offset;
+  for (int64_t p = 1; p < planes; ++p, src += pss, dst += pds) {
+    TransposeTiny32(src, dst, na, nb, ssb, dsa);
+  }
+  return TransposeTiny32(src, dst, na, nb, ssb, dsa);
+}
+
+// One plane, or planes of 1024 elements or more (8 blocks): planes of one
+// to four blocks each paid a call of the kernel per plane and measured
+// slower than transpose planes ([2,4,32,32] and [32,688] from T(16,16)
+// into T(16,1), 32 and 86 planes of 16x16: 0.92-1.01x of memcpy to
+// 0.74-0.88x in relayout_bench replay).
+bool IsTinyTranspose(const SmallOp& op, Isa isa) {
+  const Loop &a = op.loops[2], &b = op.loops[3];
+  const bool planes = op.loops[1].extent == 1 || a.extent * b.extent >= 1024;
+  return op.loops[0].extent == 1 && planes && a.src == op.es && b.dst == op.es &&
+         TakesTransposeTiny(op.es, a.extent, b.extent, a.dst, isa);
 }
 
 bool IsWeightTranspose(const SmallOp& op, Isa isa) {
@@ -464,6 +522,9 @@ std::string ChooseKernel(const Task& task, Isa isa, const std::vector<uint8_t>& 
       if (task.grouped) {
         op->kernel = TransposeGrouped;
         name = "transpose (tiles grouped)";
+      } else if (IsTinyTranspose(*op, isa)) {
+        op->kernel = TransposeTiny;
+        name = "transpose in register blocks";
       } else if (IsWeightTranspose(*op, isa)) {
         op->kernel = isa == Isa::kAvx512 ? TransposeWeights<Isa::kAvx512>
                                          : TransposeWeights<Isa::kAvx2>;
@@ -544,6 +605,37 @@ bool SmallPlan::AddTask(const Task& task, int64_t es, Isa isa) {
   return true;
 }
 
+bool SmallPlan::CompileCopyThenFill(const std::vector<Task>& tasks, int64_t es, Isa isa) {
+  if (isa != Isa::kAvx512 || tasks.size() != 2 || fill_.empty()) return false;
+  const Task &copy = tasks[0], &fill = tasks[1];
+  auto run = [es](const Task& t, Kind kind, int64_t src) {
+    return t.kind == kind && !t.grouped && t.loops.size() == 1 && t.loops[0].src == src &&
+           t.loops[0].dst == es && t.loops[0].extent * es >= 64;
+  };
+  if (!Uniform(fill_) || !run(copy, Kind::kCopy, es) || !run(fill, Kind::kFill, 0)) return false;
+  SmallOp op{CopyThenFillAvx512, copy.src_offset, copy.dst_offset};
+  for (Loop& l : op.loops) l = Loop{1, 0, 0};
+  op.loops[3] = copy.loops[0];
+  op.loops[2] = fill.loops[0];
+  op.es = es;
+  op.fill = fill_.data();
+  op.fill_offset = fill.dst_offset;
+  ops_ = {op};
+  names_ = {absl::StrCat("rows of ", copy.loops[0].extent * es, " bytes then fill of ",
+                         fill.loops[0].extent * es, " bytes")};
+  return true;
+}
+
+void SmallPlan::SetHead() {
+  if (ops_.size() == 1) {
+    head_ = ops_[0];
+  } else {
+    head_.kernel = RunOps;
+    head_.ops = ops_.data();
+    head_.op_count = static_cast<int64_t>(ops_.size());
+  }
+}
+
 std::unique_ptr<SmallPlan> SmallPlan::Compile(const std::vector<Task>& tasks, int64_t es,
                                               const std::vector<uint8_t>& fill, Isa isa,
                                               int64_t src_bytes, int64_t dst_bytes) {
@@ -558,11 +650,15 @@ std::unique_ptr<SmallPlan> SmallPlan::Compile(const std::vector<Task>& tasks, in
   static const bool vbmi = __builtin_cpu_supports("avx512vbmi") &&
                            __builtin_cpu_supports("avx512bw");
   if (isa == Isa::kAvx512 && vbmi && plan->CompilePermute(tasks, es, src_bytes, dst_bytes)) {
+    plan->SetHead();
     return plan;
   }
-  for (const Task& task : tasks) {
-    if (!plan->AddTask(task, es, isa)) return nullptr;
+  if (!plan->CompileCopyThenFill(tasks, es, isa)) {
+    for (const Task& task : tasks) {
+      if (!plan->AddTask(task, es, isa)) return nullptr;
+    }
   }
+  plan->SetHead();
   return plan;
 }
 

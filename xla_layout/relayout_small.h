@@ -59,6 +59,9 @@ struct SmallOp {
   const Kernels* kernels = nullptr;  // for kernels that call the plane kernels
   const uint8_t* fill = nullptr;     // es bytes of padding value (fills)
   const void* table = nullptr;       // the permute op's tables
+  int64_t fill_offset = 0;           // copy-then-fill op: where the fill starts
+  const SmallOp* ops = nullptr;      // a plan's op that runs the others: them,
+  int64_t op_count = 0;              // op_count of them
 };
 
 class SmallPlan {
@@ -72,9 +75,10 @@ class SmallPlan {
                                             int64_t src_bytes, int64_t dst_bytes);
 
   // Reads the plan's source bytes at `src`, writes its destination at `dst`.
-  void Run(const char* src, char* dst) const {
-    for (const SmallOp& op : ops_) op.kernel(op, src, dst);
-  }
+  // One call: a plan of one op is its op, kept here (no load of a vector's
+  // data before the kernel's own loads), and a plan of more ops runs them
+  // from a first op of its own.
+  void Run(const char* src, char* dst) const { head_.kernel(head_, src, dst); }
 
   // One line: "small: ..." with the ops and their kernels.
   std::string Describe() const;
@@ -91,6 +95,9 @@ class SmallPlan {
     explicit Key() = default;
   };
   explicit SmallPlan(Key) {}
+  // Not copied: the first op points into the plan's own ops.
+  SmallPlan(const SmallPlan&) = delete;
+  SmallPlan& operator=(const SmallPlan&) = delete;
 
   // A plan of the one op `op`, named `name` in Describe, that keeps `table`
   // (what op.table points into) alive: a whole copy that a kernel of its
@@ -104,9 +111,12 @@ class SmallPlan {
   static constexpr size_t kMaxOps = 64;
 
   bool AddTask(const Task& task, int64_t es, Isa isa);
+  bool CompileCopyThenFill(const std::vector<Task>& tasks, int64_t es, Isa isa);
+  void SetHead();
   bool CompilePermute(const std::vector<Task>& tasks, int64_t es, int64_t src_bytes,
                       int64_t dst_bytes);
 
+  SmallOp head_{};  // what Run calls
   std::vector<SmallOp> ops_;
   std::vector<std::string> names_;  // per op, for Describe
   std::vector<uint8_t> fill_;

@@ -125,6 +125,40 @@ TEST(SmallPlanTest, RandomSmallCopiesMatchTheIndexMathOnEveryIsa) {
   }
 }
 
+// 1-D arrays padded to their tile: on AVX-512, when the copied run and
+// the padding both reach 64 bytes and the padding value is one byte
+// repeated, one op copies and fills; every other case keeps two ops, and
+// every path writes what the index math says.
+TEST(SmallPlanTest, CopyThenFillOfPaddedVectors) {
+  std::mt19937_64 rng(5);
+  int fused = 0;
+  for (int64_t n : {4, 15, 16, 17, 100, 128, 144, 160, 192, 200, 240, 250, 320, 384, 576, 960}) {
+    const Shape src = ParseTestShape(absl::StrCat("f32[", n, "]{0}"));
+    const Shape dst = ParseTestShape(absl::StrCat("f32[", n, "]{0:T(256)}"));
+    const int64_t padding = (256 - n % 256) % 256 * 4;
+    for (const std::vector<uint8_t>& fill :
+         {std::vector<uint8_t>{0}, std::vector<uint8_t>{0xC3}, std::vector<uint8_t>{1, 2, 3, 4}}) {
+      for (Isa isa : IsaPathsHere()) {
+        RelayoutOptions options;
+        options.isa = isa;
+        options.threads = 1;
+        options.padding_value = fill;
+        absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+        ASSERT_TRUE(plan.ok()) << plan.status();
+        const std::string text = plan->Describe();
+        const bool want = isa == Isa::kAvx512 && fill.size() == 1 && n * 4 >= 64 &&
+                          padding >= 64;
+        EXPECT_EQ(absl::StrContains(text, "bytes then fill of"), want)
+            << n << " " << IsaName(isa) << "\n" << text;
+        fused += want;
+        absl::Status check = RunAndCheckRelayout(*plan, src, dst, fill, rng);
+        ASSERT_TRUE(check.ok()) << n << " " << IsaName(isa) << ": " << check << "\n" << text;
+      }
+    }
+  }
+  if (ResolveIsa(Isa::kAuto) == Isa::kAvx512) EXPECT_GT(fused, 0);
+}
+
 // One case per op, with their Describe line, on every ISA path, with a
 // one-byte and a multi-byte padding value.
 TEST(SmallPlanTest, EveryOpMatchesTheIndexMath) {
@@ -137,11 +171,13 @@ TEST(SmallPlanTest, EveryOpMatchesTheIndexMath) {
       {"f32[4,4]{1,0}", "f32[4,4]{0,1}", "transpose planes"},
       {"f32[1,2,3,4]{3,2,0,1}", "f32[1,2,3,4]{2,1,0,3}", "transpose planes"},
       {"bf16[5,7]{1,0}", "bf16[5,7]{0,1:T(2,4)}", nullptr},
-      {"f32[128]{0}", "f32[128]{0:T(256)}", "rows of 512 bytes x1, fill of 512 bytes x1"},
-      {"f32[960]{0}", "f32[960]{0:T(1024)}", "rows of 3840 bytes x1, fill of 256 bytes x1"},
+      // Two ops on AVX2, one on AVX-512 ("rows of 512 bytes then fill of").
+      {"f32[128]{0}", "f32[128]{0:T(256)}", "rows of 512 bytes"},
+      {"f32[960]{0}", "f32[960]{0:T(1024)}", "rows of 3840 bytes"},
       {"f32[16,32]{1,0:T(8,8)}", "f32[16,32]{1,0}", "rows of 32 bytes"},
       {"f32[16,32]{1,0:T(16,16)}", "f32[16,32]{1,0}", "rows of 64 bytes x32"},
-      {"f32[8,16]{0,1}", "f32[8,16]{1,0}", "transpose planes"},
+      // Planes on AVX2, register blocks on AVX-512 (transpose_tiny.h).
+      {"f32[8,16]{0,1}", "f32[8,16]{1,0}", "transpose "},
       {"f32[16,16]{1,0}", "f32[16,16]{1,0:T(8,1)}", "transpose planes"},
       // Five loops: the outer one unrolled into three ops. (f32 transposes
       // into T(2,128) take a row table now: transpose_narrow.h.)
