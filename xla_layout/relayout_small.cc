@@ -668,6 +668,7 @@ std::unique_ptr<SmallPlan> SmallPlan::OfOp(const SmallOp& op, std::string name,
   plan->ops_ = {op};
   plan->names_ = {std::move(name)};
   plan->table_ = std::move(table);
+  plan->SetHead();
   return plan;
 }
 
