@@ -140,26 +140,26 @@ class HloInstruction {
     HloComputation* computation;
   };
   const std::vector<CalledComputation>& called_computations() const {
-    return called_.get();
+    return extra_.get().called;
   }
   HloComputation* called_computation(absl::string_view attribute) const;
   void AddCalledComputation(std::string attribute, HloComputation* c) {
-    called_.mutable_get().push_back({std::move(attribute), c});
+    extra_.mutable_get().called.push_back({std::move(attribute), c});
   }
   // Points the `index`th called computation at `c` (call-graph flattening).
   void set_called_computation(size_t index, HloComputation* c) {
-    called_.mutable_get()[index].computation = c;
+    extra_.mutable_get().called[index].computation = c;
   }
 
   // parameter(N).
-  int64_t parameter_number() const { return parameter_number_; }
-  void set_parameter_number(int64_t n) { parameter_number_ = n; }
+  int64_t parameter_number() const { return extra_.get().parameter_number; }
+  void set_parameter_number(int64_t n) { extra_.mutable_get().parameter_number = n; }
   // The literal of a constant, as written between its parentheses (it
   // prints back so), and its value, parsed against the constant's shape.
   const std::string& literal() const;
   void set_literal(std::string text);
   const HloLiteral* literal_value() const {
-    return constant_.get().value.get();
+    return extra_.get().literal_value.get();
   }
   void set_literal_value(std::shared_ptr<const HloLiteral> value);
 
@@ -279,16 +279,18 @@ class HloInstruction {
   InstructionList operands_;
   InstructionList users_;
   HloComputation* parent_ = nullptr;
-  // Out of line: few instructions call computations (8 bytes, not 24).
-  OutOfLine<std::vector<CalledComputation>> called_;
-  int64_t parameter_number_ = -1;
   SourceLocation location_;
-  // A constant's literal; null for every other instruction.
-  struct Constant {
-    std::string text;
-    std::shared_ptr<const HloLiteral> value;  // immutable, shared by clones
+  // What few instructions have, in one block out of line (8 bytes in every
+  // instruction, not 24): the computations it calls, a parameter's number,
+  // a constant's literal. At 440 bytes an instruction took a 448-byte heap
+  // block; at 424 it takes 432.
+  struct Extra {
+    std::vector<CalledComputation> called;
+    int64_t parameter_number = -1;
+    std::string literal_text;
+    std::shared_ptr<const HloLiteral> literal_value;  // immutable, shared by clones
   };
-  OutOfLine<Constant> constant_;
+  OutOfLine<Extra> extra_;
   Attributes attributes_;
   std::vector<HloAttribute> raw_;
 };
