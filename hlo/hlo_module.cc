@@ -290,8 +290,8 @@ void HloInstruction::PrintAttributes(std::string& out, const PrintOptions& optio
       AppendIntList(out, *a.dot().lhs_batch_dims);
     } else if (n == "rhs_batch_dims" && a.dot().rhs_batch_dims) {
       AppendIntList(out, *a.dot().rhs_batch_dims);
-    } else if (n == "iota_dimension" && a.iota_dimension) {
-      absl::StrAppend(&out, *a.iota_dimension);
+    } else if (n == "iota_dimension" && a.rare().iota_dimension) {
+      absl::StrAppend(&out, *a.rare().iota_dimension);
     } else if (n == "slice" && a.rare().slice) {
       std::vector<std::string> parts;
       for (const auto& s : *a.rare().slice) {

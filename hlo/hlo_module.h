@@ -169,7 +169,6 @@ class HloInstruction {
   struct Attributes {
     std::optional<std::vector<int64_t>> dimensions;
     std::optional<int64_t> index;  // get-tuple-element
-    std::optional<int64_t> iota_dimension;
     // dot (and the dot of a fused computation).
     struct Dot {
       std::optional<std::vector<int64_t>> lhs_contracting_dims;
@@ -192,7 +191,8 @@ class HloInstruction {
     const Keywords& keywords() const { return keywords_.get(); }
     Keywords& mutable_keywords() { return keywords_.mutable_get(); }
     // Attributes of few opcodes (convolution, gather, scatter, custom
-    // calls), out of line so that other instructions do not pay for them.
+    // calls, iota), out of line so that other instructions do not pay for
+    // them.
     struct Rare {
       // slice={[b:e:s], ...}: begin, end, stride per dim.
       std::optional<std::vector<std::array<int64_t, 3>>> slice;
@@ -222,6 +222,7 @@ class HloInstruction {
       // scatter_indices_batching_dims. By name, in the order written.
       std::vector<std::pair<std::string, std::vector<int64_t>>> dimension_numbers;
       std::optional<int64_t> index_vector_dim;
+      std::optional<int64_t> iota_dimension;  // iota
       // send, recv, collectives: ops with one channel_id communicate.
       std::optional<int64_t> channel_id;
       // Lists of lists, as XLA writes them ({{0,1},{1,2}}), printed back
@@ -282,8 +283,7 @@ class HloInstruction {
   SourceLocation location_;
   // What few instructions have, in one block out of line (8 bytes in every
   // instruction, not 24): the computations it calls, a parameter's number,
-  // a constant's literal. At 440 bytes an instruction took a 448-byte heap
-  // block; at 424 it takes 432.
+  // a constant's literal.
   struct Extra {
     std::vector<CalledComputation> called;
     int64_t parameter_number = -1;

@@ -687,7 +687,7 @@ absl::Status CheckWritten(const HloInstruction& i) {
   const HloOpcode op = i.opcode();
   if (i.operand_count() < 1) {
     if (op == HloOpcode::kIota) {
-      int64_t d = i.attributes().iota_dimension.value_or(-1);
+      int64_t d = i.attributes().rare().iota_dimension.value_or(-1);
       if (!out.IsArray() || d < 0 || d >= out.rank()) {
         return Bad(absl::StrCat("iota_dimension ", d, " is not a dim of ", out.ToString()));
       }
