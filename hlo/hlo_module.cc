@@ -280,8 +280,8 @@ void HloInstruction::PrintAttributes(std::string& out, const PrintOptions& optio
     const std::string& n = attr.name;
     if (n == "dimensions" && a.dimensions) {
       AppendIntList(out, *a.dimensions);
-    } else if (n == "index" && a.index) {
-      AppendInt(&out, *a.index);
+    } else if (n == "index" && a.index()) {
+      AppendInt(&out, *a.index());
     } else if (n == "lhs_contracting_dims" && a.dot().lhs_contracting_dims) {
       AppendIntList(out, *a.dot().lhs_contracting_dims);
     } else if (n == "rhs_contracting_dims" && a.dot().rhs_contracting_dims) {

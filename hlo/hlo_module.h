@@ -168,7 +168,11 @@ class HloInstruction {
   // line, so that the other instructions do not pay for them.
   struct Attributes {
     std::optional<std::vector<int64_t>> dimensions;
-    std::optional<int64_t> index;  // get-tuple-element
+    // get-tuple-element's index; none on other instructions. Kept with the
+    // keywords, out of line: every other instruction pays nothing for it,
+    // where an optional took 16 bytes of each.
+    std::optional<int64_t> index() const { return keywords().index; }
+    void set_index(int64_t index) { mutable_keywords().index = index; }
     // dot (and the dot of a fused computation).
     struct Dot {
       std::optional<std::vector<int64_t>> lhs_contracting_dims;
@@ -181,12 +185,14 @@ class HloInstruction {
     };
     const Dot& dot() const { return dot_.get(); }
     Dot& mutable_dot() { return dot_.mutable_get(); }
-    // Keywords: compare's direction and a fusion's kind. Out of line too:
-    // only compares and fusions have them, and two strings held inline
-    // would grow every instruction.
+    // Keywords: compare's direction and a fusion's kind, and beside them
+    // get-tuple-element's index (read through index()). Out of line too:
+    // only compares, fusions and get-tuple-elements have them, and held
+    // inline they would grow every instruction.
     struct Keywords {
       std::optional<std::string> direction;  // EQ, LT, ...
       std::optional<std::string> kind;       // kLoop, ...
+      std::optional<int64_t> index;          // get-tuple-element
     };
     const Keywords& keywords() const { return keywords_.get(); }
     Keywords& mutable_keywords() { return keywords_.mutable_get(); }
