@@ -392,8 +392,8 @@ absl::Status ParseIntegerAttribute(const HloAttribute& a, HloInstruction::Attrib
   if (!absl::SimpleAtoi(a.value, &v)) {
     return Error(absl::StrCat(n, " needs an integer, not '", a.value, "'"));
   }
-  if (n == "index") t.index = v;
-  if (n == "iota_dimension") t.iota_dimension = v;
+  if (n == "index") t.set_index(v);
+  if (n == "iota_dimension") t.mutable_rare().iota_dimension = v;
   if (n == "feature_group_count") t.mutable_rare().feature_group_count = v;
   if (n == "batch_group_count") t.mutable_rare().batch_group_count = v;
   if (n == "index_vector_dim") t.mutable_rare().index_vector_dim = v;

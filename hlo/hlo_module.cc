@@ -50,14 +50,14 @@ void HloInstruction::ReplaceAllUsesWith(HloInstruction* replacement) {
   }
 }
 
-const std::string& HloInstruction::literal() const { return constant_.get().text; }
+const std::string& HloInstruction::literal() const { return extra_.get().literal_text; }
 
 void HloInstruction::set_literal(std::string text) {
-  constant_.mutable_get().text = std::move(text);
+  extra_.mutable_get().literal_text = std::move(text);
 }
 
 void HloInstruction::set_literal_value(std::shared_ptr<const HloLiteral> value) {
-  constant_.mutable_get().value = std::move(value);
+  extra_.mutable_get().literal_value = std::move(value);
 }
 
 std::vector<int64_t> HloInstruction::DimensionNumbers(absl::string_view name) const {
@@ -69,7 +69,7 @@ std::vector<int64_t> HloInstruction::DimensionNumbers(absl::string_view name) co
 
 HloComputation* HloInstruction::called_computation(
     absl::string_view attribute) const {
-  for (const CalledComputation& c : called_.get()) {
+  for (const CalledComputation& c : extra_.get().called) {
     if (c.attribute == attribute) return c.computation;
   }
   return nullptr;
@@ -248,7 +248,7 @@ void HloInstruction::Print(std::string* out_ptr, const PrintOptions& options,
   if (shorthand) absl::StrAppend(&out, AsyncSuffix(opcode_));
   out += '(';
   if (opcode_ == HloOpcode::kParameter) {
-    AppendInt(&out, parameter_number_);
+    AppendInt(&out, parameter_number());
   } else if (opcode_ == HloOpcode::kConstant) {
     out += literal();
   } else {
@@ -280,8 +280,8 @@ void HloInstruction::PrintAttributes(std::string& out, const PrintOptions& optio
     const std::string& n = attr.name;
     if (n == "dimensions" && a.dimensions) {
       AppendIntList(out, *a.dimensions);
-    } else if (n == "index" && a.index) {
-      AppendInt(&out, *a.index);
+    } else if (n == "index" && a.index()) {
+      AppendInt(&out, *a.index());
     } else if (n == "lhs_contracting_dims" && a.dot().lhs_contracting_dims) {
       AppendIntList(out, *a.dot().lhs_contracting_dims);
     } else if (n == "rhs_contracting_dims" && a.dot().rhs_contracting_dims) {
@@ -290,8 +290,8 @@ void HloInstruction::PrintAttributes(std::string& out, const PrintOptions& optio
       AppendIntList(out, *a.dot().lhs_batch_dims);
     } else if (n == "rhs_batch_dims" && a.dot().rhs_batch_dims) {
       AppendIntList(out, *a.dot().rhs_batch_dims);
-    } else if (n == "iota_dimension" && a.iota_dimension) {
-      absl::StrAppend(&out, *a.iota_dimension);
+    } else if (n == "iota_dimension" && a.rare().iota_dimension) {
+      absl::StrAppend(&out, *a.rare().iota_dimension);
     } else if (n == "slice" && a.rare().slice) {
       std::vector<std::string> parts;
       for (const auto& s : *a.rare().slice) {
@@ -324,7 +324,7 @@ void HloInstruction::PrintAttributes(std::string& out, const PrintOptions& optio
       out += *a.keywords().kind;
     } else if (called_computation(n) != nullptr) {
       std::vector<std::string> names;
-      for (const CalledComputation& c : called_.get()) {
+      for (const CalledComputation& c : extra_.get().called) {
         if (c.attribute == n) names.push_back(absl::StrCat("%", c.computation->name()));
       }
       if (IsListAttribute(n) || names.size() > 1) {
@@ -396,10 +396,8 @@ std::unique_ptr<HloComputation> HloComputation::Clone(
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> copies;
   for (const auto& i : instructions_) {
     auto copy = std::make_unique<HloInstruction>(rename(i->name()), i->opcode_, i->shape_);
-    copy->called_ = i->called_;
-    copy->parameter_number_ = i->parameter_number_;
+    copy->extra_ = i->extra_;
     copy->layout_written_ = i->layout_written_;
-    copy->constant_ = i->constant_;
     copy->attributes_ = i->attributes_;
     copy->raw_ = i->raw_;
     copy->location_ = i->location_;

@@ -140,26 +140,26 @@ class HloInstruction {
     HloComputation* computation;
   };
   const std::vector<CalledComputation>& called_computations() const {
-    return called_.get();
+    return extra_.get().called;
   }
   HloComputation* called_computation(absl::string_view attribute) const;
   void AddCalledComputation(std::string attribute, HloComputation* c) {
-    called_.mutable_get().push_back({std::move(attribute), c});
+    extra_.mutable_get().called.push_back({std::move(attribute), c});
   }
   // Points the `index`th called computation at `c` (call-graph flattening).
   void set_called_computation(size_t index, HloComputation* c) {
-    called_.mutable_get()[index].computation = c;
+    extra_.mutable_get().called[index].computation = c;
   }
 
   // parameter(N).
-  int64_t parameter_number() const { return parameter_number_; }
-  void set_parameter_number(int64_t n) { parameter_number_ = n; }
+  int64_t parameter_number() const { return extra_.get().parameter_number; }
+  void set_parameter_number(int64_t n) { extra_.mutable_get().parameter_number = n; }
   // The literal of a constant, as written between its parentheses (it
   // prints back so), and its value, parsed against the constant's shape.
   const std::string& literal() const;
   void set_literal(std::string text);
   const HloLiteral* literal_value() const {
-    return constant_.get().value.get();
+    return extra_.get().literal_value.get();
   }
   void set_literal_value(std::shared_ptr<const HloLiteral> value);
 
@@ -168,8 +168,11 @@ class HloInstruction {
   // line, so that the other instructions do not pay for them.
   struct Attributes {
     std::optional<std::vector<int64_t>> dimensions;
-    std::optional<int64_t> index;  // get-tuple-element
-    std::optional<int64_t> iota_dimension;
+    // get-tuple-element's index; none on other instructions. Kept with the
+    // keywords, out of line: every other instruction pays nothing for it,
+    // where an optional took 16 bytes of each.
+    std::optional<int64_t> index() const { return keywords().index; }
+    void set_index(int64_t index) { mutable_keywords().index = index; }
     // dot (and the dot of a fused computation).
     struct Dot {
       std::optional<std::vector<int64_t>> lhs_contracting_dims;
@@ -182,17 +185,20 @@ class HloInstruction {
     };
     const Dot& dot() const { return dot_.get(); }
     Dot& mutable_dot() { return dot_.mutable_get(); }
-    // Keywords: compare's direction and a fusion's kind. Out of line too:
-    // only compares and fusions have them, and two strings held inline
-    // would grow every instruction.
+    // Keywords: compare's direction and a fusion's kind, and beside them
+    // get-tuple-element's index (read through index()). Out of line too:
+    // only compares, fusions and get-tuple-elements have them, and held
+    // inline they would grow every instruction.
     struct Keywords {
       std::optional<std::string> direction;  // EQ, LT, ...
       std::optional<std::string> kind;       // kLoop, ...
+      std::optional<int64_t> index;          // get-tuple-element
     };
     const Keywords& keywords() const { return keywords_.get(); }
     Keywords& mutable_keywords() { return keywords_.mutable_get(); }
     // Attributes of few opcodes (convolution, gather, scatter, custom
-    // calls), out of line so that other instructions do not pay for them.
+    // calls, iota), out of line so that other instructions do not pay for
+    // them.
     struct Rare {
       // slice={[b:e:s], ...}: begin, end, stride per dim.
       std::optional<std::vector<std::array<int64_t, 3>>> slice;
@@ -222,6 +228,7 @@ class HloInstruction {
       // scatter_indices_batching_dims. By name, in the order written.
       std::vector<std::pair<std::string, std::vector<int64_t>>> dimension_numbers;
       std::optional<int64_t> index_vector_dim;
+      std::optional<int64_t> iota_dimension;  // iota
       // send, recv, collectives: ops with one channel_id communicate.
       std::optional<int64_t> channel_id;
       // Lists of lists, as XLA writes them ({{0,1},{1,2}}), printed back
@@ -279,16 +286,17 @@ class HloInstruction {
   InstructionList operands_;
   InstructionList users_;
   HloComputation* parent_ = nullptr;
-  // Out of line: few instructions call computations (8 bytes, not 24).
-  OutOfLine<std::vector<CalledComputation>> called_;
-  int64_t parameter_number_ = -1;
   SourceLocation location_;
-  // A constant's literal; null for every other instruction.
-  struct Constant {
-    std::string text;
-    std::shared_ptr<const HloLiteral> value;  // immutable, shared by clones
+  // What few instructions have, in one block out of line (8 bytes in every
+  // instruction, not 24): the computations it calls, a parameter's number,
+  // a constant's literal.
+  struct Extra {
+    std::vector<CalledComputation> called;
+    int64_t parameter_number = -1;
+    std::string literal_text;
+    std::shared_ptr<const HloLiteral> literal_value;  // immutable, shared by clones
   };
-  OutOfLine<Constant> constant_;
+  OutOfLine<Extra> extra_;
   Attributes attributes_;
   std::vector<HloAttribute> raw_;
 };

@@ -6,6 +6,8 @@
 #ifndef HLO_HLO_OPCODE_H_
 #define HLO_HLO_OPCODE_H_
 
+#include <cstdint>
+
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -180,7 +182,8 @@ enum : unsigned {
   V(kWhile, "while", X, kControlFlow)                                         \
   V(kXor, "xor", E2, kPreservesLayout)
 
-enum class HloOpcode {
+// One byte: an instruction holds one beside its other small fields.
+enum class HloOpcode : uint8_t {
 #define XLA_LAYOUT_OPCODE_ENUM(e, text, arity, classes) e,
   XLA_LAYOUT_HLO_OPCODES(XLA_LAYOUT_OPCODE_ENUM)
 #undef XLA_LAYOUT_OPCODE_ENUM

@@ -147,7 +147,7 @@ ENTRY %main (p: f32[2,3]) -> f32[3] {
   HloInstruction* r = entry->root();
   EXPECT_EQ(r->attributes().dimensions, std::vector<int64_t>{0});
   EXPECT_EQ(r->called_computation("to_apply")->name(), "add_f32");
-  EXPECT_EQ(entry->FindInstruction("g")->attributes().index, 0);
+  EXPECT_EQ(entry->FindInstruction("g")->attributes().index(), 0);
   EXPECT_EQ(entry->FindInstruction("sl")->attributes().rare().slice->size(), 2u);
   EXPECT_EQ((*entry->FindInstruction("pd")->attributes().rare().padding)[1][1], 1);
   EXPECT_EQ(entry->FindInstruction("c")->literal(), "{{1,2},{3,4}}");

@@ -496,8 +496,8 @@ absl::Status SpecialToProto(const HloInstruction& instr, const HloAttribute& a,
   const std::string& n = a.name;
   if (n == "dimensions" && t.dimensions) {
     *proto.mutable_dimensions() = {t.dimensions->begin(), t.dimensions->end()};
-  } else if (n == "iota_dimension" && t.iota_dimension) {
-    proto.add_dimensions(*t.iota_dimension);
+  } else if (n == "iota_dimension" && t.rare().iota_dimension) {
+    proto.add_dimensions(*t.rare().iota_dimension);
   } else if (n == "slice" && t.rare().slice) {
     for (const auto& s : *t.rare().slice) {
       auto* d = proto.add_slice_dimensions();

@@ -107,7 +107,7 @@ absl::Status VerifyInstruction(const Context& ctx, const HloComputation& c,
   }
   if (op == HloOpcode::kGetTupleElement) {
     const Shape& t = i.operand_count() == 1 ? i.operand(0)->shape() : Shape();
-    int64_t index = i.attributes().index.value_or(-1);
+    int64_t index = i.attributes().index().value_or(-1);
     if (!t.IsTuple() || index < 0 ||
         index >= static_cast<int64_t>(t.tuple_shapes().size())) {
       return Fail(ctx, c, &i, "get-tuple-element needs a tuple operand and an index in range");

@@ -555,7 +555,7 @@ absl::StatusOr<Shape> InferCalled(const HloInstruction& i, absl::string_view att
 absl::StatusOr<Shape> InferGetTupleElement(const HloInstruction& i) {
   if (i.operand_count() != 1) return Bad("get-tuple-element takes one operand");
   const Shape& t = i.operand(0)->shape();
-  int64_t index = i.attributes().index.value_or(-1);
+  int64_t index = i.attributes().index().value_or(-1);
   if (!t.IsTuple() || index < 0 || index >= static_cast<int64_t>(t.tuple_shapes().size())) {
     return Bad(absl::StrCat("get-tuple-element index ", index, " is not an element of ",
                             t.ToString()));
@@ -687,7 +687,7 @@ absl::Status CheckWritten(const HloInstruction& i) {
   const HloOpcode op = i.opcode();
   if (i.operand_count() < 1) {
     if (op == HloOpcode::kIota) {
-      int64_t d = i.attributes().iota_dimension.value_or(-1);
+      int64_t d = i.attributes().rare().iota_dimension.value_or(-1);
       if (!out.IsArray() || d < 0 || d >= out.rank()) {
         return Bad(absl::StrCat("iota_dimension ", d, " is not a dim of ", out.ToString()));
       }

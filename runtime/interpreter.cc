@@ -322,7 +322,7 @@ absl::StatusOr<Value> Interpreter::Local(const HloInstruction& i, const Compiled
       return Value::Tuple(std::move(elements));
     }
     case HloOpcode::kGetTupleElement:
-      return ops[0]->elements.at(i.attributes().index.value_or(0));
+      return ops[0]->elements.at(i.attributes().index().value_or(0));
     case HloOpcode::kBitcast:
       return Rebadged(*ops[0], c.out[0]);
     case HloOpcode::kReshape:

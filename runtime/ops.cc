@@ -156,7 +156,7 @@ absl::StatusOr<Value> Reverse(const HloInstruction& inst, const Value& a, const 
 }
 
 absl::StatusOr<Value> Iota(const HloInstruction& inst, const Info& out) {
-  const int64_t dim = inst.attributes().iota_dimension.value_or(0);
+  const int64_t dim = inst.attributes().rare().iota_dimension.value_or(0);
   return Generate<false>(out, [&](const IndexVector& index) {
     Num n;
     n.i = index[dim];

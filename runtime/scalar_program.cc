@@ -81,7 +81,7 @@ absl::Status ScalarProgram::AddInstruction(const HloComputation& computation,
   }
   if (op == HloOpcode::kGetTupleElement) {
     const std::vector<int>& from = regs[i->operand(0)];
-    const int64_t index = i->attributes().index.value_or(0);
+    const int64_t index = i->attributes().index().value_or(0);
     if (index < 0 || index >= static_cast<int64_t>(from.size())) {
       return Unsupported(computation, i, "a tuple index out of range");
     }

@@ -89,7 +89,13 @@ void* Run(void*) {
 // a freed heap top back to the kernel, so on a module of 1M instructions the
 // pass's and the verifier's large temporaries are faulted in anew each
 // time: 282k page faults, 231k with this. The process is short-lived.
+// Without fast bins a freed small block joins its free neighbours at once,
+// where a fast bin keeps it apart until a large request consolidates them:
+// the parser's and the pass's freed attribute lists then make larger holes
+// that the pass's temporaries reuse (11,000 KiB less peak on the chain
+// module of 1M instructions), and no consolidation walks them later.
 void KeepFreedMemory() {
+  mallopt(M_MXFAST, 0);
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   keeps_freed_memory = true;

@@ -1,5 +1,6 @@
 #include "tools/process_heap.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -89,6 +90,19 @@ TEST(ProcessHeapTest, PopulatesTheHeapTheParseWillFill) {
   ASSERT_LT(beyond, range.end);
   EXPECT_EQ(ResidentPages(beyond, range.end), 0u);
   std::free(next);
+}
+
+// After KeepFreedMemory (the test above), a freed small block is never
+// held in a fast bin: past the per-thread cache it joins its neighbours.
+TEST(ProcessHeapTest, KeepsNoFreedBlockInAFastBin) {
+#ifdef ABSL_HAVE_ADDRESS_SANITIZER
+  GTEST_SKIP() << "the sanitizer has its own allocator";
+#endif
+  KeepFreedMemory();
+  std::vector<void*> blocks;
+  for (int i = 0; i < 1000; ++i) blocks.push_back(std::malloc(48));
+  for (void* b : blocks) std::free(b);
+  EXPECT_EQ(mallinfo2().fsmblks, 0u);
 }
 
 }  // namespace

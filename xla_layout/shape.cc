@@ -176,7 +176,7 @@ absl::StatusOr<Shape> Shape::FromProto(const ShapeProto& proto) {
     // XLA attaches an empty layout message to token and tuple shapes.
     if (shape.IsArray() || layout->HasAttributes() ||
         !layout->minor_to_major().empty()) {
-      shape.layout_ = *std::move(layout);
+      shape.set_layout(*std::move(layout));
     }
   }
   absl::Status status = shape.Validate();
@@ -213,8 +213,8 @@ void Shape::Print(std::string* out, const PrintOptions& options) const {
   }
   if (!options.print_layout || !has_layout() || !IsArray()) return;
   // XLA leaves out a scalar's plain layout, but prints one with attributes.
-  if (rank() == 0 && !layout_->HasAttributes()) return;
-  layout_->Print(out, options);
+  if (rank() == 0 && !layout_.HasAttributes()) return;
+  layout_.Print(out, options);
 }
 
 std::string Shape::ToString(const PrintOptions& options) const {

@@ -68,15 +68,18 @@ class Shape {
   const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_.get(); }
   std::vector<Shape>& mutable_tuple_shapes() { return tuple_shapes_.mutable_get(); }
 
-  bool has_layout() const { return layout_.has_value(); }
-  const Layout& layout() const { return *layout_; }
-  Layout* mutable_layout() { return layout_ ? &*layout_ : nullptr; }
+  bool has_layout() const { return has_layout_; }
+  // The layout; a default Layout when there is none (check has_layout()).
+  const Layout& layout() const { return layout_; }
+  Layout* mutable_layout() { return has_layout_ ? &layout_ : nullptr; }
   Shape& set_layout(Layout layout) {
     layout_ = std::move(layout);
+    has_layout_ = true;
     return *this;
   }
   Shape& clear_layout() {
-    layout_.reset();
+    layout_ = Layout();
+    has_layout_ = false;
     return *this;
   }
 
@@ -120,8 +123,8 @@ class Shape {
     for (int i = 0; i < shape.rank(); ++i) {
       h = H::combine(std::move(h), shape.is_dynamic_dimension(i));
     }
-    h = H::combine(std::move(h), shape.layout_.has_value());
-    if (shape.layout_) h = H::combine(std::move(h), *shape.layout_);
+    h = H::combine(std::move(h), shape.has_layout_);
+    if (shape.has_layout_) h = H::combine(std::move(h), shape.layout_);
     return H::combine(std::move(h), shape.tuple_shapes());
   }
 
@@ -137,6 +140,10 @@ class Shape {
 
  private:
   PrimitiveType element_type_ = PRIMITIVE_TYPE_INVALID;
+  // Whether layout_ is the layout. A flag in the padding after the element
+  // type, where std::optional<Layout> took 8 bytes of its own: an
+  // instruction holds a shape, and a module of 1M instructions a million.
+  bool has_layout_ = false;
   // Inline up to rank 4 (NCHW and below): shapes are copied often, and an
   // instruction holds one.
   absl::InlinedVector<int64_t, 4> dimensions_;
@@ -145,7 +152,7 @@ class Shape {
   // vector. Tuple elements likewise: out of line, as few shapes are tuples.
   OutOfLine<absl::InlinedVector<bool, 6>> dynamic_;
   OutOfLine<std::vector<Shape>> tuple_shapes_;
-  std::optional<Layout> layout_;
+  Layout layout_;  // a default Layout while has_layout_ is false
 };
 
 std::ostream& operator<<(std::ostream& os, const Shape& shape);

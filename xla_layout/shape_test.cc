@@ -161,6 +161,31 @@ TEST(ShapeTest, DynamicFlagsStoredOnlyWhenSet) {
   EXPECT_EQ(proto.is_dynamic_dimension_size(), 2) << "one entry per dimension";
 }
 
+// The layout sits beside a flag in the element type's padding, not in a
+// std::optional: a shape is 184 bytes, not 192. A layout set and cleared
+// again makes the same shape as one never set (equal, same hash, printed
+// alike), and only a shape with a layout gives a mutable one.
+TEST(ShapeTest, LayoutIsFlaggedBesideTheElementType) {
+  EXPECT_LE(sizeof(Shape), 184u);
+  Shape never = Shape(F32, {4, 5}).clear_layout();
+  Shape cleared = Parse("f32[4,5]{0,1:T(2,2)}");
+  ASSERT_TRUE(cleared.has_layout());
+  ASSERT_NE(cleared.mutable_layout(), nullptr);
+  EXPECT_EQ(cleared.layout(), Parse("f32[4,5]{0,1:T(2,2)}").layout());
+  EXPECT_NE(absl::HashOf(cleared), absl::HashOf(never));
+  cleared.clear_layout();
+  EXPECT_FALSE(cleared.has_layout());
+  EXPECT_EQ(cleared.mutable_layout(), nullptr);
+  EXPECT_EQ(cleared, never);
+  EXPECT_EQ(absl::HashOf(cleared), absl::HashOf(never));
+  EXPECT_EQ(cleared.ToString(), "f32[4,5]");
+  Shape copy = Parse("f32[4,5]{1,0}");
+  Shape moved = copy;
+  EXPECT_EQ(Shape(std::move(moved)), copy);
+  EXPECT_TRUE(absl::VerifyTypeImplementsAbslHashCorrectly(
+      {never, Parse("f32[4,5]{0,1}"), Parse("f32[4,5]{1,0}"), Parse("f32[4,5]{1,0:T(2,2)}")}));
+}
+
 // Tuple elements live out of line: copies are deep, and an empty tuple is
 // the same whether its vector was ever made or not.
 TEST(ShapeTest, TupleElementsCopyDeeply) {

@@ -172,7 +172,7 @@ void ConstraintBuilder::HandleElementwise(HloInstruction* i) {
 }
 
 void ConstraintBuilder::HandleGetTupleElement(HloInstruction* i) {
-  const auto& index = i->attributes().index;
+  const std::optional<int64_t> index = i->attributes().index();
   if (!index || i->operand_count() != 1) return;
   Alias(i, 0, i->operand(0), LeafOffset(i->operand(0)->shape(), *index),
         LaidOutLeafCount(i->shape()));

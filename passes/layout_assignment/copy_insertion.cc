@@ -113,7 +113,7 @@ HloInstruction* CopyInserter::MakeCopy(HloComputation* c, HloInstruction* value,
         names_.Unique(absl::StrCat(value->name(), ".", k)), HloOpcode::kGetTupleElement,
         have);
     gte->AppendOperand(value);
-    gte->mutable_attributes().index = static_cast<int64_t>(k);
+    gte->mutable_attributes().set_index(static_cast<int64_t>(k));
     gte->set_layout_written(true);
     gte->mutable_raw_attributes().push_back({"index", absl::StrCat(k)});
     HloInstruction* element = gte.get();

@@ -92,7 +92,7 @@ bool WriteViewsAsTheirValues(HloModule& module) {
           }
           break;
         case HloOpcode::kGetTupleElement: {
-          const auto& index = i->attributes().index;
+          const std::optional<int64_t> index = i->attributes().index();
           const Shape& tuple = i->operand(0)->shape();
           if (index && tuple.IsTuple() && *index >= 0 &&
               *index < static_cast<int64_t>(tuple.tuple_shapes().size())) {

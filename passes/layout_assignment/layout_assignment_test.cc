@@ -916,7 +916,7 @@ int ExpectLayoutsFollowTheRuleTable(const HloModule& m) {
           break;
         case LayoutRule::kTupleElementRead: {
           const Shape& tuple = i->operand(0)->shape();
-          const int64_t index = *i->attributes().index;
+          const int64_t index = *i->attributes().index();
           expect_same(tuple.tuple_shapes()[index], i->shape(), *i, "element read");
           break;
         }
