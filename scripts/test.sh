@@ -4,8 +4,8 @@
 #   1. the optimized build: unit tests, goldens, bad-input suite, fuzz seeds;
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the libFuzzer targets, FUZZ_SECONDS (default 10 here; 60 when
-#      scripts/fuzz.sh runs alone) each: a smoke run, which with the two
-#      builds keeps the whole script within CI's 30 minutes on 2 cores.
+#      scripts/fuzz.sh runs alone) each: a smoke run, to bring the whole
+#      script near CI's 30 minutes on 2 cores (docs/testing.md).
 # XLA_LAYOUT_STAGES=1 (or "1 2") runs fewer stages. The HLO corpus
 # (../shared/hlo-corpus) is a test input: a missing corpus fails the tests
 # that read it, unless XLA_LAYOUT_NO_CORPUS=1 says there is none (they skip).
