@@ -206,7 +206,10 @@ class PassPipeline {
 // changed no version.
 // Version 2: passes declare typed options (options()/Configure()).
 // Version 3: HloPass holds whether to collect statistics (set_collect_stats).
-inline constexpr int kPassPluginApiVersion = 3;
+// Version 4: HloInstruction and Shape changed their member layout (the rare
+// parts out of line, a one-byte opcode), so a plugin compiled against
+// version 3's headers would read the wrong fields.
+inline constexpr int kPassPluginApiVersion = 4;
 
 // dlopens `path` (a bare file name is taken from the working directory, not
 // searched on the library path), checks that both entry points (and the
