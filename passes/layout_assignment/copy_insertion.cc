@@ -165,15 +165,25 @@ void AddTilingCopies(HloModule& module, const LayoutConstraints& constraints,
                      LayoutPropagation& propagation, const LayoutCostModel& cost,
                      absl::flat_hash_map<int, Layout>& tiled_copy, Need need) {
   const absl::flat_hash_set<const HloComputation*>& fused = constraints.fused_computations();
-  // The uses an edge with a reason binds, built on the first question:
-  // most modules ask none, and a set over every edge of a million
-  // instructions missed the cache on each insert.
+  // The uses an edge with a reason binds, and the uses of the same user
+  // whose layout such an edge copies (the first input of a variadic reduce,
+  // which the others must match): built on the first question, as most
+  // modules ask none, and a set over every edge of a million instructions
+  // missed the cache on each insert.
   std::optional<absl::flat_hash_set<std::pair<const HloInstruction*, int>>> bound;
   auto is_bound = [&](const HloInstruction* user, int k) {
     if (!bound) {
       bound.emplace();
       for (const OperandEdge& e : constraints.edges()) {
-        if (e.reason != nullptr && e.user != nullptr) bound->insert({e.user, e.operand_index});
+        if (e.reason == nullptr || e.user == nullptr) continue;
+        bound->insert({e.user, e.operand_index});
+        for (int j = 0; j < e.user->operand_count(); ++j) {
+          const HloInstruction* operand = e.user->operand(j);
+          if (constraints.Covers(operand) && LaidOutLeafCount(operand->shape()) == 1 &&
+              constraints.SlotOf(operand, 0) == e.result) {
+            bound->insert({e.user, j});
+          }
+        }
       }
     }
     return bound->contains({user, k});

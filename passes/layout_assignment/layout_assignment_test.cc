@@ -443,6 +443,52 @@ ENTRY e {
   EXPECT_EQ(LayoutOf(*m, "n"), "{2,0,1:T(8,128)}");
 }
 
+// A variadic reduce's inputs share one layout. On a target that requires
+// tiles, two pinned untiled inputs both get the tiled copy the tie asks for
+// (the first input's order): the first may not take the least padded copy
+// an unbound reader would get ({0,1:T(1,128)} for f32[1000,3]).
+TEST(LayoutAssignmentTest, VariadicReduceInputsGetOneTiledLayout) {
+  auto m = Assign(R"(
+HloModule m, entry_computation_layout={(f32[1000,3]{1,0}, f32[1000,3]{1,0})->(f32[3]{0}, f32[3]{0})}
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = f32[] parameter(2)
+  d = f32[] parameter(3)
+  m0 = f32[] maximum(a, c)
+  m1 = f32[] maximum(b, d)
+  ROOT t = (f32[], f32[]) tuple(m0, m1)
+}
+ENTRY e {
+  p0 = f32[1000,3]{1,0} parameter(0)
+  p1 = f32[1000,3]{1,0} parameter(1)
+  z = f32[] constant(0)
+  ROOT r = (f32[3]{0}, f32[3]{0}) reduce(p0, p1, z, z), dimensions={0}, to_apply=max
+})",
+                  "tpu");
+  ASSERT_NE(m, nullptr);
+  const HloInstruction* r = m->entry()->root();
+  EXPECT_EQ(PrintShape(r->operand(0)->shape()), "f32[1000,3]{1,0:T(8,128)}");
+  EXPECT_EQ(PrintShape(r->operand(1)->shape()), "f32[1000,3]{1,0:T(8,128)}");
+  // A single reader of the same input takes the least padded copy.
+  auto single = Assign(R"(
+HloModule m, entry_computation_layout={(f32[1000,3]{1,0})->f32[3]{0}}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p0 = f32[1000,3]{1,0} parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[3]{0} reduce(p0, z), dimensions={0}, to_apply=add
+})",
+                       "tpu");
+  ASSERT_NE(single, nullptr);
+  EXPECT_EQ(PrintShape(single->entry()->root()->operand(0)->shape()),
+            "f32[1000,3]{0,1:T(1,128)}");
+}
+
 TEST(LayoutAssignmentTest, TransposeBecomesBitcast) {
   LayoutAssignmentStats stats;
   auto m = Assign(R"(
