@@ -81,7 +81,12 @@ if [ -z "$cases" ]; then
   exit 1
 fi
 failed=0 passed=0 skipped=0 updated=0
+# Sharded (Bazel's TEST_TOTAL_SHARDS): the cases are dealt out in turn.
+shards=${TEST_TOTAL_SHARDS:-1} shard=${TEST_SHARD_INDEX:-0} number=0
+[ -n "${TEST_SHARD_STATUS_FILE:-}" ] && touch "$TEST_SHARD_STATUS_FILE"
 for file in $cases; do
+  number=$((number + 1))
+  [ $((number % shards)) = "$shard" ] || continue
   expected="${file%.*}.expected"
   if grep -qE '^(//|#) RUN(\(exit=[0-9]+\))?:.*%corpus' "$root/$file"; then
     if [ "$corpus_state" = declined ]; then

@@ -10,6 +10,11 @@
 # the size limit is lower and a refusal for size is expected, not listed.
 # The corpus is a declared input (tests/corpus.sh): the test fails when it
 # is missing, unless the caller declined it.
+#
+# Sharded (Bazel's TEST_TOTAL_SHARDS): the module-target pairs are dealt out
+# in turn, except that every pair of a module some line of the list names
+# goes to that line's shard (the first line whose glob matches it), which
+# checks the line; so keep the list's globs disjoint.
 set -u
 root=${TEST_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/${TEST_WORKSPACE:-xla_layout}
 tool=$root/tools/hlo-layout
@@ -23,6 +28,8 @@ limit=$((1 << 30))
 skips=tests/verify_modules_skips.txt
 passed=0 failed=0 skipped=0
 declare -A used
+shards=${TEST_TOTAL_SHARDS:-1} shard=${TEST_SHARD_INDEX:-0} pair=0
+[ -n "${TEST_SHARD_STATUS_FILE:-}" ] && touch "$TEST_SHARD_STATUS_FILE"
 case $corpus_state in
   missing) echo "FAIL: $corpus_missing_message"; failed=$((failed + 1)) ;;
   declined) echo "note: no corpus (XLA_LAYOUT_NO_CORPUS): its modules are not verified" ;;
@@ -44,11 +51,30 @@ listed() {
   done < "$skips"
 }
 
+# The number of the first line of the list whose glob matches `name`, or 0.
+first_glob() {
+  local name=$1 glob n=0
+  while read -r glob _; do
+    n=$((n + 1))
+    [[ -z "$glob" || "$glob" == \#* ]] && continue
+    # shellcheck disable=SC2053
+    [[ "$name" == $glob ]] && { echo "$n"; return; }
+  done < "$skips"
+  echo 0
+}
+
 for f in $files; do
   # The corpus's modules are named from the corpus folder: corpus/real/x.hlo.
   name=$f
   [[ -n "$corpus_dir" && "$f" == "$corpus_dir"/* ]] && name=corpus/${f#"$corpus_dir"/}
+  owner=$(first_glob "$name")
   for t in tpu cpu-avx2 cpu-avx512 arm64 default; do
+    pair=$((pair + 1))
+    if [ "$owner" != 0 ]; then
+      [ $((owner % shards)) = "$shard" ] || continue
+    else
+      [ $((pair % shards)) = "$shard" ] || continue
+    fi
     # The framework dumps of the corpus come from older XLA versions.
     old=()
     [[ "$f" == */real/* ]] && old=(--accept-old-dumps)
@@ -88,6 +114,7 @@ if [ -z "${XLA_LAYOUT_SANITIZER:-}" ] && [ "$corpus_state" = present ]; then
   while read -r glob _; do
     n=$((n + 1))
     [[ -z "$glob" || "$glob" == \#* ]] && continue
+    [ $((n % shards)) = "$shard" ] || continue
     if [ -z "${used[$n]:-}" ]; then
       echo "FAIL $skips line $n explains no skip any more: $(sed -n "${n}p" "$skips")"
       failed=$((failed + 1))
