@@ -29,7 +29,9 @@ TEST(TransposeNine32Test, MatchesAnElementLoop) {
       FillRandomBytes(rng, absl::MakeSpan(src));
       std::vector<uint8_t> want(dsa * 9, 0xEE), got(want);
       for (int64_t a = 0; a < 9; ++a) {
-        for (int64_t b = 0; b < nb; ++b) std::memcpy(&want[a * dsa + b * 4], &src[a * 4 + b * ssb], 4);
+        for (int64_t b = 0; b < nb; ++b) {
+          std::memcpy(&want[a * dsa + b * 4], &src[a * 4 + b * ssb], 4);
+        }
       }
       internal::TransposeNine32(reinterpret_cast<const char*>(src.data()),
                                 reinterpret_cast<char*>(got.data()), nb, ssb, dsa);
