@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -65,6 +66,15 @@ absl::Status CheckRelayout(const TiledLayout& src, const uint8_t* in,
 // CheckRelayout: the plan must have been made with padding value `fill`.
 absl::Status RunAndCheckRelayout(const RelayoutPlan& plan, const Shape& src, const Shape& dst,
                                  absl::Span<const uint8_t> fill, std::mt19937_64& rng);
+
+// Plans the relayout from shape text `src` to `dst` with one thread on
+// `isa` and padding value `fill`, then runs and checks it as
+// RunAndCheckRelayout does; the error names both shapes and the path.
+// `describe`, when not null, gets the plan's Describe() (which kernel took
+// it), also when the check fails.
+absl::Status CheckOneThreadRelayout(absl::string_view src, absl::string_view dst, Isa isa,
+                                    absl::Span<const uint8_t> fill, std::mt19937_64& rng,
+                                    std::string* describe = nullptr);
 
 }  // namespace xla_layout
 

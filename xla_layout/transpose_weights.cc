@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "xla_layout/simd_transpose.h"
+#include "xla_layout/transpose_nine.h"
 
 namespace xla_layout::internal {
 namespace {
@@ -71,46 +72,10 @@ __attribute__((target("avx512f"))) void PermutedColumn(const char* src, char* ds
   }
 }
 
-// Nine columns ([C,9]): per 8 rows, the 8x8 block of columns 0..7 and
-// column 8 from the same rows' lines while they are in registers' reach:
-// a 16-byte load at element 8 of each row (rows b and b + 4 in the two
-// halves of a register), two unpacks and a shuffle. That load reads 12
-// bytes past row b + 7's last element, inside row b + 8, so the blocks
-// that end at the last row take the block and the lone column apart.
-__attribute__((target("avx2"))) void NineColumns(const char* src, char* dst, int64_t nb,
-                                                 int64_t ssb, int64_t dsa, Isa isa) {
-  auto pair = [&](const char* s, int b) __attribute__((target("avx2"), always_inline)) {
-    const __m128 lo = _mm_loadu_ps(reinterpret_cast<const float*>(s + b * ssb + 32));
-    const __m128 hi = _mm_loadu_ps(reinterpret_cast<const float*>(s + (b + 4) * ssb + 32));
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
-  };
-  int64_t b = 0;
-  for (; b + 8 < nb; b += 8) {
-    const char* s = src + b * ssb;
-    __m256 v[8];
-    Transpose8x8ToRegs(s, ssb, v);
-    const __m256 t0 = _mm256_unpacklo_ps(pair(s, 0), pair(s, 1));
-    const __m256 t2 = _mm256_unpacklo_ps(pair(s, 2), pair(s, 3));
-    char* out = dst + b * 4;
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) _mm256_storeu_ps(reinterpret_cast<float*>(out + i * dsa), v[i]);
-    _mm256_storeu_ps(reinterpret_cast<float*>(out + 8 * dsa), _mm256_shuffle_ps(t0, t2, 0x44));
-  }
-  // The last 8 rows (overlapping the block before them).
-  const char* s = src + (nb - 8) * ssb;
-  char* d = dst + (nb - 8) * 4;
-  ColumnBlock(s, d, 0, 8, ssb, dsa);
-  if (isa == Isa::kAvx512 && PermutesColumn(ssb)) {
-    PermutedColumn(s, d, 8, 8, ssb, dsa);
-  } else {
-    ScalarColumn(s, d, 8, 8, ssb, dsa);
-  }
-}
-
 // TransposeWeights32.
 __attribute__((target("avx2"), always_inline)) inline void Transpose(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb, int64_t dsa, Isa isa) {
-  if (na == 9) return NineColumns(src, dst, nb, ssb, dsa, isa);
+  if (na == 9) return TransposeNine32(src, dst, nb, ssb, dsa);
   const int64_t na8 = na & ~int64_t{7};
   for (int64_t a = 0; a < na8; a += 8) ColumnBlock(src, dst, a, nb, ssb, dsa);
   if (na - na8 > kMaxLoneColumns) return ColumnBlock(src, dst, na - 8, nb, ssb, dsa);

@@ -9,9 +9,7 @@
 // 8x8 register transposes (the last row block overlapping the one before
 // it), and a column or two left over on AVX-512 by permutes of the source
 // rows, 8 of them per 32-byte store (on AVX2 element by element). Nine
-// columns ([C,9]) go in one sweep: per 8 rows the 8x8 block and the 9th
-// column from a 16-byte load at its element in each row, so the source is
-// read once, not again for the 9th column.
+// columns ([C,9]) go in one sweep of their own (transpose_nine.h).
 #ifndef XLA_LAYOUT_TRANSPOSE_WEIGHTS_H_
 #define XLA_LAYOUT_TRANSPOSE_WEIGHTS_H_
 

@@ -93,21 +93,11 @@ TEST(TransposeWeights32Test, WeightCopiesMatchTheIndexMath) {
         {absl::StrCat("s32[", k, ",", r, "]{0,1}"), absl::StrCat("s32[", k, ",", r, "]{1,0}")},
     };
     for (const auto& [src_text, dst_text] : copies) {
-      const Shape src = ParseTestShape(src_text), dst = ParseTestShape(dst_text);
       for (Isa isa : IsaPathsHere()) {
-        RelayoutOptions options;
-        options.isa = isa;
-        options.threads = 1;
-        options.padding_value = {0xC3};
-        absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
-        ASSERT_TRUE(plan.ok()) << plan.status();
-        const std::string text = plan->Describe();
-        const bool takes = absl::StrContains(text, "transpose of 32-bit columns");
-        with_kernel += takes;
-        absl::Status check = RunAndCheckRelayout(*plan, src, dst, options.padding_value, rng);
-        ASSERT_TRUE(check.ok()) << src_text << " -> " << dst_text << " " << IsaName(isa) << ": "
-                                << check << "\n"
-                                << text;
+        std::string text;
+        absl::Status check = CheckOneThreadRelayout(src_text, dst_text, isa, {0xC3}, rng, &text);
+        ASSERT_TRUE(check.ok()) << check << "\n" << text;
+        with_kernel += absl::StrContains(text, "transpose of 32-bit columns");
       }
     }
   }

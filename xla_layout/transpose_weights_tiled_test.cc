@@ -34,22 +34,12 @@ std::optional<internal::WeightsTiling> Match(const std::string& src, const std::
 // many of those plans ran the tiled kernel.
 int CheckOnEveryPath(const std::string& src_text, const std::string& dst_text,
                      const std::vector<uint8_t>& fill, std::mt19937_64& rng) {
-  const Shape src = ParseTestShape(src_text), dst = ParseTestShape(dst_text);
   int with_kernel = 0;
   for (Isa isa : IsaPathsHere()) {
-    RelayoutOptions options;
-    options.isa = isa;
-    options.threads = 1;
-    options.padding_value = fill;
-    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
-    EXPECT_TRUE(plan.ok()) << plan.status();
-    if (!plan.ok()) continue;
-    const std::string text = plan->Describe();
+    std::string text;
+    absl::Status check = CheckOneThreadRelayout(src_text, dst_text, isa, fill, rng, &text);
+    EXPECT_TRUE(check.ok()) << check << "\n" << text;
     with_kernel += absl::StrContains(text, kName);
-    absl::Status check = RunAndCheckRelayout(*plan, src, dst, fill, rng);
-    EXPECT_TRUE(check.ok()) << src_text << " -> " << dst_text << " " << IsaName(isa) << ": "
-                            << check << "\n"
-                            << text;
   }
   return with_kernel;
 }

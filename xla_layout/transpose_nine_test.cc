@@ -1,0 +1,101 @@
+#include "xla_layout/transpose_nine.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "xla_layout/isa.h"
+#include "xla_layout/test_util.h"
+
+namespace xla_layout {
+namespace {
+
+// Source bytes that end where an unreadable page begins, so that a read
+// past the last one faults (ASan does not check the loads of intrinsics).
+class GuardedSource {
+ public:
+  explicit GuardedSource(size_t bytes) {
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_ = (bytes + page_ - 1) / page_ * page_ + page_;
+    void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(p, MAP_FAILED);
+    base_ = static_cast<uint8_t*>(p);
+    EXPECT_EQ(mprotect(base_ + size_ - page_, page_, PROT_NONE), 0);
+    data_ = base_ + size_ - page_ - bytes;
+  }
+  ~GuardedSource() { munmap(base_, size_); }
+  uint8_t* data() { return data_; }
+
+ private:
+  size_t page_ = 0, size_ = 0;
+  uint8_t* base_ = nullptr;
+  uint8_t* data_ = nullptr;
+};
+
+// The kernel against an element loop, for every row count from 8 to 72
+// (whole blocks and a last block overlapping the one before it), source
+// rows of 9 elements and wider ones, destination rows with gaps: the gaps
+// keep their bytes, and the source ends at the last row's 9th element,
+// just before an unreadable page.
+TEST(TransposeNine32Test, MatchesAnElementLoop) {
+  if (SimdPathsHere().empty()) GTEST_SKIP() << "no AVX2 here";
+  std::mt19937_64 rng(39);
+  for (int64_t nb = 8; nb <= 72; ++nb) {
+    for (int64_t ssb : {36, 40, 64, 100}) {
+      const int64_t dsa = 4 * (nb + rng() % 9);
+      std::vector<uint8_t> src((nb - 1) * ssb + 36);
+      FillRandomBytes(rng, absl::MakeSpan(src));
+      std::vector<uint8_t> want(dsa * 9, 0xEE), got(want);
+      for (int64_t a = 0; a < 9; ++a) {
+        for (int64_t b = 0; b < nb; ++b) {
+          std::memcpy(&want[a * dsa + b * 4], &src[a * 4 + b * ssb], 4);
+        }
+      }
+      GuardedSource guarded(src.size());
+      std::memcpy(guarded.data(), src.data(), src.size());
+      internal::TransposeNine32(reinterpret_cast<const char*>(guarded.data()),
+                                reinterpret_cast<char*>(got.data()), nb, ssb, dsa);
+      ASSERT_EQ(got, want) << "nb=" << nb << " ssb=" << ssb << " dsa=" << dsa;
+    }
+  }
+}
+
+// Depthwise weights of every C from 1 to 40 and the sizes of the replayed
+// copies, to {0,1,3,2} and into T(1,128) (the padding lanes of the 9 rows
+// written with the fill): every path writes what the index math says, and
+// from 8 channels on the SIMD paths the kernel set's 32-bit column
+// transpose takes them.
+TEST(TransposeNine32Test, DepthwiseWeightCopiesMatchTheIndexMath) {
+  std::mt19937_64 rng(40);
+  std::vector<int64_t> channels;
+  for (int64_t c = 1; c <= 40; ++c) channels.push_back(c);
+  for (int64_t c : {96, 144, 192, 383, 384, 576, 960}) channels.push_back(c);
+  int with_kernel = 0;
+  for (int64_t c : channels) {
+    const std::string src = absl::StrCat("f32[", c, ",1,3,3]{3,2,1,0}");
+    for (const char* layout : {"{0,1,3,2}", "{0,1,3,2:T(1,128)}"}) {
+      const std::string dst = absl::StrCat("f32[", c, ",1,3,3]", layout);
+      for (Isa isa : IsaPathsHere()) {
+        std::string describe;
+        const absl::Status check = CheckOneThreadRelayout(src, dst, isa, {0xC3}, rng, &describe);
+        ASSERT_TRUE(check.ok()) << check << "\n" << describe;
+        if (isa != Isa::kScalar && c >= 8) {
+          EXPECT_TRUE(absl::StrContains(describe, "32-bit columns")) << dst << "\n" << describe;
+          ++with_kernel;
+        }
+      }
+    }
+  }
+  if (SimdPathsHere().empty()) GTEST_SKIP() << "no AVX2 here";
+  EXPECT_GT(with_kernel, 0);
+}
+
+}  // namespace
+}  // namespace xla_layout
