@@ -25,6 +25,18 @@ __attribute__((target("avx512f"), always_inline)) inline void InLaneRounds(const
   u[7] = _mm512_shuffle_ps(t5, t7, 0xEE);
 }
 
+// Destination rows c and c + 4 (c < 4) of a block, each one 64-byte store
+// of u[c] and u[4 + c] through the permute `first` or `second`.
+__attribute__((target("avx512f"), always_inline)) inline void StoreRowPairs(
+    const __m512* u, __m512i first, __m512i second, char* d, int64_t dsa) {
+  const int64_t d4 = 4 * dsa;
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c, d += dsa) {
+    _mm512_storeu_ps(d, _mm512_permutex2var_ps(u[c], first, u[4 + c]));
+    _mm512_storeu_ps(d + d4, _mm512_permutex2var_ps(u[c], second, u[4 + c]));
+  }
+}
+
 // 8 columns (a) by 16 rows (b): register k holds rows k and k + 8, so after
 // the in-lane rounds destination row a is lanes a / 4 and a / 4 + 2 of
 // u[a % 4] and of u[4 + a % 4], interleaved: one permute, one 64-byte
@@ -34,7 +46,7 @@ __attribute__((target("avx512f"), always_inline)) inline void InLaneRounds(const
 __attribute__((target("avx512f"), always_inline)) inline void Block8x16(const char* s, char* d,
                                                                       int64_t ssb, int64_t dsa) {
   __m512 r[8], u[8];
-  const int64_t s8 = 8 * ssb, d4 = 4 * dsa;
+  const int64_t s8 = 8 * ssb;
 #pragma GCC unroll 8
   for (int k = 0; k < 8; ++k, s += ssb) {
     const __m256 lo = _mm256_loadu_ps(reinterpret_cast<const float*>(s));
@@ -47,11 +59,7 @@ __attribute__((target("avx512f"), always_inline)) inline void Block8x16(const ch
       _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
   const __m512i lanes13 =
       _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-#pragma GCC unroll 4
-  for (int c = 0; c < 4; ++c, d += dsa) {
-    _mm512_storeu_ps(d, _mm512_permutex2var_ps(u[c], lanes02, u[4 + c]));
-    _mm512_storeu_ps(d + d4, _mm512_permutex2var_ps(u[c], lanes13, u[4 + c]));
-  }
+  StoreRowPairs(u, lanes02, lanes13, d, dsa);
 }
 
 // The same block when its 16 source rows are contiguous (ssb == 32: the
@@ -85,12 +93,7 @@ __attribute__((target("avx512f"), always_inline)) inline void Block8x16Rows32(co
       _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 16, 24, 17, 25, 18, 26, 19, 27);
   const __m512i high =
       _mm512_setr_epi32(4, 12, 5, 13, 6, 14, 7, 15, 20, 28, 21, 29, 22, 30, 23, 31);
-  const int64_t d4 = 4 * dsa;
-#pragma GCC unroll 4
-  for (int c = 0; c < 4; ++c, d += dsa) {
-    _mm512_storeu_ps(d, _mm512_permutex2var_ps(u[c], low, u[4 + c]));
-    _mm512_storeu_ps(d + d4, _mm512_permutex2var_ps(u[c], high, u[4 + c]));
-  }
+  StoreRowPairs(u, low, high, d, dsa);
 }
 
 // 16 columns (a) by 8 rows (b) into destination rows of 8 elements that

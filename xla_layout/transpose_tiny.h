@@ -10,9 +10,8 @@
 // halves at once (two rounds of in-lane shuffles), and one two-source
 // permute per destination row puts the 128-bit pieces in place: 32
 // shuffles per 512 bytes, each destination row one 64-byte store, where
-// memcpy of the same bytes is 8 loads and 8 stores: one block alone runs
-// at 0.35-0.55x of memcpy (0.23-0.43x before; small_plan_bench f32[8,16],
-// relayout_bench replay, docs/packing-core.md).
+// memcpy of the same bytes is 8 loads and 8 stores (the measured ratios:
+// docs/packing-core.md).
 // Contiguous source rows of 8 elements ([8,N]{0,1}, N >= 32) take a
 // variant with 64-byte loads and 24 shuffles per block. Eight rows into
 // destination rows of 8 elements back to back (T(8,1) tiles of rows of 64

@@ -71,7 +71,6 @@ TEST(TransposeTiny32Test, TakesWholeBlocksOfFloatsOnAvx512) {
   EXPECT_FALSE(internal::TakesTransposeTiny(4, 8, 16, 64, Isa::kScalar));
   EXPECT_FALSE(internal::TakesTransposeTiny(2, 8, 16, 64, Isa::kAvx512));
   EXPECT_FALSE(internal::TakesTransposeTiny(8, 8, 16, 64, Isa::kAvx512));
-  EXPECT_FALSE(internal::TakesTransposeTiny(4, 8, 8, 32, Isa::kAvx512));
   EXPECT_FALSE(internal::TakesTransposeTiny(4, 8, 24, 96, Isa::kAvx512));
   EXPECT_FALSE(internal::TakesTransposeTiny(4, 12, 16, 64, Isa::kAvx512));
   EXPECT_FALSE(internal::TakesTransposeTiny(4, 256, 32, 128, Isa::kAvx512));
