@@ -126,6 +126,38 @@ TEST(LargeCopyKernelsTest, StagedTransposesMatchAPlainLoop) {
   }
 }
 
+// Transposes whose source rows pass the L2 cache (strips of 256 rows that
+// fetch their lines ahead), streaming or not, through each SIMD set's
+// transpose: ragged edges of a and b (not multiples of 16, nor of 256),
+// against a plain loop; the gap after each destination row keeps its bytes.
+TEST(LargeCopyKernelsTest, TransposesPastL2MatchAPlainLoop) {
+  std::mt19937_64 rng(11);
+  for (Isa isa : SimdPathsHere()) {
+    const Kernels& k = KernelsFor(isa);
+    for (int trial = 0; trial < 6; ++trial) {
+      const int64_t na = 600 + rng() % 400, nb = 440 + rng() % 300;
+      // Streaming stores need 32-byte aligned destination rows.
+      const bool streaming = trial % 2 == 1;
+      const int64_t ssb = (na + 1 + rng() % 7) * 4;
+      const int64_t dsa = ((streaming ? (nb + 7) / 8 * 8 : nb) + 8 * (trial % 3)) * 4;
+      ASSERT_GT(nb * ssb, int64_t{1} << 20);
+      const std::vector<char> src = RandomBytes(rng, nb * ssb);
+      AlignedBuffer out = Aligned(na * dsa);
+      std::memset(out.get(), 0x5A, na * dsa);
+      std::vector<char> want(na * dsa, 0x5A);
+      for (int64_t a = 0; a < na; ++a) {
+        for (int64_t b = 0; b < nb; ++b) {
+          std::memcpy(&want[a * dsa + b * 4], &src[a * 4 + b * ssb], 4);
+        }
+      }
+      k.transpose(src.data(), out.get(), na, nb, ssb, dsa, 4, streaming);
+      ASSERT_EQ(std::memcmp(out.get(), want.data(), want.size()), 0)
+          << IsaName(isa) << " " << na << "x" << nb << ", strides " << ssb << "/" << dsa
+          << ", streaming " << streaming;
+    }
+  }
+}
+
 // Three rows interleaved (an image's RGB planes into channels-last), through
 // each SIMD set's transpose with nb == 3 and contiguous triples: every tail
 // length, aligned and unaligned destinations, streaming or not, against a
