@@ -126,10 +126,11 @@ TEST(LargeCopyKernelsTest, StagedTransposesMatchAPlainLoop) {
   }
 }
 
-// Transposes whose source rows pass the L2 cache (strips of 256 rows that
-// fetch their lines ahead), streaming or not, through each SIMD set's
-// transpose: ragged edges of a and b (not multiples of 16, nor of 256),
-// against a plain loop; the gap after each destination row keeps its bytes.
+// Transposes whose source rows pass the L2 cache, streaming (strips of 256
+// rows that fetch their lines two tiles ahead) or not, through each SIMD
+// set's transpose: ragged edges of a and b (not multiples of 16, nor of
+// 256), against a plain loop; the gap after each destination row keeps its
+// bytes.
 TEST(LargeCopyKernelsTest, TransposesPastL2MatchAPlainLoop) {
   std::mt19937_64 rng(11);
   for (Isa isa : SimdPathsHere()) {
