@@ -280,13 +280,27 @@ __attribute__((target("avx2"))) void Transpose32Avx2Grouped(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb, int64_t dsa,
     int64_t dsg) {
   constexpr int64_t kGroupsPerHalf = 8 / kGroup;
-  for (int64_t b = 0; b < nb; b += 16) {
+  auto tile = [&](int64_t a, int64_t b) __attribute__((target("avx2"), always_inline)) {
+    const char* s = src + a * 4 + b * ssb;
+    char* d = dst + (a / kGroup) * dsg + b * 4;
+    Transpose8x16Avx2<kStream, kGroup>(s, d, ssb, dsa, dsg);
+    Transpose8x16Avx2<kStream, kGroup>(s + 32, d + kGroupsPerHalf * dsg, ssb, dsa, dsg);
+  };
+  // Streaming, the rows come in strips (TallerGroupedBlocksForStreaming),
+  // swept down 16 columns at a time, fetching ahead as the plain strips do.
+  if (kStream) {
     for (int64_t a = 0; a + 16 <= na; a += 16) {
-      const char* s = src + a * 4 + b * ssb;
-      char* d = dst + (a / kGroup) * dsg + b * 4;
-      Transpose8x16Avx2<kStream, kGroup>(s, d, ssb, dsa, dsg);
-      Transpose8x16Avx2<kStream, kGroup>(s + 32, d + kGroupsPerHalf * dsg, ssb, dsa, dsg);
+      for (int64_t b = 0; b < nb; b += 16) {
+        for (int r = 0; a + 48 <= na && r < 16; ++r) {
+          _mm_prefetch(src + (a + 32) * 4 + (b + r) * ssb, _MM_HINT_T1);
+        }
+        tile(a, b);
+      }
     }
+    return;
+  }
+  for (int64_t b = 0; b < nb; b += 16) {
+    for (int64_t a = 0; a + 16 <= na; a += 16) tile(a, b);
   }
 }
 
