@@ -28,7 +28,8 @@ void GroupLineRunsForStreaming(std::vector<Task>* tasks, int64_t es) {
 void TallerGroupedBlocksForStreaming(std::vector<Task>* tasks, int64_t es, Isa isa) {
   for (Task& t : *tasks) {
     const size_t n = t.loops.size();
-    if (t.kind != Kind::kTranspose || !t.grouped || n < 4 ||
+    // The block loop outermost (n == 4) is the one threads share: kept.
+    if (t.kind != Kind::kTranspose || !t.grouped || n < 5 ||
         !HasGroupedTransposeKernel(isa, t.loops[n - 2].extent, es)) {
       continue;
     }

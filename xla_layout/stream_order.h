@@ -40,7 +40,8 @@ inline constexpr int64_t kGroupedStreamRows = 128;
 
 // For each grouped transpose task that `isa` (the plan's, resolved) has a
 // grouped kernel for, whose loop just outside the kernel's three steps
-// through blocks of its rows (BlockNarrowTransposes' split): as many blocks
+// through blocks of its rows (BlockNarrowTransposes' split), and is not the
+// outermost (the loop a plan's threads share out): as many blocks
 // as fit in kGroupedStreamRows rows, and divide that loop's extent, become
 // one kernel call. Without the kernel, the set's transpose goes tile by
 // tile and keeps its one line of rows. Call after BlockNarrowTransposes, for

@@ -82,15 +82,17 @@ TEST(StreamOrderTest, GroupedTransposesTakeTheirBlocksOfRowsInStrips) {
   TallerGroupedBlocksForStreaming(&tasks, 4, Isa::kAvx2);
   EXPECT_EQ(LoopsOf(tasks[0]), "32:2097152/2048 1:2097152/512 1024:16/65536 4:4/512 128:16384/4");
   // Twelve blocks: the largest divisor of 12 that fits 128 rows, 6.
-  tasks = {Grouped({{12, 65536, 64}, {8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}})};
+  tasks = {Grouped({{3, 786432, 768}, {12, 65536, 64}, {8, 16, 8192}, {8, 4, 1024},
+                    {16, 4096, 4}})};
   TallerGroupedBlocksForStreaming(&tasks, 4, Isa::kAvx2);
-  EXPECT_EQ(LoopsOf(tasks[0]), "2:393216/384 8:16/8192 8:4/1024 96:4096/4");
+  EXPECT_EQ(LoopsOf(tasks[0]), "3:786432/768 2:393216/384 8:16/8192 8:4/1024 96:4096/4");
 }
 
 TEST(StreamOrderTest, OtherTransposesKeepTheirRows) {
   const std::vector<std::vector<Loop>> kept = {
-      {{11, 65536, 64}, {8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}}, // 11: no divisor <= 8
-      {{8, 4096, 64}, {8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}},   // not blocks of the rows
+      {{2, 720896, 512}, {11, 65536, 64}, {8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}},  // 11
+      {{2, 32768, 512}, {8, 4096, 64}, {8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}},  // not rows
+      {{8, 65536, 64}, {8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}},  // blocks outermost: threads
       {{8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}}};                 // no loop outside
   for (const std::vector<Loop>& loops : kept) {
     std::vector<Task> tasks = {Grouped(loops)};
