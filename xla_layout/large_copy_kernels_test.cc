@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -25,6 +26,31 @@ AlignedBuffer Aligned(int64_t bytes) {
   absl::StatusOr<AlignedBuffer> b = AllocateAligned(bytes, "test");
   EXPECT_TRUE(b.ok()) << b.status();
   return *std::move(b);
+}
+
+// Relayouts `from` into `to` on one thread of `isa` (streaming stores or
+// none), random source bytes into a 64-byte aligned destination (streaming
+// kernels need it), and checks the result against the index math; the
+// error carries the plan.
+absl::Status RelayoutOnAlignedBuffers(Isa isa, const std::string& from, const std::string& to,
+                                      bool streaming, std::mt19937_64& rng) {
+  RelayoutOptions options;
+  options.isa = isa;
+  options.threads = 1;
+  options.streaming =
+      streaming ? RelayoutOptions::Streaming::kOn : RelayoutOptions::Streaming::kOff;
+  const Shape src = ParseTestShape(from), dst = ParseTestShape(to);
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+  if (!plan.ok()) return plan.status();
+  const TiledLayout s = *TiledLayout::Create(src), d = *TiledLayout::Create(dst);
+  std::vector<uint8_t> in(s.byte_size());
+  FillRandomBytes(rng, absl::MakeSpan(in));
+  AlignedBuffer out = Aligned(d.byte_size());
+  plan->Execute(in.data(), out.get());
+  const absl::Status check =
+      CheckRelayout(s, in.data(), d, reinterpret_cast<const uint8_t*>(out.get()), {});
+  if (check.ok()) return check;
+  return absl::Status(check.code(), std::string(check.message()) + "\n" + plan->Describe());
 }
 
 TEST(LargeCopyKernelsTest, LineRunsNeedWholeAlignedDestinationLines) {
@@ -126,6 +152,39 @@ TEST(LargeCopyKernelsTest, StagedTransposesMatchAPlainLoop) {
   }
 }
 
+// Transposes whose source rows pass the L2 cache, streaming (strips of 256
+// rows that fetch their lines two tiles ahead) or not, through each SIMD
+// set's transpose: ragged edges of a and b (not multiples of 16, nor of
+// 256), against a plain loop; the gap after each destination row keeps its
+// bytes.
+TEST(LargeCopyKernelsTest, TransposesPastL2MatchAPlainLoop) {
+  std::mt19937_64 rng(11);
+  for (Isa isa : SimdPathsHere()) {
+    const Kernels& k = KernelsFor(isa);
+    for (int trial = 0; trial < 6; ++trial) {
+      const int64_t na = 600 + rng() % 400, nb = 440 + rng() % 300;
+      // Streaming stores need 32-byte aligned destination rows.
+      const bool streaming = trial % 2 == 1;
+      const int64_t ssb = (na + 1 + rng() % 7) * 4;
+      const int64_t dsa = ((streaming ? (nb + 7) / 8 * 8 : nb) + 8 * (trial % 3)) * 4;
+      ASSERT_GT(nb * ssb, int64_t{1} << 20);
+      const std::vector<char> src = RandomBytes(rng, nb * ssb);
+      AlignedBuffer out = Aligned(na * dsa);
+      std::memset(out.get(), 0x5A, na * dsa);
+      std::vector<char> want(na * dsa, 0x5A);
+      for (int64_t a = 0; a < na; ++a) {
+        for (int64_t b = 0; b < nb; ++b) {
+          std::memcpy(&want[a * dsa + b * 4], &src[a * 4 + b * ssb], 4);
+        }
+      }
+      k.transpose(src.data(), out.get(), na, nb, ssb, dsa, 4, streaming);
+      ASSERT_EQ(std::memcmp(out.get(), want.data(), want.size()), 0)
+          << IsaName(isa) << " " << na << "x" << nb << ", strides " << ssb << "/" << dsa
+          << ", streaming " << streaming;
+    }
+  }
+}
+
 // Three rows interleaved (an image's RGB planes into channels-last), through
 // each SIMD set's transpose with nb == 3 and contiguous triples: every tail
 // length, aligned and unaligned destinations, streaming or not, against a
@@ -180,26 +239,31 @@ TEST(LargeCopyKernelsTest, RelayoutsThroughTheKernelsMatchTheIndexMath) {
           {"f32[2,48,5,7]{3,2,1,0:T(16,1,1)}", "f32[2,48,5,7]{3,2,1,0}"},
           {"f32[2,3,17,19]{3,2,1,0}", "f32[2,3,17,19]{1,3,2,0}"}};
       for (const auto& [from, to] : pairs) {
-        RelayoutOptions options;
-        options.isa = isa;
-        options.threads = 1;
         // Streaming where the line runs are; in cache for the transposes.
-        options.streaming = from.find("T(") != std::string::npos ||
-                                    to.find("T(") != std::string::npos
-                                ? RelayoutOptions::Streaming::kOn
-                                : RelayoutOptions::Streaming::kOff;
-        const Shape src = ParseTestShape(from), dst = ParseTestShape(to);
-        absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
-        ASSERT_TRUE(plan.ok()) << plan.status();
-        const TiledLayout s = *TiledLayout::Create(src), d = *TiledLayout::Create(dst);
-        std::vector<uint8_t> in(s.byte_size());
-        FillRandomBytes(rng, absl::MakeSpan(in));
-        AlignedBuffer out = Aligned(d.byte_size());
-        plan->Execute(in.data(), out.get());
-        const absl::Status check = CheckRelayout(
-            s, in.data(), d, reinterpret_cast<const uint8_t*>(out.get()), {});
-        ASSERT_TRUE(check.ok()) << IsaName(isa) << " " << from << " -> " << to << ": "
-                                << check << "\n" << plan->Describe();
+        const bool streaming =
+            from.find("T(") != std::string::npos || to.find("T(") != std::string::npos;
+        const absl::Status check = RelayoutOnAlignedBuffers(isa, from, to, streaming, rng);
+        ASSERT_TRUE(check.ok()) << IsaName(isa) << " " << from << " -> " << to << ": " << check;
+      }
+    }
+  }
+}
+
+// Streaming transposes into narrow tiles (grouped kernels, their rows in
+// strips of up to 128) on every ISA path, against the index math: tiles of
+// 1 to 8 rows, source rows not a multiple of the tile's 128 (padding) nor of
+// the strip, an odd number of row blocks.
+TEST(LargeCopyKernelsTest, StreamingTransposesIntoNarrowTilesMatchTheIndexMath) {
+  std::mt19937_64 rng(77);
+  std::vector<Isa> paths = SimdPathsHere();
+  paths.push_back(Isa::kScalar);
+  for (Isa isa : paths) {
+    for (const char* tile : {"T(8,128)", "T(4,128)", "T(2,128)", "T(1,128)"}) {
+      for (const char* dims : {"[200,384]", "[96,1000]", "[300,176]"}) {
+        const std::string from = std::string("f32") + dims + "{1,0}";
+        const std::string to = std::string("f32") + dims + "{0,1:" + tile + "}";
+        const absl::Status check = RelayoutOnAlignedBuffers(isa, from, to, true, rng);
+        ASSERT_TRUE(check.ok()) << IsaName(isa) << " " << from << " -> " << to << ": " << check;
       }
     }
   }

@@ -533,6 +533,7 @@ absl::Status RelayoutPlan::Impl::PlanTasks(const TiledLayout& s, const TiledLayo
   if (planned && streaming) internal::GroupLineRunsForStreaming(&tasks, es);
   if (planned) internal::UseRowTables(&tasks, es, isa);
   if (planned) internal::BlockNarrowTransposes(&tasks, es, isa);
+  if (planned && streaming) internal::TallerGroupedBlocksForStreaming(&tasks, es, isa);
   if (planned && !streaming && fill_uniform && dst_bytes > internal::kSmallPlanBytes) {
     internal::FusePaddedRows(&tasks, es);
   }

@@ -223,13 +223,15 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
     int64_t dsa) {
   const int64_t na16 = na & ~int64_t{15}, nb16 = nb & ~int64_t{15};
   // From memory, a strip sweeps at most 256 source rows, so the pages it
-  // reads stay in the TLB and their lines in L2 until the next strip uses
-  // them; lines two tiles down the strip are fetched ahead. In cache, a
+  // reads stay in the TLB, and each tile fetches into L2 the lines its own
+  // 16 rows need two tiles along a: a whole strip of tiles ahead, where the
+  // next tile's lines down the strip came too late to hide DRAM. In cache, a
   // strip holds about 64 KiB of source rows (16 at least): each destination
   // row then gets a run of lines, not one, which the hardware's prefetch
   // follows (f32[512,256] to {0,1}, 1 KiB rows: 64-row strips 0.48x ->
   // 0.80x of memcpy), while rows of 4 KB stay in strips of 16, which
-  // measured best on them.
+  // measured best on them; 256-row strips fetching ahead measured no faster
+  // in L3 (f32[1000,1000]) and slower on short rows (f32[2000,300]).
   const int64_t strip_rows =
       kStream ? 256 : std::clamp<int64_t>((int64_t{64} << 10) / std::max<int64_t>(ssb, 1) / 16 * 16,
                                           16, 256);
@@ -237,9 +239,9 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
     const int64_t b1 = std::min(nb16, b0 + strip_rows);
     for (int64_t a = 0; a < na16; a += 16) {
       for (int64_t b = b0; b < b1; b += 16) {
-        if (kStream && b + 32 < b1) {
+        if (kStream && a + 32 < na16) {
           for (int r = 0; r < 16; ++r) {
-            _mm_prefetch(src + a * 4 + (b + 32 + r) * ssb, _MM_HINT_T0);
+            _mm_prefetch(src + (a + 32) * 4 + (b + r) * ssb, _MM_HINT_T1);
           }
         }
         const char* s = src + a * 4 + b * ssb;
@@ -278,13 +280,27 @@ __attribute__((target("avx2"))) void Transpose32Avx2Grouped(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb, int64_t dsa,
     int64_t dsg) {
   constexpr int64_t kGroupsPerHalf = 8 / kGroup;
-  for (int64_t b = 0; b < nb; b += 16) {
+  auto tile = [&](int64_t a, int64_t b) __attribute__((target("avx2"), always_inline)) {
+    const char* s = src + a * 4 + b * ssb;
+    char* d = dst + (a / kGroup) * dsg + b * 4;
+    Transpose8x16Avx2<kStream, kGroup>(s, d, ssb, dsa, dsg);
+    Transpose8x16Avx2<kStream, kGroup>(s + 32, d + kGroupsPerHalf * dsg, ssb, dsa, dsg);
+  };
+  // Streaming, the rows come in strips (TallerGroupedBlocksForStreaming),
+  // swept down 16 columns at a time, fetching ahead as the plain strips do.
+  if (kStream) {
     for (int64_t a = 0; a + 16 <= na; a += 16) {
-      const char* s = src + a * 4 + b * ssb;
-      char* d = dst + (a / kGroup) * dsg + b * 4;
-      Transpose8x16Avx2<kStream, kGroup>(s, d, ssb, dsa, dsg);
-      Transpose8x16Avx2<kStream, kGroup>(s + 32, d + kGroupsPerHalf * dsg, ssb, dsa, dsg);
+      for (int64_t b = 0; b < nb; b += 16) {
+        for (int r = 0; a + 48 <= na && r < 16; ++r) {
+          _mm_prefetch(src + (a + 32) * 4 + (b + r) * ssb, _MM_HINT_T1);
+        }
+        tile(a, b);
+      }
     }
+    return;
+  }
+  for (int64_t b = 0; b < nb; b += 16) {
+    for (int64_t a = 0; a + 16 <= na; a += 16) tile(a, b);
   }
 }
 

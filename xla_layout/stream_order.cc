@@ -1,5 +1,9 @@
 #include "xla_layout/stream_order.h"
 
+#include <algorithm>
+
+#include "xla_layout/relayout_kernels.h"
+
 namespace xla_layout::internal {
 
 void GroupLineRunsForStreaming(std::vector<Task>* tasks, int64_t es) {
@@ -18,6 +22,26 @@ void GroupLineRunsForStreaming(std::vector<Task>* tasks, int64_t es) {
       t.loops.insert(t.loops.end() - 1, inner);
       break;
     }
+  }
+}
+
+void TallerGroupedBlocksForStreaming(std::vector<Task>* tasks, int64_t es, Isa isa) {
+  for (Task& t : *tasks) {
+    const size_t n = t.loops.size();
+    // The block loop outermost (n == 4) is the one threads share: kept.
+    if (t.kind != Kind::kTranspose || !t.grouped || n < 5 ||
+        !HasGroupedTransposeKernel(isa, t.loops[n - 2].extent, es)) {
+      continue;
+    }
+    Loop& block = t.loops[n - 4];
+    Loop& rows = t.loops[n - 1];
+    if (block.src != rows.extent * rows.src || block.dst != rows.extent * rows.dst) continue;
+    int64_t k = kGroupedStreamRows / std::max<int64_t>(rows.extent, 1);
+    while (k > 1 && block.extent % k != 0) --k;
+    if (k < 2) continue;
+    rows.extent *= k;
+    // Left in place at extent 1: a grouped task keeps a loop outside its kernel's.
+    block = Loop{block.extent / k, block.src * k, block.dst * k};
   }
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "xla_layout/isa.h"
 #include "xla_layout/relayout_planner.h"
 
 namespace xla_layout::internal {
@@ -28,6 +29,24 @@ inline constexpr int64_t kStreamPieceBytes = 512;
 // after OrderLoopsForStreaming, for streaming plans. Other tasks are left
 // as they are.
 void GroupLineRunsForStreaming(std::vector<Task>* tasks, int64_t es);
+
+// Source rows a streaming grouped transpose (Task::grouped, into narrow
+// tiles such as {0,1:T(4,128)}) takes per kernel call, where the planner
+// gives it one destination line of rows (16 f32) at a time: the kernel
+// sweeps them 16 columns at a time, so each tile line of the destination is
+// written 512 bytes at a time, not 64, and the source rows are read by a
+// strip of them, as the plain transposes read theirs.
+inline constexpr int64_t kGroupedStreamRows = 128;
+
+// For each grouped transpose task that `isa` (the plan's, resolved) has a
+// grouped kernel for, whose loop just outside the kernel's three steps
+// through blocks of its rows (BlockNarrowTransposes' split), and is not the
+// outermost (the loop a plan's threads share out): as many blocks
+// as fit in kGroupedStreamRows rows, and divide that loop's extent, become
+// one kernel call. Without the kernel, the set's transpose goes tile by
+// tile and keeps its one line of rows. Call after BlockNarrowTransposes, for
+// streaming plans. Other tasks are left as they are.
+void TallerGroupedBlocksForStreaming(std::vector<Task>* tasks, int64_t es, Isa isa);
 
 }  // namespace xla_layout::internal
 

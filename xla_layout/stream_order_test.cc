@@ -68,5 +68,54 @@ TEST(StreamOrderTest, StreamingPlansOfThirtyTwoByThirtyTwoTilesAreGrouped) {
       << plan->Describe();
 }
 
+Task Grouped(std::vector<Loop> loops) {
+  Task t{Kind::kTranspose, 0, 0, std::move(loops)};
+  t.grouped = true;
+  return t;
+}
+
+TEST(StreamOrderTest, GroupedTransposesTakeTheirBlocksOfRowsInStrips) {
+  // f32[4096,4096]{1,0} -> {0,1:T(4,128)}: eight blocks of 16 rows per tile
+  // row become one call of 128 rows; the block loop stays, at extent 1.
+  std::vector<Task> tasks = {Grouped(
+      {{32, 2097152, 2048}, {8, 262144, 64}, {1024, 16, 65536}, {4, 4, 512}, {16, 16384, 4}})};
+  TallerGroupedBlocksForStreaming(&tasks, 4, Isa::kAvx2);
+  EXPECT_EQ(LoopsOf(tasks[0]), "32:2097152/2048 1:2097152/512 1024:16/65536 4:4/512 128:16384/4");
+  // Twelve blocks: the largest divisor of 12 that fits 128 rows, 6.
+  tasks = {Grouped({{3, 786432, 768}, {12, 65536, 64}, {8, 16, 8192}, {8, 4, 1024},
+                    {16, 4096, 4}})};
+  TallerGroupedBlocksForStreaming(&tasks, 4, Isa::kAvx2);
+  EXPECT_EQ(LoopsOf(tasks[0]), "3:786432/768 2:393216/384 8:16/8192 8:4/1024 96:4096/4");
+}
+
+TEST(StreamOrderTest, OtherTransposesKeepTheirRows) {
+  const std::vector<std::vector<Loop>> kept = {
+      {{2, 720896, 512}, {11, 65536, 64}, {8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}},  // 11
+      {{2, 32768, 512}, {8, 4096, 64}, {8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}},  // not rows
+      {{8, 65536, 64}, {8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}},  // blocks outermost: threads
+      {{8, 16, 8192}, {8, 4, 1024}, {16, 4096, 4}}};                 // no loop outside
+  for (const std::vector<Loop>& loops : kept) {
+    std::vector<Task> tasks = {Grouped(loops)};
+    const std::string before = LoopsOf(tasks[0]);
+    TallerGroupedBlocksForStreaming(&tasks, 4, Isa::kAvx2);
+    EXPECT_EQ(LoopsOf(tasks[0]), before);
+  }
+  // No grouped kernel (the scalar path, 2-byte elements): tile by tile, one
+  // line of rows per call as planned.
+  const std::vector<Loop> tile_rows = {
+      {32, 2097152, 2048}, {8, 262144, 64}, {1024, 16, 65536}, {4, 4, 512}, {16, 16384, 4}};
+  for (const auto& [es, isa] :
+       {std::pair{int64_t{4}, Isa::kScalar}, std::pair{int64_t{2}, Isa::kAvx2}}) {
+    std::vector<Task> tasks = {Grouped(tile_rows)};
+    TallerGroupedBlocksForStreaming(&tasks, es, isa);
+    EXPECT_EQ(tasks[0].loops[4].extent, 16) << IsaName(isa) << " " << es;
+  }
+  std::vector<Task> plain = {Task{
+      Kind::kTranspose, 0, 0,
+      {{32, 2097152, 2048}, {8, 262144, 64}, {4, 4, 512}, {16, 16384, 4}}}};
+  TallerGroupedBlocksForStreaming(&plain, 4, Isa::kAvx2);
+  EXPECT_EQ(LoopsOf(plain[0]), "32:2097152/2048 8:262144/64 4:4/512 16:16384/4");
+}
+
 }  // namespace
 }  // namespace xla_layout::internal
