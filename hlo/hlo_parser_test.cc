@@ -571,6 +571,25 @@ ENTRY e {
   EXPECT_TRUE(same(empty).empty());
 }
 
+// The range's steps load instructions ahead, never past the last one (under
+// AddressSanitizer a read past a full vector's storage fails): walks of
+// every length around the distance ahead, by either increment, see every
+// instruction once, in order.
+TEST(HloModuleTest, InstructionRangeWalksEveryLengthToItsEnd) {
+  HloComputation c("c");
+  for (int n = 0; n <= 40; ++n) {
+    std::vector<HloInstruction*> copy = c.instructions();
+    HloComputation::InstructionRange view = c.instruction_range();
+    std::vector<HloInstruction*> pre, post;
+    for (auto it = view.begin(); it != view.end(); ++it) pre.push_back(*it);
+    for (auto it = view.begin(); it != view.end();) post.push_back(*it++);
+    EXPECT_EQ(pre, copy) << n;
+    EXPECT_EQ(post, copy) << n;
+    c.AddInstruction(std::make_unique<HloInstruction>(absl::StrCat("p", n),
+                                                      HloOpcode::kParameter, Shape(F32, {})));
+  }
+}
+
 // ReplaceInstructions puts each replacement in its instruction's place, with
 // the uses and the root, batch after batch: a second batch may replace a
 // replacement of the first (a local id the first batch gave out).
