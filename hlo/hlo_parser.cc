@@ -105,7 +105,7 @@ absl::StatusOr<absl::string_view> Parser::ParseNameView(absl::string_view what) 
 // Inserting a name probes a table of up to millions of slots at random, a
 // cache miss per instruction on large computations; started a line ahead,
 // the parse of the line hides it. A wrong guess costs only the hint.
-void Parser::PrefetchNextName() const {
+void Parser::PrefetchNextName() {
   const void* newline = std::memchr(text_.data() + pos_, '\n', text_.size() - pos_);
   if (newline == nullptr) return;
   size_t p = static_cast<const char*>(newline) - text_.data() + 1;
@@ -114,7 +114,16 @@ void Parser::PrefetchNextName() const {
   if (p < text_.size() && text_[p] == '%') ++p;
   size_t end = p;
   while (end < text_.size() && IsNameChar(text_[end])) ++end;
-  if (end > p) names_.Prefetch(text_.substr(p, end - p));
+  if (end == p) return;
+  next_name_ = text_.substr(p, end - p);
+  next_name_hash_ = names_.Hash(next_name_);
+  names_.Prefetch(next_name_hash_);
+}
+
+uint64_t Parser::NameHash(absl::string_view name) const {
+  return name.data() == next_name_.data() && name.size() == next_name_.size()
+             ? next_name_hash_
+             : names_.Hash(name);
 }
 
 // What an op's written shape must be before anything reads it. XLA builds
@@ -363,7 +372,8 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
   size_t name_at = (SkipSpace(), pos_);
   absl::StatusOr<absl::string_view> name = ParseNameView("an instruction name");
   if (!name.ok()) return name.status();
-  if (names_.Contains(*name)) {
+  const uint64_t name_hash = NameHash(*name);
+  if (names_.Find(*name, name_hash) != nullptr) {
     return ErrorAt(name_at, absl::StrCat("instruction '", *name,
                                          "' is defined twice in '",
                                          computation.name(), "'"));
@@ -395,7 +405,7 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
   s = ParseArguments(computation, *instr, operands);
   if (!s.ok()) return s;
   HloInstruction* raw = computation.AddInstruction(std::move(instr));
-  names_.Insert(raw);
+  names_.Insert(raw, name_hash);
   s = FinishOperands(raw, std::move(operands));
   if (!s.ok()) return s;
   if (inferred) inferred_.push_back({raw, shape_at});
@@ -415,19 +425,23 @@ absl::Status Parser::ParseInstruction(HloComputation& computation, bool& saw_roo
 
 absl::Status Parser::FinishOperands(HloInstruction* instr,
                                     OperandList operands) {
-  for (const PendingOperand& op : operands) {
-    if (op.nested != nullptr) continue;
-    if (!names_.Contains(op.name)) {
+  // Each name is looked up once: at a million instructions a lookup is a
+  // hash and a probe of a table far larger than the caches.
+  absl::InlinedVector<HloInstruction*, 4> definitions(operands.size(), nullptr);
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (operands[k].nested != nullptr) continue;
+    definitions[k] = names_.Find(operands[k].name);
+    if (definitions[k] == nullptr) {
       forward_.push_back({instr, std::move(operands)});
       return absl::OkStatus();
     }
   }
-  for (const PendingOperand& op : operands) {
-    if (op.nested != nullptr) {
-      instr->AppendOperand(op.nested);
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (operands[k].nested != nullptr) {
+      instr->AppendOperand(operands[k].nested);
       continue;
     }
-    absl::Status s = ResolveOperand(instr, op, names_.Find(op.name));
+    absl::Status s = ResolveOperand(instr, operands[k], definitions[k]);
     if (!s.ok()) return s;
   }
   return absl::OkStatus();

@@ -71,8 +71,11 @@ class Parser {
   // The same, as a view into the text (no string per name).
   absl::StatusOr<absl::string_view> ParseNameView(absl::string_view what);
   // Starts loading the name table's slot for the instruction on the next
-  // line, if that line looks like one.
-  void PrefetchNextName() const;
+  // line, if that line looks like one, and keeps that name's hash.
+  void PrefetchNextName();
+  // The name table's hash of `name`, a view into the text: the one kept by
+  // PrefetchNextName when it is that name, so each name is hashed once.
+  uint64_t NameHash(absl::string_view name) const;
   // Consumes `word` when it stands alone (not the start of a longer name).
   bool ConsumeKeyword(absl::string_view word);
   absl::StatusOr<Shape> ParseShapeHere();
@@ -171,6 +174,8 @@ class Parser {
   absl::string_view text_;
   SourceText source_;
   size_t line_hint_ = 0;  // where the last location was found
+  absl::string_view next_name_;  // the name PrefetchNextName hashed
+  uint64_t next_name_hash_ = 0;
   std::vector<std::string>* warnings_;
   HloParseOptions options_;
   int64_t upgraded_api_versions_ = 0;

@@ -118,6 +118,32 @@ TEST(HloCorpusTest, EveryFileParsesVerifiesAndRoundTrips) {
   EXPECT_GE(real, 4);
 }
 
+// The parser hashes the next line's name ahead and reuses that hash only
+// for that very name: lines whose look-ahead finds another name, or none,
+// still resolve, and a name defined again on the next line is refused.
+TEST(HloParserTest, NamesHashedAheadResolveOnlyAsThemselves) {
+  std::unique_ptr<HloModule> m = ParseTestModule(R"(
+HloModule ahead
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4] negate(x)
+  // no name ahead of y: what it hashed last is y's own name
+  z = f32[4] negate(y)
+  zz = f32[4] negate(z)
+
+  %w = f32[4] negate(zz)
+  ROOT %r = f32[4] add(x, %w)
+})");
+  ASSERT_NE(m, nullptr);
+  HloComputation* entry = m->entry();
+  EXPECT_EQ(entry->FindInstruction("zz")->operand(0)->name(), "z");
+  EXPECT_EQ(entry->FindInstruction("w")->operand(0)->name(), "zz");
+  EXPECT_EQ(entry->root()->operand(1)->name(), "w");
+  EXPECT_THAT(ParseError("HloModule m\nENTRY e {\n  x.1 = f32[] parameter(0)\n"
+                         "  ROOT %x.1 = f32[] negate(x.1)\n}\n"),
+              HasSubstr("t.hlo:4:8: error: instruction 'x.1' is defined twice"));
+}
+
 TEST(HloParserTest, FormsAndAttributes) {
   std::unique_ptr<HloModule> m = ParseTestModule(R"(
 HloModule m, replica_count=2, entry_computation_layout={(f32[2,3]{0,1})->f32[3]{0}}
@@ -543,6 +569,25 @@ ENTRY e {
   EXPECT_EQ(same(*e), (std::vector<std::string>{"p0", "n", "r"}));
   HloComputation empty("none");
   EXPECT_TRUE(same(empty).empty());
+}
+
+// The range's steps load instructions ahead, never past the last one (under
+// AddressSanitizer a read past a full vector's storage fails): walks of
+// every length around the distance ahead, by either increment, see every
+// instruction once, in order.
+TEST(HloModuleTest, InstructionRangeWalksEveryLengthToItsEnd) {
+  HloComputation c("c");
+  for (int n = 0; n <= 40; ++n) {
+    std::vector<HloInstruction*> copy = c.instructions();
+    HloComputation::InstructionRange view = c.instruction_range();
+    std::vector<HloInstruction*> pre, post;
+    for (auto it = view.begin(); it != view.end(); ++it) pre.push_back(*it);
+    for (auto it = view.begin(); it != view.end();) post.push_back(*it++);
+    EXPECT_EQ(pre, copy) << n;
+    EXPECT_EQ(post, copy) << n;
+    c.AddInstruction(std::make_unique<HloInstruction>(absl::StrCat("p", n),
+                                                      HloOpcode::kParameter, Shape(F32, {})));
+  }
 }
 
 // ReplaceInstructions puts each replacement in its instruction's place, with

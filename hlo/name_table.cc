@@ -37,11 +37,10 @@ size_t InstructionNameTable::Probe(absl::string_view name, uint64_t hash) const 
   }
 }
 
-bool InstructionNameTable::Insert(HloInstruction* instruction) {
+bool InstructionNameTable::Insert(HloInstruction* instruction, uint64_t hash) {
   if (CapacityFor(entries_.size() + 1) > slots_.size()) {
     Rehash(CapacityFor(entries_.size() + 1));
   }
-  const uint64_t hash = hash_(instruction->name());
   Slot& s = slots_[Probe(instruction->name(), hash)];
   if (s.entry != kEmpty) return false;
   s = {static_cast<uint32_t>(entries_.size()), static_cast<uint32_t>(hash >> 32)};
@@ -49,15 +48,15 @@ bool InstructionNameTable::Insert(HloInstruction* instruction) {
   return true;
 }
 
-HloInstruction* InstructionNameTable::Find(absl::string_view name) const {
+HloInstruction* InstructionNameTable::Find(absl::string_view name, uint64_t hash) const {
   if (slots_.empty()) return nullptr;
-  const Slot& s = slots_[Probe(name, hash_(name))];
+  const Slot& s = slots_[Probe(name, hash)];
   return s.entry == kEmpty ? nullptr : entries_[s.entry];
 }
 
-void InstructionNameTable::Prefetch(absl::string_view name) const {
+void InstructionNameTable::Prefetch(uint64_t hash) const {
   if (slots_.empty()) return;
-  __builtin_prefetch(&slots_[hash_(name) & (slots_.size() - 1)]);
+  __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
 }
 
 void InstructionNameTable::Clear() {

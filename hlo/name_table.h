@@ -25,17 +25,28 @@ class InstructionNameTable {
   // `hash` is for tests, which make names collide.
   explicit InstructionNameTable(HashFunction hash = &DefaultHash) : hash_(hash) {}
 
+  // The hash of `name` that the overloads taking `hash` expect: a caller
+  // that looks one name up several times computes it once.
+  uint64_t Hash(absl::string_view name) const { return hash_(name); }
+
   // Room for `n` names without growing.
   void Reserve(size_t n);
   // Adds `instruction` under its name(), which must not change while it is
   // in the table. False, and nothing added, when the table holds an
   // instruction of that name.
-  bool Insert(HloInstruction* instruction);
+  bool Insert(HloInstruction* instruction) {
+    return Insert(instruction, Hash(instruction->name()));
+  }
+  // The same, with `hash` == Hash(instruction->name()).
+  bool Insert(HloInstruction* instruction, uint64_t hash);
   // The instruction named `name`, or null.
-  HloInstruction* Find(absl::string_view name) const;
+  HloInstruction* Find(absl::string_view name) const { return Find(name, Hash(name)); }
+  // The same, with `hash` == Hash(name).
+  HloInstruction* Find(absl::string_view name, uint64_t hash) const;
   bool Contains(absl::string_view name) const { return Find(name) != nullptr; }
-  // Starts loading the slot where `name` is looked for (a hint only).
-  void Prefetch(absl::string_view name) const;
+  // Starts loading the slot where the name of hash `hash` is looked for (a
+  // hint only).
+  void Prefetch(uint64_t hash) const;
   size_t size() const { return entries_.size(); }
   // Empties the table and frees its memory.
   void Clear();

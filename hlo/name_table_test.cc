@@ -87,6 +87,20 @@ TEST_F(NameTableTest, ProbesWrapAroundTheEnd) {
   EXPECT_EQ(table.Find("tail"), tail);
 }
 
+TEST_F(NameTableTest, OverloadsWithAHashUseTheHashGiven) {
+  InstructionNameTable table;
+  HloInstruction* a = Make("a");
+  ASSERT_TRUE(table.Insert(a, table.Hash("a")));
+  EXPECT_EQ(table.Find("a"), a) << "the same slot as the overload that hashes";
+  EXPECT_EQ(table.Find("a", table.Hash("a")), a);
+  EXPECT_FALSE(table.Insert(Make("a"), table.Hash("a")));
+  // Given another name's hash, the name is looked for where that hash
+  // points: the hash is not computed again.
+  EXPECT_EQ(table.Find("a", table.Hash("a") ^ 1), nullptr);
+  table.Prefetch(table.Hash("b"));  // a hint only
+  EXPECT_EQ(table.size(), 1u);
+}
+
 TEST_F(NameTableTest, ReserveAndClear) {
   InstructionNameTable table;
   table.Reserve(1000);
