@@ -534,7 +534,7 @@ absl::Status RelayoutPlan::Impl::PlanTasks(const TiledLayout& s, const TiledLayo
   if (planned) internal::UseRowTables(&tasks, es, isa);
   if (planned) internal::BlockNarrowTransposes(&tasks, es, isa);
   if (planned && streaming) internal::TallerGroupedBlocksForStreaming(&tasks, es, isa);
-  if (planned && !streaming && fill_uniform && dst_bytes > internal::kSmallPlanBytes) {
+  if (planned && !streaming && fill_uniform && dst_bytes > internal::kFusePaddedRowsBytes) {
     internal::FusePaddedRows(&tasks, es);
   }
   if (!planned) {

@@ -640,10 +640,12 @@ std::unique_ptr<SmallPlan> SmallPlan::Compile(const std::vector<Task>& tasks, in
                                               const std::vector<uint8_t>& fill, Isa isa,
                                               int64_t src_bytes, int64_t dst_bytes) {
   if (dst_bytes > kSmallPlanBytes || tasks.empty()) return nullptr;
-  // A row table (transpose_narrow.h) replaces a loop's destination stride;
-  // the ops here step by strides only, so such plans keep the general path.
+  // A row table (transpose_narrow.h) replaces a loop's destination stride,
+  // and a run with its padding fused (FusePaddedRows) writes more than its
+  // loops say; the ops here step by strides and write the loops' bytes
+  // only, so such plans keep the general path.
   for (const Task& task : tasks) {
-    if (!task.rows.empty()) return nullptr;
+    if (!task.rows.empty() || task.pad_bytes != 0) return nullptr;
   }
   auto plan = std::make_unique<SmallPlan>(Key());
   plan->fill_ = fill;

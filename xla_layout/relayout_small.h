@@ -39,11 +39,19 @@
 
 namespace xla_layout::internal {
 
-// The largest destination (bytes) a small plan takes: a quarter of an L2
-// (1 MiB here), where the copy runs in cache on one thread and the ops' own
-// kernels (rows of 32 bytes in pairs) beat the general path's; below about
-// 16 KiB the general path's overhead alone kept copies under 0.7x memcpy.
-inline constexpr int64_t kSmallPlanBytes = 256 << 10;
+// The largest destination (bytes) a small plan takes: an L2 (1 MiB here),
+// where the copy runs in cache on one thread and the ops' own kernels (rows
+// of 32 bytes in pairs) beat the general path's; below about 16 KiB the
+// general path's overhead alone kept copies under 0.7x memcpy, and from 256
+// KiB to 1 MiB its work items and separate fill passes were slower than the
+// ops (the 1x1 weights [96,576] and [160,576] into T(8,128);
+// docs/benchmarks.md).
+inline constexpr int64_t kSmallPlanBytes = 1 << 20;
+// Destinations over this many bytes get their padded rows fused on the
+// general path (FusePaddedRows): plans the small plans do not take there
+// (several threads, row tables) keep the threshold they had when small
+// plans stopped at it.
+inline constexpr int64_t kFusePaddedRowsBytes = 256 << 10;
 
 struct SmallOp;
 using SmallKernel = void (*)(const SmallOp& op, const char* src, char* dst);

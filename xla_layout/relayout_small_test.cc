@@ -270,9 +270,15 @@ TEST(SmallPlanTest, OnlySmallOneThreadPlansInCacheAreCompiled) {
     EXPECT_TRUE(plan.ok()) << plan.status();
     return plan.ok() ? plan->Describe() : std::string();
   };
-  // 256 KiB of destination is small; 256 KiB and 4 bytes are not.
+  // 1 MiB of destination is small on one thread; 1 MiB and 4 bytes are not.
+  RelayoutOptions one;
+  one.threads = 1;
   EXPECT_THAT(describe("f32[256,256]{1,0}", "f32[256,256]{0,1}"), HasSubstr("small: "));
-  EXPECT_THAT(describe("f32[65537]{0}", "f32[65537]{0}"), Not(HasSubstr("small: ")));
+  EXPECT_THAT(describe("f32[512,512]{1,0}", "f32[512,512]{0,1}", one), HasSubstr("small: "));
+  EXPECT_THAT(describe("f32[262145]{0}", "f32[262145]{0}", one), Not(HasSubstr("small: ")));
+  // Runs with their padding fused (FusePaddedRows) keep the general path.
+  EXPECT_THAT(describe("f32[1,52,616]{1,2,0}", "f32[1,52,616]{1,2,0:T(8,128)}", one),
+              Not(HasSubstr("small: ")));
   RelayoutOptions in_place;
   in_place.allow_in_place = true;
   EXPECT_THAT(describe("f32[16,16]{1,0}", "f32[16,16]{0,1}", in_place), Not(HasSubstr("small")));
@@ -283,6 +289,26 @@ TEST(SmallPlanTest, OnlySmallOneThreadPlansInCacheAreCompiled) {
               Not(HasSubstr("small")));
   EXPECT_THAT(describe("s4[64,128]{1,0:T(2,128)E(4)}", "s4[64,128]{0,1:E(4)}"),
               HasSubstr("small: "));
+}
+
+// The 1x1 convolution weights [M,N,1,1] into T(8,128) tiles of M lanes,
+// whose destinations (256 KiB to 1 MiB) took the general path and its
+// separate fill pass: one thread makes them small plans, which write every
+// element and padding slot on every ISA path; with M and N not multiples
+// of 8, 16 or 128, M under 8 and N under 16.
+TEST(SmallPlanTest, WeightsIntoTilesUpToAnL2AreSmall) {
+  std::mt19937_64 rng(31);
+  for (const char* dims : {"[96,576,1,1]", "[160,576,1,1]", "[100,600,1,1]", "[131,900,1,1]",
+                           "[7,1000,1,1]", "[9000,15,1,1]"}) {
+    const std::string src = absl::StrCat("f32", dims, "{3,2,1,0}");
+    const std::string dst = absl::StrCat("f32", dims, "{0,1,3,2:T(8,128)}");
+    for (Isa isa : IsaPathsHere()) {
+      std::string text;
+      const absl::Status check = CheckOneThreadRelayout(src, dst, isa, {0xA5}, rng, &text);
+      EXPECT_TRUE(check.ok()) << check << "\n" << text;
+      EXPECT_THAT(text, HasSubstr("small: ")) << src << " on " << IsaName(isa);
+    }
+  }
 }
 
 }  // namespace
