@@ -259,6 +259,15 @@ class HloInstruction {
   const std::vector<HloAttribute>& raw_attributes() const { return raw_; }
   std::vector<HloAttribute>& mutable_raw_attributes() { return raw_; }
 
+  // Starts loading what a walk over every instruction reads: the opcode
+  // with the start of the shape, and the operand and user lists. A hint
+  // only; the members' addresses, not offsets, so a change of the class's
+  // layout cannot make it fetch the wrong lines.
+  void PrefetchForWalk() const {
+    __builtin_prefetch(&opcode_);
+    __builtin_prefetch(&operands_);
+  }
+
   // The text of this instruction, without indentation or ROOT. An
   // async-start whose called computation is one op on its parameters (and
   // the async-update and async-done that continue it) prints in XLA's
@@ -317,15 +326,6 @@ bool IsInPlaceCollectivePermute(const HloInstruction& i);
 // shorthand). An update or done follows the start it continues.
 std::optional<HloOpcode> AsyncShorthandOpcode(const HloInstruction& i);
 
-// Starts loading what walks over every instruction read of `instruction`:
-// its opcode and the start of its shape (the first line), and its operand
-// and user lists (224 bytes on). A hint only.
-inline void PrefetchInstruction(const HloInstruction* instruction) {
-  const char* at = reinterpret_cast<const char*>(instruction);
-  __builtin_prefetch(at);
-  __builtin_prefetch(at + 224);
-}
-
 class HloComputation {
  public:
   explicit HloComputation(std::string name) : name_(std::move(name)) {}
@@ -369,7 +369,7 @@ class HloComputation {
       // guess.
       Iterator& operator++() {
         ++at_;
-        if (end_ - at_ > kPrefetchAhead) PrefetchInstruction(at_[kPrefetchAhead].get());
+        if (end_ - at_ > kPrefetchAhead) at_[kPrefetchAhead]->PrefetchForWalk();
         return *this;
       }
       Iterator operator++(int) {
