@@ -371,6 +371,11 @@ void RegisterReplay() {
   std::cerr << "replay: " << found.copies.size() << " distinct copies from "
             << found.modules << " module runs (" << found.modules_skipped
             << " skipped: not parsed, verified or laid out)\n";
+  // Outside `bazel run` the folders are read from the current directory.
+  for (const std::string& u : found.unreadable) {
+    std::cerr << "replay: no modules read from " << u
+              << " (run from the checkout or with bazel run)\n";
+  }
   int i = 0;
   for (const bench::ReplayedCopy& c : found.copies) {
     absl::StatusOr<TiledLayout> s = TiledLayout::Create(c.src);

@@ -41,7 +41,10 @@ ReplayedCopies CollectReplayedCopies(const std::vector<std::string>& folders) {
   std::map<std::pair<std::string, std::string>, size_t> index;
   for (const std::string& folder : folders) {
     absl::StatusOr<std::vector<CorpusFile>> files = ReadHloCorpus(folder);
-    if (!files.ok()) continue;
+    if (!files.ok()) {
+      out.unreadable.push_back(folder);
+      continue;
+    }
     for (const CorpusFile& file : *files) {
       for (const std::string& target : TargetConfig::BuiltinNames()) {
         absl::StatusOr<std::unique_ptr<HloModule>> module =

@@ -25,10 +25,12 @@ struct ReplayedCopies {
   std::vector<ReplayedCopy> copies;  // in the order first seen
   int modules = 0;                   // parsed, verified and laid out
   int modules_skipped = 0;           // did not parse, verify or pass
+  // Folders that could not be read (missing, unreadable or without a module).
+  std::vector<std::string> unreadable;
 };
 
-// Runs the layout pass on every `*.hlo` below each folder (folders that
-// cannot be read are skipped) for every built-in target, and collects the
+// Runs the layout pass on every `*.hlo` below each folder (a folder that
+// cannot be read is named in `unreadable` and skipped) for every built-in target, and collects the
 // copies it inserts, merged by their two shapes. Files under a `real/`
 // folder are read with accept_old_dumps, as the corpus reader says.
 ReplayedCopies CollectReplayedCopies(const std::vector<std::string>& folders);
