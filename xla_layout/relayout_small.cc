@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xla_layout/transpose_nine.h"
 #include "xla_layout/transpose_tiny.h"
 #include "xla_layout/transpose_weights.h"
 
@@ -369,6 +370,15 @@ bool IsTinyTranspose(const SmallOp& op, Isa isa) {
          TakesTransposeTiny(op.es, a.extent, b.extent, a.dst, isa);
 }
 
+// One plane of nine columns (the [C,9] weights, transpose_nine.h): the
+// fields read into scalars and the kernel a tail call. Through ForLoops
+// and TransposeWeights32, f32[32,1,3,3] to {0,1,3,2} spent about a third
+// of its samples around the kernel (perf of small_plan_bench).
+void TransposeNineColumns(const SmallOp& op, const char* src, char* dst) {
+  const int64_t nb = op.loops[3].extent, ssb = op.loops[3].src, dsa = op.loops[2].dst;
+  return TransposeNine32(src + op.src_offset, dst + op.dst_offset, nb, ssb, dsa);
+}
+
 bool IsWeightTranspose(const SmallOp& op, Isa isa) {
   const Loop &a = op.loops[2], &b = op.loops[3];
   return a.src == op.es && b.dst == op.es &&
@@ -529,6 +539,10 @@ std::string ChooseKernel(const Task& task, Isa isa, const std::vector<uint8_t>& 
         op->kernel = isa == Isa::kAvx512 ? TransposeWeights<Isa::kAvx512>
                                          : TransposeWeights<Isa::kAvx2>;
         name = "transpose of 32-bit columns";
+        if (op->loops[0].extent == 1 && op->loops[1].extent == 1 && op->loops[2].extent == 9) {
+          op->kernel = TransposeNineColumns;
+          name = "transpose of 32-bit columns, nine in one plane";
+        }
       } else if (isa != Isa::kScalar && IsByteInterleave4(*op)) {
         op->kernel = InterleaveBytes4;
         name = "interleave of 4 byte rows";

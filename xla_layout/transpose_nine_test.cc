@@ -97,5 +97,36 @@ TEST(TransposeNine32Test, DepthwiseWeightCopiesMatchTheIndexMath) {
   EXPECT_GT(with_kernel, 0);
 }
 
+// A single plane of nine columns is one op that calls the kernel directly
+// (no loops around it); nine columns in two or more planes keep the loops
+// of the weights op. Both write what the index math says on every path.
+TEST(TransposeNine32Test, OnePlaneIsTheKernelAlone) {
+  std::mt19937_64 rng(41);
+  struct Case {
+    const char* src;
+    const char* dst;
+    bool one_plane;
+  };
+  const Case cases[] = {
+      {"f32[32,1,3,3]{3,2,1,0}", "f32[32,1,3,3]{0,1,3,2}", true},
+      {"f32[96,1,3,3]{3,2,1,0}", "f32[96,1,3,3]{0,1,3,2:T(1,128)}", true},
+      {"f32[3,3,3,32]{1,0,2,3}", "f32[3,3,3,32]{2,3,1,0}", true},
+      {"f32[16,2,3,3]{3,2,1,0}", "f32[16,2,3,3]{1,0,3,2}", true},
+      {"f32[2,16,3,3]{3,2,1,0}", "f32[2,16,3,3]{1,3,2,0}", false},
+      {"f32[3,24,3,3]{3,2,1,0}", "f32[3,24,3,3]{1,3,2,0:T(1,128)}", false},
+  };
+  for (const Case& c : cases) {
+    for (Isa isa : IsaPathsHere()) {
+      std::string describe;
+      const absl::Status check = CheckOneThreadRelayout(c.src, c.dst, isa, {0xC3}, rng, &describe);
+      ASSERT_TRUE(check.ok()) << check << "\n" << describe;
+      if (isa == Isa::kScalar) continue;
+      EXPECT_TRUE(absl::StrContains(describe, "32-bit columns")) << c.dst << "\n" << describe;
+      EXPECT_EQ(absl::StrContains(describe, "nine in one plane"), c.one_plane)
+          << c.src << " -> " << c.dst << "\n" << describe;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace xla_layout
