@@ -431,8 +431,8 @@ TEST(RelayoutTest, NarrowTransposesSweepTheTilesAlongOneLineOfRows) {
 // streaming ones read four panels side by side, each in order, and write
 // each row 512 bytes at a time (xla_layout/stream_order.h).
 TEST(RelayoutTest, StreamingCopiesOfShortRunsReadTheSourceInOrder) {
-  ExpectLoops("f32[256,256]{0,1:T(32,32)(32,1)}", "f32[256,256]{1,0}",
-              "256:128/1024 8:32768/128 32:4/4", "2:131072/512 256:128/1024 4:32768/128 32:4/4");
+  ExpectLoops("f32[512,512]{0,1:T(32,32)(32,1)}", "f32[512,512]{1,0}",
+              "512:128/2048 16:65536/128 32:4/4", "2:524288/1024 512:128/2048 8:65536/128 32:4/4");
 }
 
 TEST(RelayoutTest, PartialTilesAndPaddingRunInterleavedWithTheFullTiles) {

@@ -12,7 +12,7 @@ void GroupLineRunsForStreaming(std::vector<Task>* tasks, int64_t es) {
     if (t.kind != Kind::kCopy || t.loops.size() < 2) continue;
     const int64_t run = t.loops.back().extent * es;
     if (t.loops.back().dst != es || run % kLine != 0 || run >= kStreamPieceBytes) continue;
-    const int64_t group = kStreamPieceBytes / run;
+    const int64_t group = kStreamPieceRuns;
     // The loop that continues the runs in the destination, outside the run.
     for (size_t k = 0; k + 1 < t.loops.size(); ++k) {
       Loop& l = t.loops[k];

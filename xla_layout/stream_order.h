@@ -6,7 +6,8 @@
 // streaming copy's speed here, where 512 bytes at a time run at its speed,
 // and reading a few source streams side by side costs next to nothing.
 // So the runs that continue one another in the destination are taken a
-// few at a time, 512 bytes of destination per kernel call.
+// few at a time: eight per kernel call (512 bytes of 64-byte runs, 1 KiB of
+// 128-byte tile rows), eight source rows read side by side.
 #ifndef XLA_LAYOUT_STREAM_ORDER_H_
 #define XLA_LAYOUT_STREAM_ORDER_H_
 
@@ -18,16 +19,24 @@
 
 namespace xla_layout::internal {
 
-// Destination bytes a grouped streaming copy writes in one piece.
+// Runs shorter than this are grouped (512-byte runs and longer already
+// stream at the copy's speed; taken two at a time they measured slower).
 inline constexpr int64_t kStreamPieceBytes = 512;
+
+// Runs a grouped streaming copy writes in one piece. Eight 128-byte tile
+// rows (1 KiB) stream faster than four (512 bytes), and eight 256-byte
+// ones than two; 32 tile rows at a time (a whole 4 KiB tile, 32 source
+// rows side by side) ran at half the speed, and 16 64-byte runs measured
+// no better than 8.
+inline constexpr int64_t kStreamPieceRuns = 8;
 
 // For each copy task whose runs are whole lines shorter than
 // kStreamPieceBytes, with a loop outside them whose destination stride is
 // the run (the runs continue one another there) and whose extent the group
-// divides: that loop is split, and its inner part of kStreamPieceBytes /
-// run steps becomes the kernel's row loop (just outside the run). Call
-// after OrderLoopsForStreaming, for streaming plans. Other tasks are left
-// as they are.
+// divides: that loop is split, and its inner part of kStreamPieceRuns
+// steps becomes the kernel's row loop (just outside the run). Call after
+// OrderLoopsForStreaming, for streaming plans. Other tasks are left as they
+// are.
 void GroupLineRunsForStreaming(std::vector<Task>* tasks, int64_t es);
 
 // Source rows a streaming grouped transpose (Task::grouped, into narrow

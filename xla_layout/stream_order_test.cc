@@ -20,22 +20,27 @@ std::string LoopsOf(const Task& t) {
 
 Task Copy(std::vector<Loop> loops) { return Task{Kind::kCopy, 0, 0, std::move(loops)}; }
 
-TEST(StreamOrderTest, RunsThatContinueInTheDestinationAreTakenFiveHundredTwelveBytesAtATime) {
+TEST(StreamOrderTest, RunsThatContinueInTheDestinationAreTakenEightAtATime) {
   // f32[4096,4096]{0,1:T(32,32)(32,1)} -> {1,0}, read in source order:
   // 128-byte rows of 32 tiles in turn, one 128-byte piece per destination row.
   std::vector<Task> tasks = {
       Copy({{4, 16777216, 4096}, {32, 524288, 128}, {4096, 128, 16384}, {32, 4, 4}})};
   GroupLineRunsForStreaming(&tasks, 4);
   EXPECT_EQ(LoopsOf(tasks[0]),
-            "4:16777216/4096 8:2097152/512 4096:128/16384 4:524288/128 32:4/4");
-  // And {1,0} -> {0,1:T(32,32)(32,1)}: four source rows at a time.
+            "4:16777216/4096 4:4194304/1024 4096:128/16384 8:524288/128 32:4/4");
+  // And {1,0} -> {0,1:T(32,32)(32,1)}: eight source rows at a time, 1 KiB
+  // of a tile per call.
   tasks = {Copy({{128, 524288, 4096}, {32, 16384, 128}, {128, 128, 524288}, {32, 4, 4}})};
   GroupLineRunsForStreaming(&tasks, 4);
-  EXPECT_EQ(LoopsOf(tasks[0]), "128:524288/4096 8:65536/512 128:128/524288 4:16384/128 32:4/4");
-  // 64-byte runs: eight at a time.
+  EXPECT_EQ(LoopsOf(tasks[0]), "128:524288/4096 4:131072/1024 128:128/524288 8:16384/128 32:4/4");
+  // 64-byte runs: eight at a time, 512 bytes.
   tasks = {Copy({{64, 64, 1024}, {16, 4096, 64}, {16, 4, 4}})};
   GroupLineRunsForStreaming(&tasks, 4);
   EXPECT_EQ(LoopsOf(tasks[0]), "64:64/1024 2:32768/512 8:4096/64 16:4/4");
+  // 256-byte runs ({0,1:T(64,64)(64,1)}): eight at a time, 2 KiB.
+  tasks = {Copy({{256, 262144, 4096}, {16, 16384, 256}, {64, 256, 1048576}, {64, 4, 4}})};
+  GroupLineRunsForStreaming(&tasks, 4);
+  EXPECT_EQ(LoopsOf(tasks[0]), "256:262144/4096 2:131072/2048 64:256/1048576 8:16384/256 64:4/4");
 }
 
 TEST(StreamOrderTest, OtherTasksAreLeftAsPlanned) {
@@ -61,10 +66,11 @@ TEST(StreamOrderTest, StreamingPlansOfThirtyTwoByThirtyTwoTilesAreGrouped) {
   options.threads = 1;
   options.streaming = RelayoutOptions::Streaming::kOn;
   absl::StatusOr<RelayoutPlan> plan =
-      RelayoutPlan::Create(ParseTestShape("f32[256,256]{0,1:T(32,32)(32,1)}"),
-                           ParseTestShape("f32[256,256]{1,0}"), options);
+      RelayoutPlan::Create(ParseTestShape("f32[512,512]{0,1:T(32,32)(32,1)}"),
+                           ParseTestShape("f32[512,512]{1,0}"), options);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_NE(plan->Describe().find("2:131072/512 256:128/1024 4:32768/128 32:4/4"), std::string::npos)
+  EXPECT_NE(plan->Describe().find("2:524288/1024 512:128/2048 8:65536/128 32:4/4"),
+            std::string::npos)
       << plan->Describe();
 }
 
