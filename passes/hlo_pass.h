@@ -209,7 +209,9 @@ class PassPipeline {
 // Version 4: HloInstruction and Shape changed their member layout (the rare
 // parts out of line, a one-byte opcode), so a plugin compiled against
 // version 3's headers would read the wrong fields.
-inline constexpr int kPassPluginApiVersion = 4;
+// Version 5: Shape and Layout changed their member layout again (one inline
+// tile, the dynamic flags and tuple elements in one block out of line).
+inline constexpr int kPassPluginApiVersion = 5;
 
 // dlopens `path` (a bare file name is taken from the working directory, not
 // searched on the library path), checks that both entry points (and the

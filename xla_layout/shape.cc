@@ -19,23 +19,23 @@ Shape::Shape(PrimitiveType element_type, absl::Span<const int64_t> dimensions)
 }
 
 Shape& Shape::set_dynamic_dimension(int i, bool dynamic) {
-  if (!dynamic && !dynamic_.has_value()) return *this;  // static already
-  if (!dynamic_.has_value()) dynamic_.mutable_get().assign(dimensions_.size(), false);
-  dynamic_.mutable_get()[i] = dynamic;
+  if (!dynamic && !has_dynamic()) return *this;  // static already
+  if (!has_dynamic()) rare_.mutable_get().dynamic.assign(dimensions_.size(), false);
+  rare_.mutable_get().dynamic[i] = dynamic;
   return *this;
 }
 
 Shape Shape::MakeTuple(std::vector<Shape> elements) {
   Shape shape;
   shape.element_type_ = TUPLE;
-  if (!elements.empty()) shape.tuple_shapes_.mutable_get() = std::move(elements);
+  if (!elements.empty()) shape.rare_.mutable_get().tuple_shapes = std::move(elements);
   return shape;
 }
 
 bool Shape::IsArray() const { return IsArrayType(element_type_); }
 
 bool Shape::is_static() const {
-  for (bool d : dynamic_.get()) {
+  for (bool d : rare_.get().dynamic) {
     if (d) return false;
   }
   for (const Shape& s : tuple_shapes()) {
@@ -117,7 +117,7 @@ absl::Status Shape::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat(
         "invalid element type ", static_cast<int>(element_type_)));
   }
-  if (dynamic_.has_value() && dynamic_.get().size() != dimensions_.size()) {
+  if (has_dynamic() && rare_.get().dynamic.size() != dimensions_.size()) {
     return absl::InvalidArgumentError(
         "is_dynamic_dimension must have one entry per dimension");
   }
@@ -155,7 +155,7 @@ absl::StatusOr<Shape> Shape::FromProto(const ShapeProto& proto) {
     for (const ShapeProto& element : proto.tuple_shapes()) {
       absl::StatusOr<Shape> s = FromProto(element);
       if (!s.ok()) return s.status();
-      shape.tuple_shapes_.mutable_get().push_back(*std::move(s));
+      shape.mutable_tuple_shapes().push_back(*std::move(s));
     }
   } else {
     shape.dimensions_.assign(proto.dimensions().begin(),

@@ -58,15 +58,15 @@ class Shape {
     dimensions_[i] = size;
     return *this;
   }
-  bool is_dynamic_dimension(int i) const { return dynamic_.has_value() && dynamic_.get()[i]; }
+  bool is_dynamic_dimension(int i) const { return has_dynamic() && rare_.get().dynamic[i]; }
   Shape& set_dynamic_dimension(int i, bool dynamic);
   bool is_unbounded_dynamic_dimension(int i) const {
     return dimensions_[i] == kUnboundedSize;
   }
   bool is_static() const;
 
-  const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_.get(); }
-  std::vector<Shape>& mutable_tuple_shapes() { return tuple_shapes_.mutable_get(); }
+  const std::vector<Shape>& tuple_shapes() const { return rare_.get().tuple_shapes; }
+  std::vector<Shape>& mutable_tuple_shapes() { return rare_.mutable_get().tuple_shapes; }
 
   bool has_layout() const { return has_layout_; }
   // The layout; a default Layout when there is none (check has_layout()).
@@ -147,11 +147,15 @@ class Shape {
   // Inline up to rank 4 (NCHW and below): shapes are copied often, and an
   // instruction holds one.
   absl::InlinedVector<int64_t, 4> dimensions_;
-  // The dynamic flags, one per dimension; absent while every dimension is
-  // static (nearly every shape), so that a shape holds a pointer, not a
-  // vector. Tuple elements likewise: out of line, as few shapes are tuples.
-  OutOfLine<absl::InlinedVector<bool, 6>> dynamic_;
-  OutOfLine<std::vector<Shape>> tuple_shapes_;
+  // What few shapes have, in one block out of line (one pointer in every
+  // shape, not two): the dynamic flags, one per dimension, empty while
+  // every dimension is static (nearly every shape), and a tuple's elements.
+  struct Rare {
+    absl::InlinedVector<bool, 6> dynamic;
+    std::vector<Shape> tuple_shapes;
+  };
+  bool has_dynamic() const { return rare_.has_value() && !rare_.get().dynamic.empty(); }
+  OutOfLine<Rare> rare_;
   Layout layout_;  // a default Layout while has_layout_ is false
 };
 

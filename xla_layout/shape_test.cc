@@ -162,11 +162,11 @@ TEST(ShapeTest, DynamicFlagsStoredOnlyWhenSet) {
 }
 
 // The layout sits beside a flag in the element type's padding, not in a
-// std::optional: a shape is 184 bytes, not 192. A layout set and cleared
+// std::optional: a shape is 152 bytes, not 160. A layout set and cleared
 // again makes the same shape as one never set (equal, same hash, printed
 // alike), and only a shape with a layout gives a mutable one.
 TEST(ShapeTest, LayoutIsFlaggedBesideTheElementType) {
-  EXPECT_LE(sizeof(Shape), 184u);
+  EXPECT_LE(sizeof(Shape), 152u);
   Shape never = Shape(F32, {4, 5}).clear_layout();
   Shape cleared = Parse("f32[4,5]{0,1:T(2,2)}");
   ASSERT_TRUE(cleared.has_layout());
@@ -200,6 +200,39 @@ TEST(ShapeTest, TupleElementsCopyDeeply) {
   EXPECT_EQ(empty, emptied);
   EXPECT_EQ(absl::HashOf(empty), absl::HashOf(emptied));
   EXPECT_TRUE(Shape(F32, {2}).tuple_shapes().empty());
+}
+
+// The dynamic flags and the tuple elements share one block out of line:
+// making either leaves the other as it was, and a block made for the one
+// does not count as flags for the other.
+TEST(ShapeTest, DynamicFlagsAndTupleElementsShareABlock) {
+  Shape array(F32, {4, 5});
+  array.mutable_tuple_shapes();  // makes the block, no flags in it
+  EXPECT_TRUE(array.is_static());
+  EXPECT_FALSE(array.is_dynamic_dimension(0));
+  EXPECT_TRUE(array.Validate().ok());
+  EXPECT_EQ(array, Shape(F32, {4, 5}));
+  array.set_dynamic_dimension(1, true);
+  EXPECT_TRUE(array.is_dynamic_dimension(1));
+  EXPECT_TRUE(array.Validate().ok()) << "one flag per dimension";
+  EXPECT_TRUE(array.tuple_shapes().empty());
+  Shape copy = array;
+  copy.set_dynamic_dimension(1, false);
+  EXPECT_TRUE(array.is_dynamic_dimension(1)) << "a copy has a block of its own";
+  EXPECT_EQ(copy, Shape(F32, {4, 5}));
+}
+
+// One tile is held inline; more go to the heap, and copy and compare alike.
+TEST(ShapeTest, TilesBeyondTheFirstCopyDeeply) {
+  const Shape two = Parse("bf16[16,256]{1,0:T(8,128)(2,1)}");
+  ASSERT_EQ(two.layout().tiles().size(), 2u);
+  Shape copy = two;
+  EXPECT_EQ(copy, two);
+  EXPECT_EQ(copy.ToString(), "bf16[16,256]{1,0:T(8,128)(2,1)}");
+  copy.mutable_layout()->set_tiles({two.layout().tiles()[0]});
+  EXPECT_EQ(two.layout().tiles().size(), 2u);
+  EXPECT_NE(copy, two);
+  EXPECT_EQ(copy, Parse("bf16[16,256]{1,0:T(8,128)}"));
 }
 
 TEST(ShapeTest, LongShapesPrintWholeAndRoundTrip) {
