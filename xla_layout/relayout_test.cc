@@ -387,21 +387,23 @@ TEST(RelayoutTest, StreamingInterleaveKeepsDestinationOrder) {
 // scalar path), only rows that would overfill an L1 set are reordered, and
 // the kernel still goes one tile per call.
 TEST(RelayoutTest, NarrowTransposesSweepTheTilesAlongOneLineOfRows) {
-  // Streaming, the grouped kernel takes the rows of a whole tile (128) per
-  // call, in strips (xla_layout/stream_order.h).
-  const char kT4[] = "2:524288/2048 8:65536/64 256:16/4096 4:4/512 16:4096/4";
-  ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}", kT4,
-              "2:524288/2048 1:524288/512 256:16/4096 4:4/512 128:4096/4");
-  const char kT2[] = "2:524288/1024 8:65536/64 512:8/2048 2:4/512 16:4096/4";
-  ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(2,128)}", kT2,
-              "2:524288/1024 1:524288/512 512:8/2048 2:4/512 128:4096/4");
-  const char kT8[] = "2:524288/4096 8:65536/64 128:32/8192 8:4/512 16:4096/4";
-  ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(8,128)}", kT8,
-              "2:524288/4096 1:524288/512 128:32/8192 8:4/512 128:4096/4");
   // Rows 4000 bytes apart spread over the L1's sets: grouped all the same
   // where the grouped kernel exists (AVX2 and up), as planned elsewhere.
+  // The ISA is named, not left to XLA_LAYOUT_ISA, whose scalar override
+  // has no grouped kernel.
   const char kSpreadLoops[] = "2:512000/2048 8:64000/64 250:16/4096 4:4/512 16:4000/4";
   if (ResolveIsa(Isa::kAvx2) == Isa::kAvx2) {
+    // Streaming, the grouped kernel takes the rows of a whole tile (128) per
+    // call, in strips (xla_layout/stream_order.h).
+    const char kT4[] = "2:524288/2048 8:65536/64 256:16/4096 4:4/512 16:4096/4";
+    ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}", kT4,
+                "2:524288/2048 1:524288/512 256:16/4096 4:4/512 128:4096/4", Isa::kAvx2);
+    const char kT2[] = "2:524288/1024 8:65536/64 512:8/2048 2:4/512 16:4096/4";
+    ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(2,128)}", kT2,
+                "2:524288/1024 1:524288/512 512:8/2048 2:4/512 128:4096/4", Isa::kAvx2);
+    const char kT8[] = "2:524288/4096 8:65536/64 128:32/8192 8:4/512 16:4096/4";
+    ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(8,128)}", kT8,
+                "2:524288/4096 1:524288/512 128:32/8192 8:4/512 128:4096/4", Isa::kAvx2);
     ExpectLoops("f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(4,128)}", kSpreadLoops,
                 "2:512000/2048 1:512000/512 250:16/4096 4:4/512 128:4000/4", Isa::kAvx2);
     for (const auto& [src, dst] :
