@@ -55,6 +55,15 @@ __attribute__((target("avx512f"))) void FillRowsAvx512(char* dst, const int64_t*
   }
 }
 
+// Planes of nine: plane p is nb source rows (ssb bytes apart) of 9
+// elements from byte 36 * p into 9 rows (dsa apart) from byte pds * p.
+// One straight-line kernel per plane: the row table's 8-column blocks took
+// 24 + 8 overlapping columns for 27 and a call per block.
+void NinePlanes(const char* s, char* d, int64_t planes, int64_t nb, int64_t ssb, int64_t dsa,
+                int64_t pds) {
+  for (int64_t p = 0; p < planes; ++p, s += 36, d += pds) TransposeNine32(s, d, nb, ssb, dsa);
+}
+
 // Source rows [b, b + n) of one tile (n >= 1), every column, into lanes
 // from `lane0` (bytes) of each destination row, at tile offset `to`: the
 // column blocks by TransposeRows32 (16 rows at a time where destination
@@ -65,13 +74,7 @@ void Chunk(const WeightsTiling& t, const char* src, char* dst, int64_t to, int64
   const char* s = src + b * t.ssb;
   char* d = dst + to + (b % t.tb) * 4;
   if (t.plane_dst != 0) {
-    // One straight-line kernel per plane of nine: the row table's 8-column
-    // blocks took 24 + 8 overlapping columns for 27 and a call per block.
-    d += t.rows[0];
-    for (int64_t p = 0; p < t.na / 9; ++p, s += 36, d += t.plane_dst) {
-      TransposeNine32(s, d, n, t.ssb, t.nine_dsa);
-    }
-    return;
+    return NinePlanes(s, d + t.rows[0], t.na / 9, n, t.ssb, t.nine_dsa, t.plane_dst);
   }
   if (t.dsa != 0 && t.dsa % kSharedSetBytes != 0 && n >= 8) {
     return TransposeWeights32(s, d + t.rows[0], t.na, n, t.ssb, t.dsa, isa);
@@ -250,6 +253,15 @@ std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const Ti
 
 namespace {
 
+// Planes of nine without padding as an op of their own: loops[1] the
+// planes, loops[2].dst the nine rows' stride, loops[3] the source rows;
+// the fields read into scalars and no table, chunks or fills around the
+// kernel.
+void RunNinePlanes(const SmallOp& op, const char* src, char* dst) {
+  const Loop p = op.loops[1], b = op.loops[3];
+  return NinePlanes(src, dst + op.dst_offset, p.extent, b.extent, b.src, op.loops[2].dst, p.dst);
+}
+
 template <Isa kIsa>
 void RunWeightsTiling(const SmallOp& op, const char* src, char* dst) {
   TransposeWeightsTiled32(*static_cast<const WeightsTiling*>(op.table), src, dst, kIsa);
@@ -262,6 +274,18 @@ std::unique_ptr<SmallPlan> CompileWeightsTiling(const TiledLayout& src, const Ti
   std::optional<WeightsTiling> tiling = MatchWeightsTiling(src, dst, fill, isa);
   if (!tiling.has_value()) return nullptr;
   auto table = std::make_shared<const WeightsTiling>(std::move(*tiling));
+  const WeightsTiling& t = *table;
+  if (t.plane_dst != 0 && t.tb == t.nb && t.pad_rows.empty()) {
+    SmallOp op{RunNinePlanes};
+    op.es = 4;
+    op.dst_offset = t.rows[0];
+    op.loops[0] = {1, 0, 0};
+    op.loops[1] = {t.na / 9, 36, t.plane_dst};
+    op.loops[2] = {9, 4, t.nine_dsa};
+    op.loops[3] = {t.nb, t.ssb, 4};
+    return SmallPlan::OfOp(op, absl::StrCat("transpose of 32-bit columns, ", t.na / 9,
+                                            " planes of nine"), nullptr);
+  }
   SmallOp op{isa == Isa::kAvx512 ? RunWeightsTiling<Isa::kAvx512> : RunWeightsTiling<Isa::kAvx2>};
   op.es = 4;
   op.table = table.get();

@@ -73,7 +73,8 @@ std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const Ti
 void TransposeWeightsTiled32(const WeightsTiling& t, const char* src, char* dst, Isa isa);
 
 // A small plan of one op that runs TransposeWeightsTiled32, when
-// MatchWeightsTiling takes the pair; null otherwise.
+// MatchWeightsTiling takes the pair (planes of nine without padding lanes
+// or rows: an op that runs their kernel alone); null otherwise.
 std::unique_ptr<SmallPlan> CompileWeightsTiling(const TiledLayout& src, const TiledLayout& dst,
                                                 const std::vector<uint8_t>& fill, Isa isa);
 
