@@ -39,8 +39,8 @@ struct WeightsTiling {
   int64_t dsa = 0;
   // Planes of nine ([O,I,3,3] to {0,1,3,2}, one run of lanes): rows[9 * p
   // + k] = rows[0] + p * plane_dst + k * nine_dsa for k < 9, na a multiple
-  // of 9 over 9, nine_dsa not a multiple of kSharedSetBytes; both 0
-  // otherwise.
+  // of 9 over 9, rows not evenly spaced (dsa 0), nine_dsa not a multiple
+  // of kSharedSetBytes; both 0 otherwise.
   int64_t nine_dsa = 0, plane_dst = 0;
   uint8_t fill[4] = {0, 0, 0, 0};
 };

@@ -153,6 +153,8 @@ TEST(TransposeWeightsTiledTest, FindsPlanesOfNine) {
   EXPECT_EQ(t->nine_dsa, 2048);
   EXPECT_EQ(t->plane_dst, 128);
   EXPECT_FALSE(Match("f32[32,32,3,3]{3,2,1,0}", "f32[32,32,3,3]{0,1,3,2}"));
+  // Evenly spaced rows (a multiple of 9 of them) are not planes.
+  EXPECT_FALSE(Match("f32[96,576,1,1]{3,2,1,0}", "f32[96,576,1,1]{0,1,3,2:T(8,128)}"));
   // A row table that is not planes of nine keeps the column blocks.
   t = Match("f32[144,24,1,1]{3,2,1,0}", "f32[144,24,1,1]{0,1,3,2:T(8,128)}");
   ASSERT_TRUE(t.has_value());
