@@ -154,15 +154,20 @@ absl::Status RunAndCheckRelayout(const RelayoutPlan& plan, const Shape& src, con
   return CheckRelayout(*s, in.data(), *d, out.data(), fill);
 }
 
-absl::Status CheckOneThreadRelayout(absl::string_view src, absl::string_view dst, Isa isa,
-                                    absl::Span<const uint8_t> fill, std::mt19937_64& rng,
-                                    std::string* describe) {
-  const Shape src_shape = ParseTestShape(src), dst_shape = ParseTestShape(dst);
+absl::StatusOr<RelayoutPlan> OneThreadPlan(const Shape& src, const Shape& dst, Isa isa,
+                                           absl::Span<const uint8_t> fill) {
   RelayoutOptions options;
   options.isa = isa;
   options.threads = 1;
   options.padding_value.assign(fill.begin(), fill.end());
-  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src_shape, dst_shape, options);
+  return RelayoutPlan::Create(src, dst, options);
+}
+
+absl::Status CheckOneThreadRelayout(absl::string_view src, absl::string_view dst, Isa isa,
+                                    absl::Span<const uint8_t> fill, std::mt19937_64& rng,
+                                    std::string* describe) {
+  const Shape src_shape = ParseTestShape(src), dst_shape = ParseTestShape(dst);
+  absl::StatusOr<RelayoutPlan> plan = OneThreadPlan(src_shape, dst_shape, isa, fill);
   const std::string where = absl::StrCat(src, " -> ", dst, " on ", IsaName(isa), ": ");
   if (!plan.ok()) return absl::Status(plan.status().code(), where + plan.status().ToString());
   if (describe != nullptr) *describe = plan->Describe();

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "xla_layout/isa.h"
 #include "xla_layout/test_util.h"
+#include "xla_layout/tiled_layout.h"
 
 namespace xla_layout {
 namespace {
@@ -124,6 +125,72 @@ TEST(TransposeNine32Test, OnePlaneIsTheKernelAlone) {
       EXPECT_TRUE(absl::StrContains(describe, "32-bit columns")) << c.dst << "\n" << describe;
       EXPECT_EQ(absl::StrContains(describe, "nine in one plane"), c.one_plane)
           << c.src << " -> " << c.dst << "\n" << describe;
+    }
+  }
+}
+
+// Planes of nine of every O from 8 to 40 and the replayed sizes, 2 to 4
+// and 16 planes, with and without T(1,128): every path writes what the
+// index math says, the SIMD paths through the per-plane kernel.
+TEST(TransposeNine32Test, PlanesOfNineMatchTheIndexMath) {
+  std::mt19937_64 rng(42);
+  std::vector<int64_t> outputs;
+  for (int64_t o = 8; o <= 40; ++o) outputs.push_back(o);
+  for (int64_t o : {64, 96, 127, 129}) outputs.push_back(o);
+  int with_planes = 0;
+  for (int64_t o : outputs) {
+    for (int64_t i : {2, 3, 4, 16}) {
+      const std::string src = absl::StrCat("f32[", o, ",", i, ",3,3]{3,2,1,0}");
+      for (const char* layout : {"{0,1,3,2}", "{0,1,3,2:T(1,128)}"}) {
+        const std::string dst = absl::StrCat("f32[", o, ",", i, ",3,3]", layout);
+        // Not taken: nine rows a multiple of 4096 bytes apart (I * lanes *
+        // 4), panels of 8 or 16 rows by whole column blocks.
+        const int64_t lanes = absl::StrContains(layout, "T(") ? (o + 127) / 128 * 128 : o;
+        const bool panel = (o == 8 || o == 16) && i % 8 == 0;
+        const bool planes = i * lanes * 4 % 4096 != 0 && !panel;
+        for (Isa isa : IsaPathsHere()) {
+          std::string describe;
+          const absl::Status check =
+              CheckOneThreadRelayout(src, dst, isa, {0xC3}, rng, &describe);
+          ASSERT_TRUE(check.ok()) << check << "\n" << describe;
+          if (isa == Isa::kScalar) continue;
+          EXPECT_EQ(absl::StrContains(describe, absl::StrCat(i, " planes of nine")), planes)
+              << src << " -> " << dst << "\n" << describe;
+          // Without padding lanes an op of its own, without the tiled op's
+          // table, chunks and fills.
+          const bool tiled_op = absl::StrContains(describe, "into rows of");
+          if (planes) EXPECT_EQ(tiled_op, lanes != o) << src << " -> " << dst << "\n" << describe;
+          with_planes += planes;
+        }
+      }
+    }
+  }
+  if (SimdPathsHere().empty()) GTEST_SKIP() << "no AVX2 here";
+  EXPECT_GT(with_planes, 0);
+}
+
+// The plans of planes of nine, each source ending at the last row's last
+// element just before an unreadable page: every element and padding slot
+// is what the index math says, and nothing past the source is read.
+TEST(TransposeNine32Test, PlanesOfNineReadNothingPastTheSource) {
+  std::mt19937_64 rng(43);
+  for (const char* dst_text : {"f32[20,3,3,3]{0,1,3,2}", "f32[20,3,3,3]{0,1,3,2:T(1,128)}"}) {
+    const Shape src_shape = ParseTestShape("f32[20,3,3,3]{3,2,1,0}");
+    const Shape dst_shape = ParseTestShape(dst_text);
+    absl::StatusOr<TiledLayout> s = TiledLayout::Create(src_shape);
+    absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst_shape);
+    ASSERT_TRUE(s.ok() && d.ok());
+    for (Isa isa : SimdPathsHere()) {
+      const std::vector<uint8_t> fill = {0xAB};
+      absl::StatusOr<RelayoutPlan> plan = OneThreadPlan(src_shape, dst_shape, isa, fill);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      ASSERT_TRUE(absl::StrContains(plan->Describe(), "3 planes of nine")) << plan->Describe();
+      GuardedSource guarded(s->byte_size());
+      FillRandomBytes(rng, absl::MakeSpan(guarded.data(), s->byte_size()));
+      std::vector<uint8_t> out(d->byte_size(), 0x5A);
+      plan->Execute(guarded.data(), out.data());
+      const absl::Status check = CheckRelayout(*s, guarded.data(), *d, out.data(), fill);
+      EXPECT_TRUE(check.ok()) << check << " " << dst_text << " on " << IsaName(isa);
     }
   }
 }

@@ -37,11 +37,17 @@ struct WeightsTiling {
   std::vector<int64_t> pad_rows;  // bytes
   // rows[a] = rows[0] + a * dsa when the rows are evenly spaced, else 0.
   int64_t dsa = 0;
+  // Planes of nine ([O,I,3,3] to {0,1,3,2}, one run of lanes): rows[9 * p
+  // + k] = rows[0] + p * plane_dst + k * nine_dsa for k < 9, na a multiple
+  // of 9 over 9, rows not evenly spaced (dsa 0), nine_dsa not a multiple
+  // of kSharedSetBytes; both 0 otherwise.
+  int64_t nine_dsa = 0, plane_dst = 0;
   uint8_t fill[4] = {0, 0, 0, 0};
 };
 
 // Columns a source row may have here: the weights of depthwise (9) and
-// narrow 1x1 (K up to 32) convolutions; wider rows keep the general plan.
+// narrow 1x1 (K up to 32) convolutions; wider rows keep the general plan,
+// except planes of nine (any multiple of 9).
 inline constexpr int64_t kMaxTiledWeightColumns = 32;
 
 // The tiling of a relayout from `src` to `dst` when it is such a transpose
@@ -49,9 +55,9 @@ inline constexpr int64_t kMaxTiledWeightColumns = 32;
 // outermost dim of size > 1 (b, rows ssb bytes apart) becomes the
 // destination's minor dim, split into tiles of tb lanes (or not split),
 // the other dims (a) contiguous in the source, 8 to
-// kMaxTiledWeightColumns of them, 8 or more rows (not panels of 8 or 16 rows
-// by a multiple of 8 columns), a destination of at most
-// kSmallPlanBytes without an L(n) tail, `isa` AVX2 or AVX-512; not when
+// kMaxTiledWeightColumns of them (or planes of nine), 8 or more rows (not
+// panels of 8 or 16 rows by a multiple of 8 columns), a destination of at
+// most kSmallPlanBytes without an L(n) tail, `isa` AVX2 or AVX-512; not when
 // TransposeWeights32 takes the whole copy in one call (evenly spaced rows,
 // one run of lanes each, at most kMaxWeightSourceBytes of source), which
 // leaves [C,K] with two or more tiles of lanes, rows that are a table
@@ -61,11 +67,14 @@ std::optional<WeightsTiling> MatchWeightsTiling(const TiledLayout& src, const Ti
                                                 const std::vector<uint8_t>& fill, Isa isa);
 
 // Writes the whole destination of `t` (see WeightsTiling); `isa` AVX2 or
-// AVX-512. The destination must not overlap the source.
+// AVX-512. Planes of nine go through TransposeNine32 (transpose_nine.h)
+// per plane and chunk of rows, so nothing past a source row's last
+// element is read. The destination must not overlap the source.
 void TransposeWeightsTiled32(const WeightsTiling& t, const char* src, char* dst, Isa isa);
 
 // A small plan of one op that runs TransposeWeightsTiled32, when
-// MatchWeightsTiling takes the pair; null otherwise.
+// MatchWeightsTiling takes the pair (planes of nine without padding lanes
+// or rows: an op that runs their kernel alone); null otherwise.
 std::unique_ptr<SmallPlan> CompileWeightsTiling(const TiledLayout& src, const TiledLayout& dst,
                                                 const std::vector<uint8_t>& fill, Isa isa);
 

@@ -132,6 +132,35 @@ TEST(TransposeWeightsTiledTest, TakesWeightsIntoPaddedRows) {
   EXPECT_FALSE(Match("f32[24,144,1,1]{3,2,1,0}", "f32[24,144,1,1]{1,3,2,0:T(1,128)}"));
 }
 
+// [O,I,3,3] to {0,1,3,2}: plane i is O source rows of 9 elements from
+// byte 36 * i, into 9 destination rows I * O * 4 bytes apart from byte
+// O * 4 * i. Not when those 9 rows share an L1 set (4096 bytes apart).
+TEST(TransposeWeightsTiledTest, FindsPlanesOfNine) {
+  std::optional<internal::WeightsTiling> t =
+      Match("f32[32,3,3,3]{3,2,1,0}", "f32[32,3,3,3]{0,1,3,2}");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->na, 27);
+  EXPECT_EQ(t->nine_dsa, 384);
+  EXPECT_EQ(t->plane_dst, 128);
+  t = Match("f32[32,3,3,3]{3,2,1,0}", "f32[32,3,3,3]{0,1,3,2:T(1,128)}");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->nine_dsa, 1536);
+  EXPECT_EQ(t->plane_dst, 512);
+  // Over kMaxTiledWeightColumns, taken as planes.
+  t = Match("f32[32,16,3,3]{3,2,1,0}", "f32[32,16,3,3]{0,1,3,2}");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->na, 144);
+  EXPECT_EQ(t->nine_dsa, 2048);
+  EXPECT_EQ(t->plane_dst, 128);
+  EXPECT_FALSE(Match("f32[32,32,3,3]{3,2,1,0}", "f32[32,32,3,3]{0,1,3,2}"));
+  // Evenly spaced rows (a multiple of 9 of them) are not planes.
+  EXPECT_FALSE(Match("f32[96,576,1,1]{3,2,1,0}", "f32[96,576,1,1]{0,1,3,2:T(8,128)}"));
+  // A row table that is not planes of nine keeps the column blocks.
+  t = Match("f32[144,24,1,1]{3,2,1,0}", "f32[144,24,1,1]{0,1,3,2:T(8,128)}");
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->plane_dst, 0);
+}
+
 // The kernel alone: it writes every byte of the destination, the padding
 // value in the lanes past the last row and in the padding rows.
 TEST(TransposeWeightsTiledTest, WritesEveryDestinationByte) {
