@@ -1,5 +1,8 @@
 #include "xla_layout/test_util.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -101,6 +104,25 @@ Shape RandomArrayShape(std::mt19937_64& rng,
   Shape shape(type, dims);
   shape.set_layout(RandomLayoutFor(rng, shape, options));
   return shape;
+}
+
+GuardedBytes::GuardedBytes(size_t bytes, Side side) : bytes_(bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_ = (bytes + page - 1) / page * page + page;
+  void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    ADD_FAILURE() << "mmap of " << size_ << " bytes failed";
+    size_ = 0;
+    return;
+  }
+  base_ = static_cast<uint8_t*>(p);
+  uint8_t* guard = side == kBeforeGuard ? base_ + size_ - page : base_;
+  EXPECT_EQ(mprotect(guard, page, PROT_NONE), 0);
+  data_ = side == kBeforeGuard ? guard - bytes : base_ + page;
+}
+
+GuardedBytes::~GuardedBytes() {
+  if (base_ != nullptr) munmap(base_, size_);
 }
 
 void FillRandomBytes(std::mt19937_64& rng, absl::Span<uint8_t> bytes) {

@@ -50,6 +50,26 @@ Layout RandomLayoutFor(std::mt19937_64& rng, const Shape& shape,
 std::vector<Isa> SimdPathsHere();
 std::vector<Isa> IsaPathsHere();
 
+// `bytes` of memory that end where an unreadable page begins (kBeforeGuard)
+// or start where one ends (kAfterGuard), so that a kernel reading or
+// writing past either end faults: ASan does not check the loads and stores
+// of intrinsics.
+class GuardedBytes {
+ public:
+  enum Side { kBeforeGuard, kAfterGuard };
+  GuardedBytes(size_t bytes, Side side);
+  ~GuardedBytes();
+  GuardedBytes(const GuardedBytes&) = delete;
+  GuardedBytes& operator=(const GuardedBytes&) = delete;
+  uint8_t* data() { return data_; }
+  absl::Span<uint8_t> span() { return absl::MakeSpan(data_, bytes_); }
+
+ private:
+  size_t bytes_ = 0, size_ = 0;
+  uint8_t* base_ = nullptr;
+  uint8_t* data_ = nullptr;
+};
+
 // Fills `bytes` from `rng`: a relayout source whose padding is garbage too.
 void FillRandomBytes(std::mt19937_64& rng, absl::Span<uint8_t> bytes);
 

@@ -1,8 +1,5 @@
 #include "xla_layout/transpose_nine.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <random>
 #include <string>
@@ -17,28 +14,6 @@
 
 namespace xla_layout {
 namespace {
-
-// Source bytes that end where an unreadable page begins, so that a read
-// past the last one faults (ASan does not check the loads of intrinsics).
-class GuardedSource {
- public:
-  explicit GuardedSource(size_t bytes) {
-    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    size_ = (bytes + page_ - 1) / page_ * page_ + page_;
-    void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    EXPECT_NE(p, MAP_FAILED);
-    base_ = static_cast<uint8_t*>(p);
-    EXPECT_EQ(mprotect(base_ + size_ - page_, page_, PROT_NONE), 0);
-    data_ = base_ + size_ - page_ - bytes;
-  }
-  ~GuardedSource() { munmap(base_, size_); }
-  uint8_t* data() { return data_; }
-
- private:
-  size_t page_ = 0, size_ = 0;
-  uint8_t* base_ = nullptr;
-  uint8_t* data_ = nullptr;
-};
 
 // The kernel against an element loop, for every row count from 8 to 72
 // (whole blocks and a last block overlapping the one before it), source
@@ -59,7 +34,7 @@ TEST(TransposeNine32Test, MatchesAnElementLoop) {
           std::memcpy(&want[a * dsa + b * 4], &src[a * 4 + b * ssb], 4);
         }
       }
-      GuardedSource guarded(src.size());
+      GuardedBytes guarded(src.size(), GuardedBytes::kBeforeGuard);
       std::memcpy(guarded.data(), src.data(), src.size());
       internal::TransposeNine32(reinterpret_cast<const char*>(guarded.data()),
                                 reinterpret_cast<char*>(got.data()), nb, ssb, dsa);
@@ -185,7 +160,7 @@ TEST(TransposeNine32Test, PlanesOfNineReadNothingPastTheSource) {
       absl::StatusOr<RelayoutPlan> plan = OneThreadPlan(src_shape, dst_shape, isa, fill);
       ASSERT_TRUE(plan.ok()) << plan.status();
       ASSERT_TRUE(absl::StrContains(plan->Describe(), "3 planes of nine")) << plan->Describe();
-      GuardedSource guarded(s->byte_size());
+      GuardedBytes guarded(s->byte_size(), GuardedBytes::kBeforeGuard);
       FillRandomBytes(rng, absl::MakeSpan(guarded.data(), s->byte_size()));
       std::vector<uint8_t> out(d->byte_size(), 0x5A);
       plan->Execute(guarded.data(), out.data());

@@ -1,0 +1,84 @@
+// Every kernel path against memory that ends or begins at an unreadable
+// page: the source and the destination of each copy sit right before a
+// guard page, then right after one, so a vector load or store past either
+// end faults here (ASan does not check the loads and stores of intrinsics).
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "xla_layout/isa.h"
+#include "xla_layout/primitive_type.h"
+#include "xla_layout/relayout.h"
+#include "xla_layout/test_util.h"
+#include "xla_layout/tiled_layout.h"
+
+namespace xla_layout {
+namespace {
+
+// Copies larger than this (source plus destination) are left out: the
+// corpus's largest take seconds on the scalar path.
+constexpr int64_t kMaxBytes = int64_t{16} << 20;
+
+// Runs `src` -> `dst` on every path with both buffers against guard pages
+// on each side in turn; the error names the copy, the path and the side.
+void CheckGuarded(const Shape& src, const Shape& dst, std::mt19937_64& rng) {
+  absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
+  absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
+  ASSERT_TRUE(s.ok() && d.ok()) << src.ToString() << " -> " << dst.ToString();
+  if (s->byte_size() + d->byte_size() > kMaxBytes) return;
+  const std::vector<uint8_t> fill = {0xAB};
+  for (Isa isa : IsaPathsHere()) {
+    absl::StatusOr<RelayoutPlan> plan = OneThreadPlan(src, dst, isa, fill);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (GuardedBytes::Side side : {GuardedBytes::kBeforeGuard, GuardedBytes::kAfterGuard}) {
+      GuardedBytes in(s->byte_size(), side), out(d->byte_size(), side);
+      FillRandomBytes(rng, in.span());
+      std::fill(out.span().begin(), out.span().end(), 0x5A);
+      plan->Execute(in.data(), out.data());
+      const absl::Status check = CheckRelayout(*s, in.data(), *d, out.data(), fill);
+      EXPECT_TRUE(check.ok()) << check << "\n"
+                              << src.ToString() << " -> " << dst.ToString() << " on "
+                              << IsaName(isa) << (side == GuardedBytes::kBeforeGuard
+                                                      ? ", guard page after"
+                                                      : ", guard page before");
+    }
+  }
+}
+
+TEST(RelayoutGuardTest, TheCopiesThePassInserts) {
+  std::ifstream file("xla_layout/testdata/inserted_copies.txt");
+  ASSERT_TRUE(file.good());
+  std::mt19937_64 rng(40);
+  std::string line;
+  int copies = 0;
+  while (std::getline(file, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> pair = absl::StrSplit(line, ' ');
+    ASSERT_EQ(pair.size(), 2u) << line;
+    CheckGuarded(ParseTestShape(pair[0]), ParseTestShape(pair[1]), rng);
+    ++copies;
+  }
+  EXPECT_GE(copies, 150);
+}
+
+TEST(RelayoutGuardTest, RandomLayouts) {
+  std::mt19937_64 rng(41);
+  RandomShapeOptions options;
+  options.types = {S8, U8, BF16, F16, F32, S32, F64, C64, C128};
+  options.max_dim = 12;
+  options.allow_attributes = false;
+  for (int k = 0; k < 500; ++k) {
+    const Shape src = RandomArrayShape(rng, options);
+    Shape dst = src;
+    dst.set_layout(RandomLayoutFor(rng, src, options));
+    CheckGuarded(src, dst, rng);
+  }
+}
+
+}  // namespace
+}  // namespace xla_layout
