@@ -26,15 +26,24 @@ constexpr int64_t kMaxBytes = int64_t{16} << 20;
 
 // Runs `src` -> `dst` on every path with both buffers against guard pages
 // on each side in turn; the error names the copy, the path and the side.
-void CheckGuarded(const Shape& src, const Shape& dst, std::mt19937_64& rng) {
+// `streaming` forces the plans' streaming stores (and their kernels' fetches
+// ahead) on; `describe`, when set, gets each plan's Describe().
+void CheckGuarded(const Shape& src, const Shape& dst, std::mt19937_64& rng,
+                  bool streaming = false, std::vector<std::string>* describe = nullptr) {
   absl::StatusOr<TiledLayout> s = TiledLayout::Create(src);
   absl::StatusOr<TiledLayout> d = TiledLayout::Create(dst);
   ASSERT_TRUE(s.ok() && d.ok()) << src.ToString() << " -> " << dst.ToString();
   if (s->byte_size() + d->byte_size() > kMaxBytes) return;
   const std::vector<uint8_t> fill = {0xAB};
   for (Isa isa : IsaPathsHere()) {
-    absl::StatusOr<RelayoutPlan> plan = OneThreadPlan(src, dst, isa, fill);
+    RelayoutOptions options;
+    options.isa = isa;
+    options.threads = 1;
+    options.padding_value = fill;
+    if (streaming) options.streaming = RelayoutOptions::Streaming::kOn;
+    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
     ASSERT_TRUE(plan.ok()) << plan.status();
+    if (describe != nullptr) describe->push_back(plan->Describe());
     for (GuardedBytes::Side side : {GuardedBytes::kBeforeGuard, GuardedBytes::kAfterGuard}) {
       GuardedBytes in(s->byte_size(), side), out(d->byte_size(), side);
       FillRandomBytes(rng, in.span());
@@ -78,6 +87,34 @@ TEST(RelayoutGuardTest, RandomLayouts) {
     dst.set_layout(RandomLayoutFor(rng, src, options));
     CheckGuarded(src, dst, rng);
   }
+}
+
+// Streaming transposes fetch two tiles ahead along the source rows without
+// bounding the fetch by the rows a call covers (an interleaved plan calls
+// them on chunks of a row that goes on): at the end of the source the fetch
+// lands on the guard page, where a prefetch must be dropped, not fault. The
+// shapes take the plain strips, the grouped tiles, and an interleaved
+// transpose with its padding fill, the form of [96,3,224,224] into
+// {0,3,2,1:T(8,128)}.
+TEST(RelayoutGuardTest, StreamingTransposesFetchPastTheirRows) {
+  std::mt19937_64 rng(42);
+  const char* copies[][2] = {
+      {"f32[64,96]{1,0}", "f32[64,96]{0,1}"},
+      {"f32[48,256]{1,0}", "f32[48,256]{0,1:T(4,128)}"},
+      {"f32[16,3,8,40]{3,2,1,0}", "f32[16,3,8,40]{0,3,2,1:T(8,128)}"},
+      {"f32[2,32,7,7]{3,2,1,0}", "f32[2,32,7,7]{3,2,1,0:T(16,1,1)}"},
+  };
+  bool interleaved = false;
+  for (const auto& c : copies) {
+    std::vector<std::string> plans;
+    CheckGuarded(ParseTestShape(c[0]), ParseTestShape(c[1]), rng, /*streaming=*/true, &plans);
+    ASSERT_FALSE(plans.empty());
+    for (const std::string& plan : plans) {
+      EXPECT_NE(plan.find(" streaming"), std::string::npos) << c[0] << "\n" << plan;
+      interleaved |= plan.find(" interleaved") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(interleaved) << "no interleaved streaming plan among the copies";
 }
 
 }  // namespace

@@ -225,7 +225,11 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   // From memory, a strip sweeps at most 256 source rows, so the pages it
   // reads stay in the TLB, and each tile fetches into L2 the lines its own
   // 16 rows need two tiles along a: a whole strip of tiles ahead, where the
-  // next tile's lines down the strip came too late to hide DRAM. In cache, a
+  // next tile's lines down the strip came too late to hide DRAM. The fetch
+  // runs past na: an interleaved plan calls this on chunks of a few tiles
+  // along a row that goes on (f32[96,3,224,224] into {0,3,2,1:T(8,128)}:
+  // 32 a per call, 96 rows), where a fetch bounded by na never ran; past
+  // the end of the source a fetch is dropped, it never faults. In cache, a
   // strip holds about 64 KiB of source rows (16 at least): each destination
   // row then gets a run of lines, not one, which the hardware's prefetch
   // follows (f32[512,256] to {0,1}, 1 KiB rows: 64-row strips 0.48x ->
@@ -239,7 +243,7 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
     const int64_t b1 = std::min(nb16, b0 + strip_rows);
     for (int64_t a = 0; a < na16; a += 16) {
       for (int64_t b = b0; b < b1; b += 16) {
-        if (kStream && a + 32 < na16) {
+        if (kStream) {
           for (int r = 0; r < 16; ++r) {
             _mm_prefetch(src + (a + 32) * 4 + (b + r) * ssb, _MM_HINT_T1);
           }
@@ -287,11 +291,12 @@ __attribute__((target("avx2"))) void Transpose32Avx2Grouped(
     Transpose8x16Avx2<kStream, kGroup>(s + 32, d + kGroupsPerHalf * dsg, ssb, dsa, dsg);
   };
   // Streaming, the rows come in strips (TallerGroupedBlocksForStreaming),
-  // swept down 16 columns at a time, fetching ahead as the plain strips do.
+  // swept down 16 columns at a time, fetching ahead as the plain strips do
+  // (past na too).
   if (kStream) {
     for (int64_t a = 0; a + 16 <= na; a += 16) {
       for (int64_t b = 0; b < nb; b += 16) {
-        for (int r = 0; a + 48 <= na && r < 16; ++r) {
+        for (int r = 0; r < 16; ++r) {
           _mm_prefetch(src + (a + 32) * 4 + (b + r) * ssb, _MM_HINT_T1);
         }
         tile(a, b);
