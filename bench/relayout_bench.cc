@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -276,14 +277,20 @@ double BatchSeconds(int64_t reps, Fn fn) {
 }
 
 // Each function's best batch of `reps` runs, over five rounds in which
-// every function runs one batch in turn (each runs once before, warm): so
-// a noisy machine slows every side alike, and a context switch costs one
-// batch, not a side.
+// every function runs one batch in turn: so a noisy machine slows every
+// side alike, and a context switch costs one batch, not a side. Each batch
+// follows an untimed run of its own function, so its buffers are the ones
+// last touched: a copy near the L3's size runs one rep a batch, and
+// without that run the core (whose buffers no other side shares) started
+// each batch with its buffers evicted by the references' (f32[16,28,28,128]
+// to {3,0,2,1}, 12.8 MB: 0.49x of memcpy so, 0.86x by hlo-layout relayout).
 std::vector<double> BestAlternating(int64_t reps, const std::vector<std::function<void()>>& fns) {
   std::vector<double> best(fns.size(), 1e30);
-  for (const auto& fn : fns) fn();
   for (int round = 0; round < 5; ++round) {
-    for (size_t k = 0; k < fns.size(); ++k) best[k] = std::min(best[k], BatchSeconds(reps, fns[k]));
+    for (size_t k = 0; k < fns.size(); ++k) {
+      fns[k]();
+      best[k] = std::min(best[k], BatchSeconds(reps, fns[k]));
+    }
   }
   return best;
 }
@@ -326,9 +333,10 @@ void BM_OneThread(benchmark::State& state, const Case& c) {
 constexpr int64_t kMaxReplayBytes = int64_t{1} << 30;
 
 // One inserted copy: its plan, built once on one thread, against memcpy of
-// its element bytes and against the floor of any kernel (that memcpy plus a
-// memset of the destination's padding), in alternating batches. Counters
-// give the sums the summary adds up.
+// its element bytes, against the floor of any kernel (that memcpy plus a
+// memset of the destination's padding) and against a plain vector copy of
+// the element bytes (VectorCopy), in alternating batches. Counters give the
+// sums the summary adds up.
 void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   RelayoutOptions options;
   options.threads = 1;
@@ -349,7 +357,8 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
                             [&] {
                               std::memcpy(m.dst.get(), m.src.get(), bytes);
                               std::memset(m.dst.get() + bytes, 0, padding);
-                            }});
+                            },
+                            [&] { VectorCopy(m.src.get(), m.dst.get(), bytes); }});
   }
   state.SetLabel(c.first_seen);
   state.counters["count"] = static_cast<double>(c.count);
@@ -359,6 +368,7 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   state.counters["core_s"] = best[0];
   state.counters["memcpy_s"] = best[1];
   state.counters["floor_s"] = best[2];
+  state.counters["vcopy_s"] = best[3];
 }
 
 void RegisterReplay() {
@@ -403,6 +413,24 @@ std::pair<int64_t, int64_t> CacheSizes() {
   return {l2 > 0 ? l2 : int64_t{1} << 20, l3 > 0 ? std::min<int64_t>(l3, kMaxL3) : kMaxL3};
 }
 
+// The processor, as /proc/cpuinfo names it with its family and model
+// numbers: ratios to memcpy move with them (Zen 5's memcpy of 16-256 KiB
+// outruns any vector copy; Zen 4's did not), so runs are compared on one.
+std::string CpuName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, name = "unknown", family, model;
+  auto value = [](const std::string& l) {
+    const size_t colon = l.find(':');
+    return colon == std::string::npos ? std::string() : l.substr(colon + 2);
+  };
+  while (std::getline(in, line) && line.find_first_not_of(" \t") != std::string::npos) {
+    if (line.rfind("model name", 0) == 0) name = value(line);
+    if (line.rfind("cpu family", 0) == 0) family = value(line);
+    if (line.rfind("model\t", 0) == 0) model = value(line);
+  }
+  return absl::StrCat(name, " (family ", family, ", model ", model, ")");
+}
+
 // The replayed copies summed per class and in total: bytes moved (read +
 // written, count included), seconds in the core, in memcpy of the same
 // bytes, and in the floor (memcpy plus a memset of the padding), with the
@@ -412,8 +440,8 @@ std::pair<int64_t, int64_t> CacheSizes() {
 void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
   const auto [l2_bytes, l3_bytes] = CacheSizes();
   struct Sum {
-    int64_t copies = 0, distinct = 0, at_goal = 0;
-    double bytes = 0, core = 0, memcpy = 0, floor = 0;
+    int64_t copies = 0, distinct = 0, at_goal = 0, at_goal_vcopy = 0;
+    double bytes = 0, core = 0, memcpy = 0, floor = 0, vcopy = 0;
   };
   std::map<int, Sum> sums;  // 0 L2, 1 L3, 2 larger, 3 padded, 4 total
   std::vector<std::pair<double, std::string>> lost;
@@ -430,34 +458,41 @@ void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
       s.copies += static_cast<int64_t>(count);
       s.distinct += 1;
       s.at_goal += memcpy >= goal * core;
+      s.at_goal_vcopy += k.at("vcopy_s").value >= goal * core;
       s.bytes += 2 * k.at("element_bytes").value * count;
       s.core += core * count;
       s.memcpy += memcpy * count;
       s.floor += k.at("floor_s").value * count;
+      s.vcopy += k.at("vcopy_s").value * count;
     }
     lost.emplace_back((core - memcpy) * count,
-                      absl::StrFormat("%s  %.2fx x%d (%s)", run.benchmark_name().substr(7),
-                                      memcpy / core, static_cast<int>(count), run.report_label));
+                      absl::StrFormat("%s  %.2fx (%.2fx of vcopy) x%d (%s)",
+                                      run.benchmark_name().substr(7), memcpy / core,
+                                      k.at("vcopy_s").value / core, static_cast<int>(count),
+                                      run.report_label));
   }
   if (sums.empty()) return;
   out << "\nReplayed copies (the layout pass's, every module and target), one thread, "
          "against memcpy of the same bytes in the same run:\n";
-  out << absl::StrFormat("%-30s %6s %8s %6s %10s %10s %10s %10s %7s %7s\n", "class (src+dst)",
-                         "copies", "distinct", "atgoal", "MB moved", "core ms", "memcpy ms",
-                         "floor ms", "ratio", "floor");
+  out << absl::StrFormat("%-30s %6s %8s %6s %6s %10s %10s %10s %10s %10s %7s %7s %7s\n",
+                         "class (src+dst)", "copies", "distinct", "atgoal", "vc-at", "MB moved", "core ms",
+                         "memcpy ms", "floor ms", "vcopy ms", "ratio", "floor", "vcopy");
   const char* names[] = {"L2 (<= L2)", "L3 (<= L3)", "larger", "padded (dst > 2x elements)",
                          "total"};
   for (const auto& [g, s] : sums) {
-    out << absl::StrFormat("%-30s %6d %8d %6s %10.2f %10.3f %10.3f %10.3f %6.2fx %6.2fx\n",
-                           names[g], s.copies, s.distinct,
-                           g < 2 ? absl::StrCat(s.at_goal) : std::string("-"), s.bytes / 1e6,
-                           s.core * 1e3, s.memcpy * 1e3, s.floor * 1e3,
-                           s.core > 0 ? s.memcpy / s.core : 0, s.core > 0 ? s.floor / s.core : 0);
+    const auto per_core = [&](double t) { return s.core > 0 ? t / s.core : 0; };
+    out << absl::StrFormat(
+        "%-30s %6d %8d %6s %6s %10.2f %10.3f %10.3f %10.3f %10.3f %6.2fx %6.2fx %6.2fx\n",
+        names[g], s.copies, s.distinct, g < 2 ? absl::StrCat(s.at_goal) : std::string("-"),
+        g < 2 ? absl::StrCat(s.at_goal_vcopy) : std::string("-"), s.bytes / 1e6,
+        s.core * 1e3, s.memcpy * 1e3, s.floor * 1e3, s.vcopy * 1e3, per_core(s.memcpy),
+        per_core(s.floor), per_core(s.vcopy));
   }
   out << absl::StrFormat(
       "L2 = %d, L3 = %d bytes; ratio = memcpy time / core time, floor = (memcpy + memset of "
-      "the padding) / core; atgoal = distinct copies at >= 0.7x (L2), 0.5x (L3)\n",
-      l2_bytes, l3_bytes);
+      "the padding) / core, vcopy = a plain vector copy of the same bytes / core; atgoal = "
+      "distinct copies at >= 0.7x (L2), 0.5x (L3) of memcpy, vc-at the same of vcopy; cpu: %s\n",
+      l2_bytes, l3_bytes, CpuName());
   std::sort(lost.rbegin(), lost.rend());
   out << "most time lost against memcpy (seconds x count):\n";
   for (size_t i = 0; i < lost.size() && i < 10; ++i) {
