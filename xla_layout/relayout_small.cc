@@ -129,21 +129,14 @@ __attribute__((target("avx512f"))) void CopyRowPairsAvx512(const SmallOp& op, co
 // two destinations (the next 8 floats of a row-major row into the next
 // T(8,1) panel), so a line is read once, not once per half: rows a
 // power-of-two stride apart would evict it from L1 before the second read.
-// Two tiles (loops[2]) at a time, all their row pairs (loops[1]) before the
-// next two, so the source is read in address order: on Zen 5, one row pair
-// across every tile first ran f32[64,128]{1,0:T(8,8)} -> {1,0} at 0.39x of
-// memcpy and [2,4,32,32] at 0.46x, this order at 0.44x and 0.54-0.58x
-// (relayout_bench's replay, alternating binaries; not measured on Zen 4).
-template <bool kEightRows>
 __attribute__((target("avx512f"))) void CopyRowQuadsAvx512(const SmallOp& op, const char* src,
                                                           char* dst) {
   const Loop l1 = op.loops[1], l2 = op.loops[2];
-  const int64_t rows = kEightRows ? 8 : l1.extent;
   ForLoops<0, 0>(op, src, dst, [=](const char* s0, char* d0) __attribute__((target("avx512f"))) {
-    for (int64_t i = 0; i < l2.extent; i += 2, s0 += 2 * l2.src, d0 += 64) {
+    for (int64_t j = 0; j < l1.extent; j += 2, s0 += 2 * l1.src, d0 += 2 * l1.dst) {
       const char* s = s0;
       char* d = d0;
-      for (int64_t j = 0; j < rows; j += 2, s += 64, d += 2 * l1.dst) {
+      for (int64_t i = 0; i < l2.extent; i += 2, s += 2 * l2.src, d += 64) {
         const __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + l2.src);
         _mm512_storeu_si512(d, _mm512_shuffle_i64x2(a, b, 0x44));
         _mm512_storeu_si512(d + l1.dst, _mm512_shuffle_i64x2(a, b, 0xEE));
@@ -522,8 +515,7 @@ std::string ChooseKernel(const Task& task, Isa isa, const std::vector<uint8_t>& 
         op->kernel = ByDepth(loops - 1, [](auto d) { return &CopyRowPairsAvx512<d()>; });
         name = "rows of 32 bytes in pairs";
         if (loops >= 3 && op->loops[1].src == 32 && op->loops[1].extent % 2 == 0) {
-          op->kernel = op->loops[1].extent == 8 ? CopyRowQuadsAvx512<true>
-                                                : CopyRowQuadsAvx512<false>;
+          op->kernel = CopyRowQuadsAvx512;
           name = "rows of 32 bytes in pairs, source lines whole";
         }
       }
