@@ -475,8 +475,9 @@ void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
   out << "\nReplayed copies (the layout pass's, every module and target), one thread, "
          "against memcpy of the same bytes in the same run:\n";
   out << absl::StrFormat("%-30s %6s %8s %6s %6s %10s %10s %10s %10s %10s %7s %7s %7s\n",
-                         "class (src+dst)", "copies", "distinct", "atgoal", "vc-at", "MB moved", "core ms",
-                         "memcpy ms", "floor ms", "vcopy ms", "ratio", "floor", "vcopy");
+                         "class (src+dst)", "copies", "distinct", "atgoal", "vc-at", "MB moved",
+                         "core ms", "memcpy ms", "floor ms", "vcopy ms", "ratio", "floor",
+                         "vcopy");
   const char* names[] = {"L2 (<= L2)", "L3 (<= L3)", "larger", "padded (dst > 2x elements)",
                          "total"};
   for (const auto& [g, s] : sums) {
