@@ -226,15 +226,10 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   // reads stay in the TLB, and each tile fetches into L2 the lines its own
   // 16 rows need two tiles along a: a whole strip of tiles ahead, where the
   // next tile's lines down the strip came too late to hide DRAM. The fetch
-  // runs past na: an interleaved plan calls this on chunks of a few tiles
-  // along a row that goes on (f32[96,3,224,224] into {0,3,2,1:T(8,128)}:
-  // 32 a per call, 96 rows), where a fetch bounded by na never ran; past
-  // the end of the source a fetch is dropped, it never faults. Sixteen rows
-  // (nb 16, one tile high) the hardware's prefetch follows alone, and the
-  // fetches only got in its way: on Zen 5, f32[32,64,56,56] into
-  // T(16,1,1) 1.55 -> 1.12 ms without them and f32[16,1048576] transposed
-  // 5.59 -> 4.84 ms, where 32 rows without them went 1.33 -> 3.16 ms
-  // (T(32,1,1)) and 64 rows 4.74 -> 7.74 ms. In cache, a
+  // runs past na, since an interleaved plan calls this on chunks of a row
+  // that goes on (a fetch past the source is dropped, never a fault); 16
+  // rows fetch nothing: the hardware follows 16 streams alone, and the
+  // fetches got in its way (docs/benchmarks.md, "On Zen 5"). In cache, a
   // strip holds about 64 KiB of source rows (16 at least): each destination
   // row then gets a run of lines, not one, which the hardware's prefetch
   // follows (f32[512,256] to {0,1}, 1 KiB rows: 64-row strips 0.48x ->
