@@ -450,6 +450,7 @@ void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
     const auto& k = run.counters;
     const double count = k.at("count").value, footprint = k.at("footprint").value;
     const double core = k.at("core_s").value, memcpy = k.at("memcpy_s").value;
+    const double vcopy = k.at("vcopy_s").value;
     const bool padded = k.at("dst_bytes").value > 2 * k.at("element_bytes").value;
     const int cls = padded ? 3 : footprint <= l2_bytes ? 0 : footprint <= l3_bytes ? 1 : 2;
     const double goal = cls == 0 ? 0.7 : cls == 1 ? 0.5 : 0;
@@ -458,17 +459,17 @@ void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
       s.copies += static_cast<int64_t>(count);
       s.distinct += 1;
       s.at_goal += memcpy >= goal * core;
-      s.at_goal_vcopy += k.at("vcopy_s").value >= goal * core;
+      s.at_goal_vcopy += vcopy >= goal * core;
       s.bytes += 2 * k.at("element_bytes").value * count;
       s.core += core * count;
       s.memcpy += memcpy * count;
       s.floor += k.at("floor_s").value * count;
-      s.vcopy += k.at("vcopy_s").value * count;
+      s.vcopy += vcopy * count;
     }
     lost.emplace_back((core - memcpy) * count,
                       absl::StrFormat("%s  %.2fx (%.2fx of vcopy) x%d (%s)",
                                       run.benchmark_name().substr(7), memcpy / core,
-                                      k.at("vcopy_s").value / core, static_cast<int>(count),
+                                      vcopy / core, static_cast<int>(count),
                                       run.report_label));
   }
   if (sums.empty()) return;

@@ -36,12 +36,9 @@ void CheckGuarded(const Shape& src, const Shape& dst, std::mt19937_64& rng,
   if (s->byte_size() + d->byte_size() > kMaxBytes) return;
   const std::vector<uint8_t> fill = {0xAB};
   for (Isa isa : IsaPathsHere()) {
-    RelayoutOptions options;
-    options.isa = isa;
-    options.threads = 1;
-    options.padding_value = fill;
-    if (streaming) options.streaming = RelayoutOptions::Streaming::kOn;
-    absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
+    absl::StatusOr<RelayoutPlan> plan = OneThreadPlan(
+        src, dst, isa, fill,
+        streaming ? RelayoutOptions::Streaming::kOn : RelayoutOptions::Streaming::kAuto);
     ASSERT_TRUE(plan.ok()) << plan.status();
     if (describe != nullptr) describe->push_back(plan->Describe());
     for (GuardedBytes::Side side : {GuardedBytes::kBeforeGuard, GuardedBytes::kAfterGuard}) {
@@ -89,22 +86,23 @@ TEST(RelayoutGuardTest, RandomLayouts) {
   }
 }
 
-// Streaming transposes fetch two tiles ahead along the source rows without
-// bounding the fetch by the rows a call covers (an interleaved plan calls
-// them on chunks of a row that goes on): at the end of the source the fetch
-// lands on the guard page, where a prefetch must be dropped, not fault. The
-// shapes take the plain strips, the grouped tiles, and an interleaved
-// transpose with its padding fill, the form of [96,3,224,224] into
-// {0,3,2,1:T(8,128)}.
+// Streaming transposes of more than 16 rows fetch two tiles ahead along the
+// source rows without bounding the fetch by the rows a call covers (an
+// interleaved plan calls them on chunks of a row that goes on): at the end
+// of the source the fetch lands on the guard page, where a prefetch must be
+// dropped, not fault. The shapes take the plain strips (64 rows), the
+// grouped tiles (512 rows into T(4,128)), an interleaved transpose with its
+// padding fill (32 rows, the form of [96,3,224,224] into
+// {0,3,2,1:T(8,128)}), and a strip of 16 rows, which fetches nothing.
 TEST(RelayoutGuardTest, StreamingTransposesFetchPastTheirRows) {
   std::mt19937_64 rng(42);
   const char* copies[][2] = {
       {"f32[64,96]{1,0}", "f32[64,96]{0,1}"},
-      {"f32[48,256]{1,0}", "f32[48,256]{0,1:T(4,128)}"},
-      {"f32[16,3,8,40]{3,2,1,0}", "f32[16,3,8,40]{0,3,2,1:T(8,128)}"},
+      {"f32[512,512]{1,0}", "f32[512,512]{0,1:T(4,128)}"},
+      {"f32[32,3,8,40]{3,2,1,0}", "f32[32,3,8,40]{0,3,2,1:T(8,128)}"},
       {"f32[2,32,7,7]{3,2,1,0}", "f32[2,32,7,7]{3,2,1,0:T(16,1,1)}"},
   };
-  bool interleaved = false;
+  bool interleaved = false, grouped = false;
   for (const auto& c : copies) {
     std::vector<std::string> plans;
     CheckGuarded(ParseTestShape(c[0]), ParseTestShape(c[1]), rng, /*streaming=*/true, &plans);
@@ -112,9 +110,11 @@ TEST(RelayoutGuardTest, StreamingTransposesFetchPastTheirRows) {
     for (const std::string& plan : plans) {
       EXPECT_NE(plan.find(" streaming"), std::string::npos) << c[0] << "\n" << plan;
       interleaved |= plan.find(" interleaved") != std::string::npos;
+      grouped |= plan.find("transpose (tiles grouped)") != std::string::npos;
     }
   }
   EXPECT_TRUE(interleaved) << "no interleaved streaming plan among the copies";
+  EXPECT_TRUE(grouped) << "no grouped streaming transpose among the copies";
 }
 
 }  // namespace

@@ -177,11 +177,13 @@ absl::Status RunAndCheckRelayout(const RelayoutPlan& plan, const Shape& src, con
 }
 
 absl::StatusOr<RelayoutPlan> OneThreadPlan(const Shape& src, const Shape& dst, Isa isa,
-                                           absl::Span<const uint8_t> fill) {
+                                           absl::Span<const uint8_t> fill,
+                                           RelayoutOptions::Streaming streaming) {
   RelayoutOptions options;
   options.isa = isa;
   options.threads = 1;
   options.padding_value.assign(fill.begin(), fill.end());
+  options.streaming = streaming;
   return RelayoutPlan::Create(src, dst, options);
 }
 

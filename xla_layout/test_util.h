@@ -87,10 +87,11 @@ absl::Status CheckRelayout(const TiledLayout& src, const uint8_t* in,
 absl::Status RunAndCheckRelayout(const RelayoutPlan& plan, const Shape& src, const Shape& dst,
                                  absl::Span<const uint8_t> fill, std::mt19937_64& rng);
 
-// The plan from `src` to `dst` with one thread on `isa` and padding value
-// `fill`.
-absl::StatusOr<RelayoutPlan> OneThreadPlan(const Shape& src, const Shape& dst, Isa isa,
-                                           absl::Span<const uint8_t> fill);
+// The plan from `src` to `dst` with one thread on `isa`, padding value
+// `fill` and streaming stores as `streaming` says.
+absl::StatusOr<RelayoutPlan> OneThreadPlan(
+    const Shape& src, const Shape& dst, Isa isa, absl::Span<const uint8_t> fill,
+    RelayoutOptions::Streaming streaming = RelayoutOptions::Streaming::kAuto);
 
 // Plans the relayout from shape text `src` to `dst` with one thread on
 // `isa` and padding value `fill`, then runs and checks it as
