@@ -113,6 +113,17 @@ std::vector<Case> Cases() {
                            dnnl::memory::desc({n, n}, dt::f32, tag::ba)};
                      }});
   }
+  // The transposes' access without their shuffles: 64-byte lines gathered
+  // 16 source rows at a time into T(16,16) tiles, nothing moved within a
+  // line. A transpose at this one's speed is bound by how the machine
+  // moves lines so scattered, not by its kernel's instructions; 256x256 is
+  // the same pair in L2.
+  for (int64_t n : {4096, 256}) {
+    std::string f = absl::StrFormat("f32[%d,%d]", n, n);
+    cases.push_back({absl::StrFormat("f32_%d_to_T16x16_lines", n), f + "{1,0}",
+                     f + "{1,0:T(16,16)}", {}});
+  }
+  cases.push_back({"f32_256_transpose", "f32[256,256]{1,0}", "f32[256,256]{0,1}", {}});
   cases.push_back(
       {"bf16_4096_to_T8x128_2x1", "bf16[4096,4096]{1,0}",
        "bf16[4096,4096]{1,0:T(8,128)(2,1)}", [] {
@@ -379,6 +390,8 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   state.counters["memcpy_s"] = best[1];
   state.counters["floor_s"] = best[2];
   state.counters["vcopy_s"] = best[3];
+  const absl::StatusOr<CopyClass> copy_class = RelayoutPlan::Classify(c.src, c.dst);
+  state.counters["copy_class"] = copy_class.ok() ? static_cast<double>(*copy_class) : -1;
 }
 
 void RegisterReplay() {
@@ -454,6 +467,7 @@ void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
     double bytes = 0, core = 0, memcpy = 0, floor = 0, vcopy = 0;
   };
   std::map<int, Sum> sums;  // 0 L2, 1 L3, 2 larger, 3 padded, 4 total
+  std::map<int, Sum> l2_kinds;  // the L2 class by CopyClass
   std::vector<std::pair<double, std::string>> lost;
   for (const bench::Run& run : runs) {
     if (run.benchmark_name().rfind("replay/", 0) != 0) continue;
@@ -464,8 +478,10 @@ void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
     const bool padded = k.at("dst_bytes").value > 2 * k.at("element_bytes").value;
     const int cls = padded ? 3 : footprint <= l2_bytes ? 0 : footprint <= l3_bytes ? 1 : 2;
     const double goal = cls == 0 ? 0.7 : cls == 1 ? 0.5 : 0;
-    for (int g : {cls, 4}) {
-      Sum& s = sums[g];
+    Sum* kind = cls == 0 ? &l2_kinds[static_cast<int>(k.at("copy_class").value)] : nullptr;
+    for (Sum* sum : {&sums[cls], &sums[4], kind}) {
+      if (sum == nullptr) continue;
+      Sum& s = *sum;
       s.copies += static_cast<int64_t>(count);
       s.distinct += 1;
       s.at_goal += memcpy >= goal * core;
@@ -505,6 +521,16 @@ void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
       "the padding) / core, vcopy = a plain vector copy of the same bytes / core; atgoal = "
       "distinct copies at >= 0.7x (L2), 0.5x (L3) of memcpy, vc-at the same of vcopy; cpu: %s\n",
       l2_bytes, l3_bytes, CpuName());
+  out << "L2 class by the kind of kernel that moves most bytes (RelayoutPlan::Classify): distinct "
+         "copies, at goal, ratio to memcpy and to vcopy:";
+  for (const auto& [kind, s] : l2_kinds) {
+    out << absl::StrFormat("  %s %d, %d, %.2fx, %.2fx;",
+                           kind < 0 ? absl::string_view("unplanned")
+                                    : CopyClassName(static_cast<CopyClass>(kind)),
+                           s.distinct, s.at_goal, s.core > 0 ? s.memcpy / s.core : 0,
+                           s.core > 0 ? s.vcopy / s.core : 0);
+  }
+  out << "\n";
   std::sort(lost.rbegin(), lost.rend());
   out << "most time lost against memcpy (seconds x count):\n";
   for (size_t i = 0; i < lost.size() && i < 10; ++i) {
