@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "xla_layout/interleave_kernels.h"
 #include "xla_layout/large_copy_kernels.h"
 #include "xla_layout/simd_copy.h"
 #include "xla_layout/simd_transpose.h"
@@ -192,27 +193,6 @@ __attribute__((target("avx2"))) void Transpose32Avx2Narrow(
   }
 }
 
-// Interleaves two rows of 16-bit elements (nb == 2, dst contiguous): the
-// bf16 (2,1) tile of TPU layouts. kStream needs dst 32-byte aligned.
-template <bool kStream>
-__attribute__((target("avx2"))) void Interleave2x16Avx2(const char* src,
-                                                        char* dst, int64_t na,
-                                                        int64_t ssb) {
-  int64_t a = 0;
-  for (; a + 16 <= na; a += 16) {
-    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + a * 2));
-    __m256i y =
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + ssb + a * 2));
-    __m256i lo = _mm256_unpacklo_epi16(x, y), hi = _mm256_unpackhi_epi16(x, y);
-    Store32Avx2<kStream>(dst + a * 4, _mm256_permute2x128_si256(lo, hi, 0x20));
-    Store32Avx2<kStream>(dst + a * 4 + 32, _mm256_permute2x128_si256(lo, hi, 0x31));
-  }
-  for (; a < na; ++a) {
-    std::memcpy(dst + a * 4, src + a * 2, 2);
-    std::memcpy(dst + a * 4 + 2, src + ssb + a * 2, 2);
-  }
-}
-
 // Strips of 16 along a sweep all of b in 16x16 tiles, so each tile reads 16
 // whole source lines and writes 16 whole destination lines (64 bytes each):
 // no line is touched twice, whatever the strides, and full lines suit
@@ -394,10 +374,7 @@ __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
     return Transpose32Avx2Strips<false>(src, dst, na, nb, ssb, dsa);
   }
   if (IsRowPairInterleave(nb, dsa, es)) {
-    if (streaming && (reinterpret_cast<uintptr_t>(dst) & 31) == 0) {
-      return Interleave2x16Avx2<true>(src, dst, na, ssb);
-    }
-    return Interleave2x16Avx2<false>(src, dst, na, ssb);
+    return InterleaveRowPairs(src, dst, 1, 0, 0, na, ssb, streaming, /*avx512=*/false);
   }
   if (es == 1 && na >= 16 && nb >= 16) {
     return Transpose8Avx2Strips(src, dst, na, nb, ssb, dsa);
@@ -521,10 +498,11 @@ __attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst,
 // AVX-512
 
 // The AVX-512 path moves contiguous runs with 512-bit streaming stores,
-// interleaves 16-bit pairs with 512-bit word permutes, and uses the AVX2
-// tile transposes: on cores that run a 512-bit shuffle as two 256-bit
-// passes (AMD's), a 16x16 transpose in 512-bit registers does about twice
-// the shuffle work of four 8x8 AVX2 ones.
+// interleaves 16-bit pairs with 512-bit word permutes (interleave_kernels.h),
+// and uses the AVX2 tile transposes: on cores that run a 512-bit shuffle as
+// two 256-bit passes (Zen 4), a 16x16 transpose in 512-bit registers does
+// about twice the shuffle work of four 8x8 AVX2 ones, and on Zen 5, which
+// runs them whole, one measured no faster in cache (docs/benchmarks.md).
 
 __attribute__((target("avx512f"))) inline void CopyRunAvx512(
     const char* src, char* dst, int64_t bytes, bool streaming) {
@@ -558,49 +536,16 @@ __attribute__((target("avx512f"))) void CopyAvx512(
   }
 }
 
-// Interleaves two rows of 16-bit elements as Interleave2x16Avx2 does, 32
-// pairs per step with one two-source word permute per 64 output bytes.
-template <bool kStream>
-__attribute__((target("avx512f,avx512bw"))) void Interleave2x32Avx512(
-    const char* src, char* dst, int64_t na, int64_t ssb) {
-  // Word k of the first output takes x[k / 2] (k even) or y[k / 2] (odd);
-  // indices of 32 and above name y.
-  alignas(64) static constexpr uint16_t kLo[32] = {
-      0, 32, 1, 33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
-      8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
-  alignas(64) static constexpr uint16_t kHi[32] = {
-      16, 48, 17, 49, 18, 50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55,
-      24, 56, 25, 57, 26, 58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63};
-  const __m512i lo_index = _mm512_load_si512(kLo);
-  const __m512i hi_index = _mm512_load_si512(kHi);
-  int64_t a = 0;
-  for (; a + 32 <= na; a += 32) {
-    const __m512i x = _mm512_loadu_si512(src + a * 2);
-    const __m512i y = _mm512_loadu_si512(src + ssb + a * 2);
-    const __m512i lo = _mm512_permutex2var_epi16(x, lo_index, y);
-    const __m512i hi = _mm512_permutex2var_epi16(x, hi_index, y);
-    if (kStream) {
-      _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + a * 4), lo);
-      _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + a * 4 + 64), hi);
-    } else {
-      _mm512_storeu_si512(dst + a * 4, lo);
-      _mm512_storeu_si512(dst + a * 4 + 64, hi);
-    }
-  }
-  if (a < na) {
-    Interleave2x16Avx2<false>(src + a * 2, dst + a * 4, na - a, ssb);
-  }
+bool HasAvx512Bw() {
+  static const bool bw = __builtin_cpu_supports("avx512bw");
+  return bw;
 }
 
 __attribute__((target("avx512f"))) void TransposeAvx512(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
     int64_t dsa, int es, bool streaming) {
-  static const bool bw = __builtin_cpu_supports("avx512bw");
-  if (bw && IsRowPairInterleave(nb, dsa, es)) {
-    if (streaming && (reinterpret_cast<uintptr_t>(dst) & 63) == 0) {
-      return Interleave2x32Avx512<true>(src, dst, na, ssb);
-    }
-    return Interleave2x32Avx512<false>(src, dst, na, ssb);
+  if (HasAvx512Bw() && IsRowPairInterleave(nb, dsa, es)) {
+    return InterleaveRowPairs(src, dst, 1, 0, 0, na, ssb, streaming, /*avx512=*/true);
   }
   TransposeAvx2(src, dst, na, nb, ssb, dsa, es, streaming);
 }
@@ -692,12 +637,18 @@ __attribute__((target("avx2"))) void CopyPlanesAvx2(const char* src, char* dst,
 // T(8,8), T(16,1) and T(16,16) tiles of CPU panels), 8 destination rows at
 // a time straight to the register transpose, plane after plane; other
 // transposes plane by plane through `kTranspose`.
-template <TransposeFn kTranspose>
+// Row-pair interleaves take every plane in one call, with the AVX-512 set's
+// kernel when kAvx512 and the CPU has AVX-512BW (interleave_kernels.h).
+template <TransposeFn kTranspose, bool kAvx512>
 __attribute__((target("avx2"))) void TransposePlanesAvx2(const char* src, char* dst,
                                                          int64_t planes, int64_t plane_src,
                                                          int64_t plane_dst, int64_t na,
                                                          int64_t nb, int64_t ssb, int64_t dsa,
                                                          int es, bool streaming) {
+  if (IsRowPairInterleave(nb, dsa, es)) {
+    return InterleaveRowPairs(src, dst, planes, plane_src, plane_dst, na, ssb, streaming,
+                              kAvx512 && HasAvx512Bw());
+  }
   if (es == 4 && (nb == 8 || nb == 16) && na % 8 == 0 && !streaming) {
     for (int64_t p = 0; p < planes; ++p) {
       const char* s = src + p * plane_src;
@@ -775,10 +726,13 @@ constexpr Kernels kScalar = {CopyScalar, TransposeScalar, TransposeGroupsEach<Tr
                              FillPlanesScalar};
 constexpr Kernels kAvx2 = {LineRuns<CopyAvx2>, Staged<TransposeAvx2>,
                            TransposeGroupedAvx2<TransposeAvx2>, CopyPlanesAvx2<LineRuns<CopyAvx2>>,
-                           TransposePlanesAvx2<Staged<TransposeAvx2>>, FillPlanesAvx2};
-constexpr Kernels kAvx512 = {LineRuns<CopyAvx512>, Staged<TransposeAvx512>,
-                             TransposeGroupedAvx2<TransposeAvx512>, CopyPlanesAvx2<LineRuns<CopyAvx512>>,
-                             TransposePlanesAvx2<Staged<TransposeAvx512>>, FillPlanesAvx2};
+                           TransposePlanesAvx2<Staged<TransposeAvx2>, false>, FillPlanesAvx2};
+constexpr Kernels kAvx512 = {LineRuns<CopyAvx512>,
+                             Staged<TransposeAvx512>,
+                             TransposeGroupedAvx2<TransposeAvx512>,
+                             CopyPlanesAvx2<LineRuns<CopyAvx512>>,
+                             TransposePlanesAvx2<Staged<TransposeAvx512>, true>,
+                             FillPlanesAvx2};
 
 }  // namespace
 
