@@ -117,5 +117,21 @@ TEST(RelayoutGuardTest, StreamingTransposesFetchPastTheirRows) {
   EXPECT_TRUE(grouped) << "no grouped streaming transpose among the copies";
 }
 
+// Streaming transposes onto destination rows of at most 1 KiB with more
+// than 16 source rows and two chunks of 1024 along a or more go by chunks
+// (Transpose32Avx2Strips): a last chunk cut short, edge rows and columns
+// past the 16-wide tiles, and planes of them.
+TEST(RelayoutGuardTest, ChunkedStreamingTransposes) {
+  std::mt19937_64 rng(43);
+  const char* copies[][2] = {
+      {"f32[40,2100]{1,0}", "f32[40,2100]{0,1}"},
+      {"f32[32,4096]{1,0}", "f32[32,4096]{0,1}"},
+      {"f32[3,40,2050]{2,1,0}", "f32[3,40,2050]{1,2,0}"},
+  };
+  for (const auto& c : copies) {
+    CheckGuarded(ParseTestShape(c[0]), ParseTestShape(c[1]), rng, /*streaming=*/true);
+  }
+}
+
 }  // namespace
 }  // namespace xla_layout

@@ -219,20 +219,43 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   const int64_t strip_rows =
       kStream ? 256 : std::clamp<int64_t>((int64_t{64} << 10) / std::max<int64_t>(ssb, 1) / 16 * 16,
                                           16, 256);
-  const bool fetch = kStream && nb16 > 16;
-  for (int64_t b0 = 0; b0 < nb16; b0 += strip_rows) {
-    const int64_t b1 = std::min(nb16, b0 + strip_rows);
-    for (int64_t a = 0; a < na16; a += 16) {
-      for (int64_t b = b0; b < b1; b += 16) {
-        if (fetch) {
-          for (int r = 0; r < 16; ++r) {
-            _mm_prefetch(src + (a + 32) * 4 + (b + r) * ssb, _MM_HINT_T1);
+  auto tile = [&](int64_t a, int64_t b) __attribute__((target("avx2"), always_inline)) {
+    const char* s = src + a * 4 + b * ssb;
+    char* d = dst + a * dsa + b * 4;
+    Transpose8x16Avx2<kStream>(s, d, ssb, dsa);
+    Transpose8x16Avx2<kStream>(s + 32, d + 8 * dsa, ssb, dsa);
+  };
+  // Streaming onto destination rows of at most 1 KiB (every row of b in
+  // one strip, the strip's tiles lines apart), the sweep goes by chunks of
+  // kStreamChunk along a, a band of 16 rows at a time, with no fetch: each
+  // source row is then read 4 KiB at a go, where a sweep down the strip
+  // reads 64 bytes of each in turn, and DRAM serves one core 96 rows read
+  // 64 bytes at a time at about half the rate of 512 at a time
+  // (f32[96,3,224,224] to {0,3,2,1}: 4.45 -> 3.56 ms). Rows further apart
+  // keep the sweep: there the chunks scatter the destination's lines (the
+  // 4096² transpose took 6.7 ms so, 4.6 before), and so do the short calls
+  // of an interleaved plan (docs/benchmarks.md, "On Zen 5").
+  constexpr int64_t kStreamChunk = 1024;
+  if (kStream && dsa <= 1024 && nb16 > 16 && na16 >= 2 * kStreamChunk) {
+    for (int64_t a0 = 0; a0 < na16; a0 += kStreamChunk) {
+      const int64_t a1 = std::min(na16, a0 + kStreamChunk);
+      for (int64_t b = 0; b < nb16; b += 16) {
+        for (int64_t a = a0; a < a1; a += 16) tile(a, b);
+      }
+    }
+  } else {
+    const bool fetch = kStream && nb16 > 16;
+    for (int64_t b0 = 0; b0 < nb16; b0 += strip_rows) {
+      const int64_t b1 = std::min(nb16, b0 + strip_rows);
+      for (int64_t a = 0; a < na16; a += 16) {
+        for (int64_t b = b0; b < b1; b += 16) {
+          if (fetch) {
+            for (int r = 0; r < 16; ++r) {
+              _mm_prefetch(src + (a + 32) * 4 + (b + r) * ssb, _MM_HINT_T1);
+            }
           }
+          tile(a, b);
         }
-        const char* s = src + a * 4 + b * ssb;
-        char* d = dst + a * dsa + b * 4;
-        Transpose8x16Avx2<kStream>(s, d, ssb, dsa);
-        Transpose8x16Avx2<kStream>(s + 32, d + 8 * dsa, ssb, dsa);
       }
     }
   }
