@@ -2,11 +2,10 @@
 // sub-tile of TPU layouts (bf16[M,N] into T(8,128)(2,1)), where rows b and
 // b + 1 of the source become one row of 32-bit pairs. The kernel sets'
 // transposes (relayout_kernels.cc) hand such a transpose here whole, and
-// their plane kernels hand over all their planes in one call: before, each
-// 512-byte row pair of a T(8,128)(2,1) tile went through three layers of
-// the set's transpose, and bf16[4096,4096] into it took about 1.4x the time
-// of the same kernel called straight from a loop in the plan's order (1.2x
-// since; docs/benchmarks.md, "On Zen 5").
+// their plane kernels hand over all their planes in one call, so that a
+// 512-byte row pair of a T(8,128)(2,1) tile does not pay three layers of
+// the set's transpose (figures: docs/benchmarks.md, "Stop 42, same
+// machine").
 #ifndef XLA_LAYOUT_INTERLEAVE_KERNELS_H_
 #define XLA_LAYOUT_INTERLEAVE_KERNELS_H_
 

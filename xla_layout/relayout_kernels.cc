@@ -229,12 +229,12 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   // one strip, the strip's tiles lines apart), the sweep goes by chunks of
   // kStreamChunk along a, a band of 16 rows at a time, with no fetch: each
   // source row is then read 4 KiB at a go, where a sweep down the strip
-  // reads 64 bytes of each in turn, and DRAM serves one core 96 rows read
-  // 64 bytes at a time at about half the rate of 512 at a time
-  // (f32[96,3,224,224] to {0,3,2,1}: 4.45 -> 3.56 ms). Rows further apart
-  // keep the sweep: there the chunks scatter the destination's lines (the
-  // 4096² transpose took 6.7 ms so, 4.6 before), and so do the short calls
-  // of an interleaved plan (docs/benchmarks.md, "On Zen 5").
+  // reads 64 bytes of each in turn, and DRAM serves one core many rows read
+  // 64 bytes at a time at about half the rate of longer visits. Rows
+  // further apart keep the sweep, since there the chunks scatter the
+  // destination's lines, and so do the short calls of an interleaved plan,
+  // where a chunk is cut to a few tiles (figures: docs/benchmarks.md,
+  // "Stop 42, same machine").
   constexpr int64_t kStreamChunk = 1024;
   if (kStream && dsa <= 1024 && nb16 > 16 && na16 >= 2 * kStreamChunk) {
     for (int64_t a0 = 0; a0 < na16; a0 += kStreamChunk) {
