@@ -193,6 +193,17 @@ __attribute__((target("avx2"))) void Transpose32Avx2Narrow(
   }
 }
 
+// Whether a transpose in cache claims with PREFETCHW, a strip ahead, the
+// destination lines the next strip writes. On Intel (Emerald Rapids) that
+// hides the misses of writes that go to each destination row in turn, once
+// the rows span more than 512 KiB (below, f32[256,256] measured no faster);
+// on Zen 5 write prefetches in cache measured slower (docs/benchmarks.md,
+// "On Emerald Rapids").
+bool ClaimsDestinationAhead() {
+  static const bool intel = __builtin_cpu_is("intel");
+  return intel;
+}
+
 // Strips of 16 along a sweep all of b in 16x16 tiles, so each tile reads 16
 // whole source lines and writes 16 whole destination lines (64 bytes each):
 // no line is touched twice, whatever the strides, and full lines suit
@@ -245,6 +256,7 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
     }
   } else {
     const bool fetch = kStream && nb16 > 16;
+    const bool claim = !kStream && na16 * dsa > (int64_t{512} << 10) && ClaimsDestinationAhead();
     for (int64_t b0 = 0; b0 < nb16; b0 += strip_rows) {
       const int64_t b1 = std::min(nb16, b0 + strip_rows);
       for (int64_t a = 0; a < na16; a += 16) {
@@ -253,6 +265,10 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
             for (int r = 0; r < 16; ++r) {
               _mm_prefetch(src + (a + 32) * 4 + (b + r) * ssb, _MM_HINT_T1);
             }
+          }
+          if (claim && b + strip_rows < nb16) {
+            char* ahead = dst + a * dsa + (b + strip_rows) * 4;
+            for (int r = 0; r < 16; ++r) asm volatile("prefetchw %0" : : "m"(ahead[r * dsa]));
           }
           tile(a, b);
         }
