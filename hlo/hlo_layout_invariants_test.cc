@@ -115,7 +115,7 @@ TEST(LayoutInvariantsTest, TupleElements) {
 }
 
 TEST(LayoutInvariantsTest, LayoutForwardingOps) {
-  const char* text = R"(HloModule m
+  constexpr char text[] = R"(HloModule m
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -134,7 +134,7 @@ ENTRY e {
 }
 
 TEST(LayoutInvariantsTest, SendAndRecvData) {
-  const char* text = R"(HloModule m
+  constexpr char text[] = R"(HloModule m
 ENTRY e {
   p = f32[4,8]{0,1} parameter(0)
   t = token[] after-all()
@@ -154,14 +154,14 @@ ENTRY e {
 }
 
 TEST(LayoutInvariantsTest, Aliasing) {
-  const char* call = R"(HloModule m
+  constexpr char call[] = R"(HloModule m
 ENTRY e {
   p = f32[4,8]{0,1} parameter(0)
   ROOT c = f32[4,8]{%s} custom-call(p), custom_call_target="f", output_to_operand_aliasing={{}: (0, {})}
 })";
   EXPECT_EQ(Check(absl::StrFormat(call, "0,1")), "");
   EXPECT_THAT(Check(absl::StrFormat(call, "1,0")), HasSubstr("output {} aliases operand 0"));
-  const char* io = R"(HloModule m, input_output_alias={ {}: (0, {}) }
+  constexpr char io[] = R"(HloModule m, input_output_alias={ {}: (0, {}) }
 ENTRY e {
   p = f32[4,8]{0,1} parameter(0)
   ROOT n = f32[4,8]{%s} negate(p)

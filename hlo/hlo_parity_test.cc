@@ -312,7 +312,7 @@ ENTRY e {
   EXPECT_TRUE(VerifyModule(**m).ok());
   // The header prints back as written.
   EXPECT_THAT((*m)->ToString(), HasSubstr("buffer_donor={ (0, {0}) }"));
-  const char* module = R"(HloModule m, %s
+  constexpr char module[] = R"(HloModule m, %s
 ENTRY e {
   p0 = f32[2] parameter(0)
   p1 = f32[4] parameter(1)
@@ -696,7 +696,7 @@ ENTRY e {
 }
 
 TEST(ParityTest, VerifierInfersConvolutionGatherAndScatter) {
-  const char* conv = R"(HloModule m
+  constexpr char conv[] = R"(HloModule m
 ENTRY e {
   x = f32[1,8,8,3] parameter(0)
   k = f32[3,3,3,16] parameter(1)
@@ -721,7 +721,7 @@ ENTRY e {
 })"),
               HasSubstr("the input has 32 features; the kernel takes 2 x 32 groups"));
   // Gather rows of a table by index.
-  const char* gather = R"(HloModule m
+  constexpr char gather[] = R"(HloModule m
 ENTRY e {
   t = f32[100,64] parameter(0)
   i = s32[5,1] parameter(1)
