@@ -7,22 +7,23 @@
 # (base64), keeps the file in FUZZ_CRASH_DIR (default
 # ~/.cache/xla_layout_fuzz_crashes) and fails; `bazel-bin/tests/fuzz/TARGET
 # FILE` in an ordinary build replays it.
-# The clang build uses its own Bazel output base, so it never evicts the gcc
-# build's cache.
+# The clang build runs in the sanitizer build's output base
+# (scripts/sanitizer_bazel.sh), so it never evicts the gcc build's cache and
+# reuses the objects of scripts/test.sh's sanitizer stage.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=(shape_text_fuzz hlo_parser_fuzz layout_pass_fuzz relayout_fuzz verify_fuzz)
-base=${FUZZ_OUTPUT_BASE:-$HOME/.cache/xla_layout_fuzz_output_base}
 # Reproducers outlive the run's scratch folder.
 kept=${FUZZ_CRASH_DIR:-$HOME/.cache/xla_layout_fuzz_crashes}
-bazel_fuzz() { bazel --output_base="$base" "$@"; }
-trap 'bazel --output_base="$base" shutdown >/dev/null 2>&1' EXIT
-if ! bazel_fuzz build --config=fuzz "${targets[@]/#///tests/fuzz:}"; then
+# shellcheck source=scripts/sanitizer_bazel.sh
+source scripts/sanitizer_bazel.sh
+trap 'sanitizer_bazel shutdown >/dev/null 2>&1' EXIT
+if ! sanitizer_bazel build --config=fuzz "${targets[@]/#///tests/fuzz:}"; then
   echo "fuzz: 0 passed, ${#targets[@]} failed"  # no target could run
   exit 1
 fi
-bin=$(bazel_fuzz info --config=fuzz bazel-bin 2>/dev/null)/tests/fuzz
+bin=$(sanitizer_bazel info --config=fuzz bazel-bin 2>/dev/null)/tests/fuzz
 work=$(mktemp -d "${TMPDIR:-/tmp}/fuzz.XXXXXX")
 # Seeds are copied: libFuzzer adds what it finds to the first corpus folder.
 mkdir -p "$work/hlo" "$work/shapes" "$work/relayout"
