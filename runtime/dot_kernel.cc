@@ -7,28 +7,15 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/element.h"
 #include "runtime/nan_rule.h"
 #include "xla_layout/memory.h"
 
 namespace xla_layout::runtime {
 namespace {
 
-// The operands must come in runs of at least this many rows (lhs) and
-// columns (rhs): what "packed" means here.
-constexpr int kLhsRun = 4;
-constexpr int kRhsRun = 8;
 constexpr int kMr = 4;  // the AVX2 and scalar kernels' block: rows
 constexpr int kNr = 8;  // and columns
-
-// Whether the offsets come in runs of `run` consecutive slots: entry i
-// sits i % run slots after entry i - i % run.
-bool ContiguousRuns(const std::vector<int64_t>& offsets, int64_t run) {
-  if (offsets.size() % run != 0) return false;
-  for (size_t i = 0; i < offsets.size(); ++i) {
-    if (offsets[i] != offsets[i - i % run] + static_cast<int64_t>(i % run)) return false;
-  }
-  return true;
-}
 
 // The slot offset (from the origin) of every index over `dims` of `info`,
 // row-major over them in the order given (the first outermost): the order
@@ -62,25 +49,37 @@ std::vector<int64_t> FreeDims(int rank, const std::vector<int64_t>& batch,
   return free;
 }
 
-float LoadF32(const uint8_t* data, int64_t slot) {
+// Element `slot` of an f32 or (`bf16`) bf16 array, exactly, as double.
+double LoadFloat(const uint8_t* data, bool bf16, int64_t slot) {
   float f;
-  std::memcpy(&f, data + 4 * slot, 4);
+  if (bf16) {
+    uint16_t h;
+    std::memcpy(&h, data + 2 * slot, 2);
+    const uint32_t u = static_cast<uint32_t>(h) << 16;
+    std::memcpy(&f, &u, 4);
+  } else {
+    std::memcpy(&f, data + 4 * slot, 4);
+  }
   return f;
 }
 
-// One batch of the operand `v` of a matmul as panels of doubles
-// [free/run][K][run] in `panels`: `run` coordinates of its (flattened) free
-// dims side by side for each contracting index. `base` is the batch's slot,
-// `free` and `k` the offsets of the free and contracting indices from it.
+// One batch of the operand `v` (f32 or bf16) of a matmul as panels of
+// doubles [ceil(free/run)][K][run] in `panels`: `run` coordinates of its
+// (flattened) free dims side by side for each contracting index, zeros
+// past the last. `base` is the batch's slot, `free` and `k` the offsets of
+// the free and contracting indices from it.
 void Panels(const Value& v, int64_t base, const std::vector<int64_t>& free,
             const std::vector<int64_t>& k, int run, std::vector<double>& panels) {
   const int64_t free_size = free.size(), k_size = k.size();
-  panels.resize(free_size * k_size);
+  const int64_t blocks = (free_size + run - 1) / run;
+  const bool bf16 = v.info->type() == BF16;
+  panels.resize(blocks * run * k_size);
   std::vector<int64_t> rows(run);
   double* to = panels.data();
-  for (int64_t block = 0; block < free_size / run; ++block) {
-    bool contiguous = true;
-    for (int i = 0; i < run; ++i) {
+  for (int64_t block = 0; block < blocks; ++block) {
+    const int width = static_cast<int>(std::min<int64_t>(run, free_size - block * run));
+    bool contiguous = !bf16 && width == run;
+    for (int i = 0; i < width; ++i) {
       rows[i] = base + free[block * run + i];
       contiguous &= rows[i] == rows[0] + i;
     }
@@ -95,7 +94,8 @@ void Panels(const Value& v, int64_t base, const std::vector<int64_t>& free,
           to[i] = f;
         }
       } else {
-        for (int i = 0; i < run; ++i) to[i] = LoadF32(v.data(), rows[i] + off);
+        for (int i = 0; i < width; ++i) to[i] = LoadFloat(v.data(), bf16, rows[i] + off);
+        for (int i = width; i < run; ++i) to[i] = 0;
       }
     }
   }
@@ -188,8 +188,9 @@ struct Kernel {
   absl::string_view name;
 };
 
-// The widest of `isa`'s kernels (`isa` resolved: the CPU runs it) whose
-// block divides the matmul.
+// The widest of `isa`'s kernels (`isa` resolved: the CPU runs it): the
+// 8x16 one when its block divides the matmul, else 4x8, whose last blocks
+// are padded.
 Kernel ChooseKernel(Isa isa, int64_t m_size, int64_t n_size) {
   if (isa == Isa::kAvx512 && m_size % 8 == 0 && n_size % 16 == 0) {
     return {8, 16, Kernel8x16Avx512, "avx512 8x16"};
@@ -200,7 +201,7 @@ Kernel ChooseKernel(Isa isa, int64_t m_size, int64_t n_size) {
 
 // The result elements the kernel found NaN, by the NaN rule
 // (runtime/nan_rule.h): the kernel's own NaN depends on its operand order.
-// Operands are f32, so before the first k where a row of the lhs or a
+// Operands are f32 or bf16, so before the first k where a row of the lhs or a
 // column of the rhs holds a NaN or an infinity every product is finite and
 // so is every sum (far below double's range): such a prefix cannot decide
 // which NaN comes out, and the rule runs from that k with the sum at 0. A
@@ -274,7 +275,19 @@ struct DotOffsets {
   std::vector<int64_t> lhs_k, rhs_k;
 };
 
-// The offsets of a dot on f32 whose operands come packed, or none.
+// Whether the kernel reads `a`: f32 or bf16 in slots of their own width.
+bool KernelType(const ArrayInfo& a) {
+  return (a.type() == F32 && a.slot_bits() == 32) || (a.type() == BF16 && a.slot_bits() == 16);
+}
+
+// Whether the generic dot's conversion of an operand of type `from` to the
+// result's type `to` is exact, so that reading the operand as it is gives
+// the same products.
+bool ExactConversion(PrimitiveType from, PrimitiveType to) {
+  return from == to || (to == F32 && from == BF16);
+}
+
+// The offsets of a dot the kernel runs, or none.
 std::optional<DotOffsets> PackedOffsets(const HloInstruction& dot, const ArrayInfo& l,
                                         const ArrayInfo& r, const ArrayInfo& out) {
   const auto& at = dot.attributes().dot();
@@ -283,10 +296,10 @@ std::optional<DotOffsets> PackedOffsets(const HloInstruction& dot, const ArrayIn
   };
   const std::vector<int64_t> lb = dims(at.lhs_batch_dims), rb = dims(at.rhs_batch_dims);
   const std::vector<int64_t> lc = dims(at.lhs_contracting_dims), rc = dims(at.rhs_contracting_dims);
-  if (l.type() != F32 || r.type() != F32 || out.type() != F32 || l.slot_bits() != 32 ||
-      r.slot_bits() != 32 || out.slot_bits() != 32 || !l.separable() || !r.separable() ||
-      !out.separable() || lb.size() != rb.size() || lc.size() != rc.size() ||
-      !at.sparsity.empty()) {
+  if (!KernelType(l) || !KernelType(r) || !KernelType(out) ||
+      !ExactConversion(l.type(), out.type()) || !ExactConversion(r.type(), out.type()) ||
+      !l.separable() || !r.separable() || !out.separable() || lb.size() != rb.size() ||
+      lc.size() != rc.size() || !at.sparsity.empty()) {
     return std::nullopt;
   }
   const std::vector<int64_t> lf = FreeDims(l.rank(), lb, lc), rf = FreeDims(r.rank(), rb, rc);
@@ -298,20 +311,34 @@ std::optional<DotOffsets> PackedOffsets(const HloInstruction& dot, const ArrayIn
   DotOffsets o{IndexOffsets(l, lb),  IndexOffsets(r, rb),   IndexOffsets(out, ob),
                IndexOffsets(l, lf),  IndexOffsets(out, orow), IndexOffsets(r, rf),
                IndexOffsets(out, ocol), IndexOffsets(l, lc), IndexOffsets(r, rc)};
-  if (o.lhs_rows.empty() || o.rhs_cols.empty() || o.lhs_k.empty() || o.lhs_batch.empty() ||
-      !ContiguousRuns(o.lhs_rows, kLhsRun) || !ContiguousRuns(o.rhs_cols, kRhsRun)) {
+  if (o.lhs_rows.empty() || o.rhs_cols.empty() || o.lhs_k.empty() || o.lhs_batch.empty()) {
     return std::nullopt;
   }
   return o;
 }
 
-// One batch of a packed dot: the result elements at `out_base` (+ the
-// row and column offsets) of lhs[M,K] x rhs[K,N] at `lhs_base`, `rhs_base`.
+// Stores the sum of result element `slot` as Normalize and Store store it:
+// rounded to the result's type once.
+void StoreSum(const ArrayInfo& out, uint8_t* data, int64_t slot, double sum) {
+  if (out.type() == F32) {
+    const float f = static_cast<float>(sum);
+    std::memcpy(data + 4 * slot, &f, 4);
+    return;
+  }
+  Num n;
+  n.f = sum;
+  out.Store(data, slot, Normalize(n, out.type()));
+}
+
+// One batch of the dot: the result elements at `out_base` (+ the row and
+// column offsets) of lhs[M,K] x rhs[K,N] at `lhs_base`, `rhs_base`.
 void RunBatch(const Kernel& kernel, const Value& lhs, const Value& rhs, const DotOffsets& o,
-              int64_t lhs_base, int64_t rhs_base, int64_t out_base, uint8_t* data) {
+              int64_t lhs_base, int64_t rhs_base, const ArrayInfo& out, int64_t out_base,
+              uint8_t* data) {
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t m_size = o.lhs_rows.size(), n_size = o.rhs_cols.size(), k_size = o.lhs_k.size();
-  // Panels of doubles, converted once: the lhs [M/mr][K][mr], the rhs [N/nr][K][nr].
+  // Panels of doubles, converted once: the lhs [M/mr][K][mr], the rhs
+  // [N/nr][K][nr], each rounded up to whole blocks.
   Scratch& scratch = ThreadScratch();
   Panels(lhs, lhs_base, o.lhs_rows, o.lhs_k, mr, scratch.a);
   Panels(rhs, rhs_base, o.rhs_cols, o.rhs_k, nr, scratch.b);
@@ -321,9 +348,9 @@ void RunBatch(const Kernel& kernel, const Value& lhs, const Value& rhs, const Do
   // while every row block passes over it; the sums so far wait in `c`, so
   // each still adds its products in increasing k.
   constexpr int64_t kKc = 256;
-  const int64_t mbs = m_size / mr, nbs = n_size / nr;
+  const int64_t mbs = (m_size + mr - 1) / mr, nbs = (n_size + nr - 1) / nr;
   std::vector<double>& c = scratch.c;
-  c.assign(m_size * n_size, 0.0);
+  c.assign(mbs * mr * nbs * nr, 0.0);
   NanResolver nans(a, b, m_size, n_size, k_size, mr, nr);
   for (int64_t k0 = 0; k0 < k_size; k0 += kKc) {
     const int64_t kc = std::min(kKc, k_size - k0);
@@ -335,14 +362,15 @@ void RunBatch(const Kernel& kernel, const Value& lhs, const Value& rhs, const Do
         double* cp = &c[(nb * mbs + mb) * mr * nr];
         kernel.run(ap, bp, kc, cp);
         if (!last) continue;
-        for (int i = 0; i < mr; ++i) {
+        // The padding rows and columns of the last blocks are not stored.
+        const int rows = static_cast<int>(std::min<int64_t>(mr, m_size - mb * mr));
+        const int cols = static_cast<int>(std::min<int64_t>(nr, n_size - nb * nr));
+        for (int i = 0; i < rows; ++i) {
           const int64_t row = out_base + o.out_rows[mb * mr + i];
-          for (int j = 0; j < nr; ++j) {
+          for (int j = 0; j < cols; ++j) {
             double sum = cp[i * nr + j];
             if (std::isnan(sum)) sum = nans.Element(mb * mr + i, nb * nr + j);
-            // What Normalize and Store make of the sum: rounded to f32 once.
-            const float f = static_cast<float>(sum);
-            std::memcpy(data + 4 * (row + o.out_cols[nb * nr + j]), &f, 4);
+            StoreSum(out, data, row + o.out_cols[nb * nr + j], sum);
           }
         }
       }
@@ -359,9 +387,12 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
   std::optional<DotOffsets> o = PackedOffsets(dot, *lhs.info, *rhs.info, *out);
   if (!o.has_value()) return std::nullopt;
   const int64_t m_size = o->lhs_rows.size(), k_size = o->lhs_k.size(), n_size = o->rhs_cols.size();
-  absl::Status room =
-      CheckAllocationSize(8 * ((m_size + n_size) * k_size + m_size * n_size), "the dot's panels");
-  if (!room.ok()) return absl::StatusOr<Value>(room);
+  // Rounded up to blocks of 8 rows and 16 columns, the most any kernel pads.
+  const int64_t m_up = (m_size + 7) / 8 * 8, n_up = (n_size + 15) / 16 * 16;
+  // Panels that do not fit leave the dot to the generic one, which needs none.
+  if (!CheckAllocationSize(8 * ((m_up + n_up) * k_size + m_up * n_up), "the dot's panels").ok()) {
+    return std::nullopt;
+  }
   const Kernel kernel = ChooseKernel(ResolveIsa(isa), m_size, n_size);
   absl::StatusOr<Value> result = Value::Allocate(out);
   if (!result.ok()) return result;
@@ -370,7 +401,7 @@ std::optional<absl::StatusOr<Value>> PackedDot(const HloInstruction& dot, const 
   // its own, its panels converted when it comes.
   for (size_t i = 0; i < o->lhs_batch.size(); ++i) {
     RunBatch(kernel, lhs, rhs, *o, lhs.info->origin() + o->lhs_batch[i],
-             rhs.info->origin() + o->rhs_batch[i], out->origin() + o->out_batch[i], data);
+             rhs.info->origin() + o->rhs_batch[i], *out, out->origin() + o->out_batch[i], data);
   }
   return result;
 }

@@ -116,7 +116,7 @@ TEST(PackedDotTest, PackedOperandsGiveTheGenericDotsBits) {
   }
 }
 
-TEST(PackedDotTest, TakesPackedOperandsOnly) {
+TEST(PackedDotTest, TakesSeparableLayoutsOfF32) {
   auto dot_of = [](const HloModule& m) { return m.entry()->root(); };
   auto value = [](const std::string& text) {
     absl::StatusOr<std::shared_ptr<const ArrayInfo>> info = ArrayInfo::Create(*ParseShape(text));
@@ -132,7 +132,10 @@ TEST(PackedDotTest, TakesPackedOperandsOnly) {
   auto row_major_lhs = value("f32[16,8]{1,0}").second;
   EXPECT_TRUE(PackedDot(*dot_of(*m), lhs, rhs, out_info).has_value());
   EXPECT_TRUE(PackedDot(*dot_of(*m), lhs, value("f32[8,16]{1,0}").second, out_info).has_value());
-  EXPECT_FALSE(PackedDot(*dot_of(*m), row_major_lhs, rhs, out_info).has_value());
+  // Rows that are not contiguous are gathered into panels all the same.
+  EXPECT_TRUE(PackedDot(*dot_of(*m), row_major_lhs, rhs, out_info).has_value());
+  // A bf16 result of f32 operands rounds each operand first: generic.
+  EXPECT_FALSE(PackedDot(*dot_of(*m), lhs, rhs, value("bf16[16,16]{1,0}").first).has_value());
 }
 
 TEST(PackedDotTest, KernelFollowsTheIsaAndXlaLayoutIsa) {

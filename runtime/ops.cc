@@ -330,11 +330,10 @@ struct Contraction {
   }
 };
 
-absl::StatusOr<Value> Dot(const HloInstruction& inst, const Value& lhs, const Value& rhs,
-                          const Info& out) {
-  if (std::optional<absl::StatusOr<Value>> packed = PackedDot(inst, lhs, rhs, out)) {
-    return *std::move(packed);
-  }
+}  // namespace
+
+absl::StatusOr<Value> GenericDot(const HloInstruction& inst, const Value& lhs, const Value& rhs,
+                                 const Info& out) {
   const auto& at = inst.attributes();
   const std::vector<int64_t> lb = Attr(at.dot().lhs_batch_dims), rb = Attr(at.dot().rhs_batch_dims);
   const std::vector<int64_t> lc = Attr(at.dot().lhs_contracting_dims), rc = Attr(at.dot().rhs_contracting_dims);
@@ -387,6 +386,16 @@ absl::StatusOr<Value> Dot(const HloInstruction& inst, const Value& lhs, const Va
       }
     });
   });
+}
+
+namespace {
+
+absl::StatusOr<Value> Dot(const HloInstruction& inst, const Value& lhs, const Value& rhs,
+                          const Info& out) {
+  if (std::optional<absl::StatusOr<Value>> packed = PackedDot(inst, lhs, rhs, out)) {
+    return *std::move(packed);
+  }
+  return GenericDot(inst, lhs, rhs, out);
 }
 
 // Positions in dim_labels: batch/feature letters and spatial digits.
