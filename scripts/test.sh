@@ -2,7 +2,8 @@
 # Every test: installs what is missing, builds everything and runs all tests,
 # in three stages:
 #   1. the optimized build: unit tests, goldens, bad-input suite, fuzz seeds;
-#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer,
+#      but for the tests tagged no_sanitizer (they check what it cannot);
 #   3. the libFuzzer targets, FUZZ_SECONDS (default 10 here; 60 when
 #      scripts/fuzz.sh runs alone) each: a smoke run, to bring the whole
 #      script near CI's 30 minutes on 2 cores (docs/testing.md).
@@ -58,8 +59,10 @@ fi
 if [[ " $stages " == *" 2 "* ]]; then
   echo "== stage 2: every test under ASan + UBSan"
   # The test targets are named, not found: from its own output base, //...
-  # would walk into the gcc build's bazel-* links.
-  if tests=$(bazel query 'tests(//...) except attr(tags, manual, //...)' 2>/dev/null); then
+  # would walk into the gcc build's bazel-* links. Tests tagged
+  # no_sanitizer check what a sanitizer cannot see, in stage 1.
+  query='tests(//...) except attr(tags, "manual|no_sanitizer", //...)'
+  if tests=$(bazel query "$query" 2>/dev/null); then
     # shellcheck disable=SC2086
     bazel_test asan sanitizer_bazel --config=asan --build_tests_only $tests
   else

@@ -6,7 +6,9 @@
 // copies and copy_bytes_per_run (of --stats=json) it promised.
 #include "tools/explain_command.h"
 
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -123,10 +125,15 @@ void CheckAdvice(const std::string& text, const std::string& target,
   EXPECT_EQ(stats["copy_bytes_per_run"].get<int64_t>(), advice.bytes_after);
 }
 
-// Every module below each folder, on every target.
+// Every module below each folder, on every target; under a sanitizer
+// (XLA_LAYOUT_SANITIZER) on one target each, the next module on the next,
+// which still reaches every target in a fifth of the time.
 TEST(ExplainCommandTest, ChainsAreTrueAndAdviceKeepsItsPromiseOnEveryModule) {
   std::optional<std::string> corpus = HloCorpusDir();
   if (!corpus) GTEST_SKIP() << "no HLO corpus (XLA_LAYOUT_NO_CORPUS)";
+  const char* sanitizer = std::getenv("XLA_LAYOUT_SANITIZER");
+  const bool every_target = sanitizer == nullptr || *sanitizer == '\0';
+  const std::vector<std::string> targets = TargetConfig::BuiltinNames();
   int modules = 0, copies = 0, links = 0, advice = 0;
   for (const std::string& dir : {*corpus, std::string("tests/golden"), std::string("examples")}) {
     absl::StatusOr<std::vector<CorpusFile>> files = ReadHloCorpus(dir);
@@ -134,7 +141,9 @@ TEST(ExplainCommandTest, ChainsAreTrueAndAdviceKeepsItsPromiseOnEveryModule) {
     for (const CorpusFile& file : *files) {
       if (Read(file.text) == nullptr) continue;  // the error goldens
       ++modules;
-      for (const std::string& target : TargetConfig::BuiltinNames()) {
+      for (size_t t = 0; t < targets.size(); ++t) {
+        if (!every_target && t != modules % targets.size()) continue;
+        const std::string& target = targets[t];
         SCOPED_TRACE(absl::StrCat(file.path, " on ", target));
         PassPipeline pipeline = Pipeline(target);
         absl::StatusOr<ExplainReport> report =
@@ -150,11 +159,12 @@ TEST(ExplainCommandTest, ChainsAreTrueAndAdviceKeepsItsPromiseOnEveryModule) {
     }
   }
   // The corpus reaches the rules: MobileNet alone copies hundreds of values
-  // on tpu, and its weights are pinned.
+  // on tpu, and its weights are pinned. One target per module (MobileNet
+  // not on tpu) finds about a tenth of the copies.
   EXPECT_GT(modules, 40);
-  EXPECT_GT(copies, 300);
-  EXPECT_GT(links, 1000);
-  EXPECT_GT(advice, 60);
+  EXPECT_GT(copies, every_target ? 300 : 30);
+  EXPECT_GT(links, every_target ? 1000 : 300);
+  EXPECT_GT(advice, every_target ? 60 : 30);
   std::cout << modules << " modules, " << copies << " copies, " << links << " links, " << advice
             << " advice checked\n";
 }
