@@ -57,7 +57,7 @@ if [[ " $stages " == *" 1 "* ]]; then
   fi
 fi
 if [[ " $stages " == *" 2 "* ]]; then
-  echo "== stage 2: every test under ASan + UBSan"
+  echo "== stage 2: the tests under ASan + UBSan"
   # The test targets are named, not found: from its own output base, //...
   # would walk into the gcc build's bazel-* links. Tests tagged
   # no_sanitizer check what a sanitizer cannot see, in stage 1.
