@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/element.h"
+#include "runtime/fast_element.h"
 #include "runtime/nan_rule.h"
 #include "xla_layout/memory.h"
 
@@ -51,16 +52,7 @@ std::vector<int64_t> FreeDims(int rank, const std::vector<int64_t>& batch,
 
 // Element `slot` of an f32 or (`bf16`) bf16 array, exactly, as double.
 double LoadFloat(const uint8_t* data, bool bf16, int64_t slot) {
-  float f;
-  if (bf16) {
-    uint16_t h;
-    std::memcpy(&h, data + 2 * slot, 2);
-    const uint32_t u = static_cast<uint32_t>(h) << 16;
-    std::memcpy(&f, &u, 4);
-  } else {
-    std::memcpy(&f, data + 4 * slot, 4);
-  }
-  return f;
+  return bf16 ? Bf16Slots::Load(data, slot) : F32Slots::Load(data, slot);
 }
 
 // One batch of the operand `v` (f32 or bf16) of a matmul as panels of
