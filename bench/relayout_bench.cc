@@ -7,7 +7,9 @@
 // every built-in target), each replayed with its plan built once on one
 // thread against memcpy of the same bytes, batch for batch in the same run,
 // summed per copy class (source plus destination within L2, within L3,
-// larger) and in total.
+// larger) and in total. Between the two, what bounds a transpose: the
+// core's plan beside the same tiles through register transposes and the
+// same lines moved unshuffled (copy_reference.h), from L1 to DRAM.
 //
 //   bazel run -c opt //bench:relayout_bench
 //   bazel run -c opt //bench:relayout_bench -- --benchmark_filter=nchw
@@ -15,6 +17,8 @@
 //     (the table then uses medians: steadier on a shared machine)
 //   bazel run -c opt //bench:relayout_bench -- --benchmark_filter=replay
 //     (the replayed copies only)
+//   bazel run -c opt //bench:relayout_bench -- --benchmark_filter='onethread|limit|replay'
+//     (the three tables of issue 31's points)
 #include <immintrin.h>
 #include <unistd.h>
 
@@ -394,6 +398,117 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   state.counters["copy_class"] = copy_class.ok() ? static_cast<double>(*copy_class) : -1;
 }
 
+// ---------------------------------------------------------------------------
+// What bounds a transpose of 32-bit elements: the same 16x16 tiles moved by
+// the fewest-shuffle register transposes (copy_reference.h), and the same
+// 64-byte lines moved in the same order with no shuffle, beside the core's
+// plan and the copy ceiling, in alternating batches. A copy in L1 is bound
+// by its shuffles; one in L2 and beyond by how its lines scatter.
+
+struct LimitCase {
+  std::string name;
+  int64_t rows, cols;  // the source, row-major; the destination is {0,1}
+};
+
+std::vector<LimitCase> LimitCases() {
+  return {{"L1", 16, 128}, {"L2", 256, 256}, {"L2", 512, 256}, {"L3", 1024, 1024},
+          {"DRAM", 4096, 4096}};
+}
+
+void BM_Limit(benchmark::State& state, const LimitCase& c) {
+  const std::string f = absl::StrFormat("f32[%d,%d]", c.rows, c.cols);
+  RelayoutOptions options;
+  options.threads = 1;
+  RelayoutPlan plan = *RelayoutPlan::Create(*ParseShape(f + "{1,0}"), *ParseShape(f + "{0,1}"),
+                                            options);
+  const bool stream = plan.Describe().find("streaming") != std::string::npos;
+  const int64_t bytes = plan.element_bytes(), ssb = c.cols * 4, dsa = c.rows * 4;
+  // Each side on buffers of its own, warmed by its own runs alone: at 64
+  // MiB on the Xeon of stop 46, a transpose that followed another's runs
+  // on the same buffers took 7 ms, and 12 ms after its own.
+  std::vector<std::unique_ptr<Buffers>> buffers;
+  auto side = [&](auto fn) {
+    buffers.push_back(std::make_unique<Buffers>(bytes, bytes));
+    Buffers* own = buffers.back().get();
+    return std::function<void()>([own, fn] { fn(own->src.get(), own->dst.get()); });
+  };
+  std::vector<std::pair<std::string, std::function<void()>>> sides = {
+      {"core", side([&](char* s, char* d) { plan.Execute(s, d); })},
+      {"memcpy", side([&](char* s, char* d) { std::memcpy(d, s, bytes); })},
+      {"stream", side([&](char* s, char* d) { StreamingCopy(s, d, bytes); })}};
+  const std::pair<TileMove, const char*> moves[] = {
+      {TileMove::kAvx2, "avx2"}, {TileMove::kAvx512, "avx512"}, {TileMove::kLines, "lines"}};
+  for (const auto& [move, name] : moves) {
+    if (!CanMoveTiles(move)) continue;
+    for (int64_t strip_rows : {16, 256}) {
+      sides.push_back({absl::StrCat(name, strip_rows),
+                       side([&, move = move, strip_rows](char* s, char* d) {
+                         TransposeTiles(move, s, d, c.cols, c.rows, ssb, dsa, strip_rows, stream);
+                       })});
+    }
+  }
+  std::vector<std::function<void()>> fns;
+  for (const auto& s : sides) fns.push_back(s.second);
+  std::vector<double> best;
+  for (auto _ : state) best = BestAlternating(RepsFor(bytes), WarmRunsFor(bytes), fns);
+  for (size_t i = 0; i < sides.size(); ++i) state.counters[sides[i].first + "_s"] = best[i];
+  state.counters["bytes"] = static_cast<double>(bytes);
+  state.counters["streaming"] = stream;
+}
+
+// The limits table: the ceiling (the better of memcpy and the streaming
+// copy) over each side's time; for each reference, the better of its two
+// strip heights, and which it was.
+void LimitSummary(const std::vector<bench::Run>& runs, std::ostream& out) {
+  bool header = false;
+  for (const bench::Run& run : runs) {
+    if (run.benchmark_name().rfind("limit/", 0) != 0) continue;
+    const auto& k = run.counters;
+    if (!header) {
+      out << "\nWhat bounds a transpose (f32 {1,0} -> {0,1}, one thread): ceiling / time, "
+             "alternating batches, best of five:\n"
+          << absl::StrFormat("%-18s %9s %9s %7s %11s %11s %11s %7s\n", "case", "bytes",
+                             "ceil us", "core", "avx2", "avx512", "lines", "stores");
+      header = true;
+    }
+    const double ceiling = std::min(k.at("memcpy_s").value, k.at("stream_s").value);
+    const std::string& name = run.benchmark_name();
+    std::string row = absl::StrFormat(
+        "%-18s %9d %9.2f %6.2fx", name.substr(6, name.find('/', 6) - 6),
+        static_cast<int64_t>(k.at("bytes").value), ceiling * 1e6, ceiling / k.at("core_s").value);
+    for (const char* side : {"avx2", "avx512", "lines"}) {
+      double best = 0;
+      int strip = 0;
+      for (int rows : {16, 256}) {
+        auto it = k.find(absl::StrCat(side, rows, "_s"));
+        if (it != k.end() && ceiling / it->second.value > best) {
+          best = ceiling / it->second.value;
+          strip = rows;
+        }
+      }
+      row += best > 0 ? absl::StrFormat(" %6.2fx/%-3d", best, strip)
+                      : absl::StrFormat(" %11s", "-");
+    }
+    out << row << absl::StrFormat(" %7s\n", k.at("streaming").value > 0 ? "stream" : "cached");
+  }
+  if (header) {
+    out << "avx2, avx512 = the same 16x16 tiles through each ISA's register transpose of fewest "
+           "shuffles; lines = the same 64-byte lines, unshuffled (xla_layout/copy_reference.h); "
+           "each in strips of 16 or 256 source rows, the better shown (/16, /256); stores = "
+           "ordinary, or streaming where the core's plan streams.\n";
+  }
+}
+
+void RegisterLimits() {
+  for (const LimitCase& c : LimitCases()) {
+    const std::string name =
+        absl::StrFormat("limit/%s_f32[%d,%d]/", c.name, c.rows, c.cols);
+    benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State& st) { BM_Limit(st, c); })
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
 void RegisterReplay() {
   const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY");
   const std::string root = ws != nullptr ? ws : ".";
@@ -633,6 +748,7 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
          "share.\n"
       << "1/ceil = core1 over the one-thread ceiling, the better of memcpy and stream.\n";
   OneThreadSummary(runs, out);
+  LimitSummary(runs, out);
   ReplaySummary(runs, out);
 }
 
@@ -654,6 +770,7 @@ void RegisterAll() {
     if (c.dnnl) reg("onednn", [c](benchmark::State& s) { BM_OneDnn(s, c); });
     reg("onethread", [c](benchmark::State& s) { BM_OneThread(s, c); })->Iterations(1);
   }
+  RegisterLimits();
   RegisterReplay();
 }
 

@@ -6,6 +6,13 @@
 // The vector copy is what any kernel of vector loads and stores reaches at
 // best: where glibc's memcpy runs as `rep movsb` and beats it (16-256 KiB
 // in L2 on AMD Zen 5), the gap between the two is no kernel's to close.
+//
+// For transposes of 32-bit elements there are two more: the same 16x16
+// tiles moved with the fewest shuffles known for the ISA, and the same
+// 64-byte lines moved in the same order with no shuffle at all. The first
+// bounds a transpose in L1, where the shuffles cost more than the loads and
+// stores; the second bounds it where the lines' scatter costs more than the
+// shuffles (L2 and beyond).
 #ifndef XLA_LAYOUT_COPY_REFERENCE_H_
 #define XLA_LAYOUT_COPY_REFERENCE_H_
 
@@ -21,6 +28,37 @@ void StreamingCopy(const void* src, void* dst, int64_t bytes);
 // stores, 128 bytes a step, in address order, where the CPU has AVX2; the
 // last bytes (and every byte elsewhere) by memcpy.
 void VectorCopy(const void* src, void* dst, int64_t bytes);
+
+// How TransposeTiles moves a 16x16 tile of 32-bit elements.
+enum class TileMove {
+  // Transposed: four 8x8 transposes in 256-bit registers, rows b and b + 4
+  // of each loaded into one register's halves (16 shuffles, 8 inserts).
+  kAvx2,
+  // Transposed: one 16x16 transpose in 512-bit registers, rows b, b + 4,
+  // b + 8 and b + 12 loaded into one register's four 128-bit lanes, then
+  // two rounds of in-lane shuffles (32 shuffles, 48 inserts).
+  kAvx512,
+  // Not transposed: destination line r of the tile (64 bytes) gets source
+  // line r whole, so the tile's memory traffic is a transpose's with none
+  // of its shuffles. A line is one 64-byte load and store where the CPU
+  // has AVX-512F, as memcpy's are, else two 32-byte ones.
+  kLines,
+};
+
+// Whether this CPU runs `move` (AVX2, or AVX-512F for kAvx512).
+bool CanMoveTiles(TileMove move);
+
+// Moves the na x nb block of 32-bit elements in 16x16 tiles: with kAvx2 and
+// kAvx512, dst[a * dsa + b * 4] = src[a * 4 + b * ssb] for a < na, b < nb;
+// with kLines, tile (a0, b0) copies the 64 bytes at src + a0 * 4 +
+// (b0 + r) * ssb to dst + (a0 + r) * dsa + b0 * 4 for r < 16. The tiles go
+// in strips of `strip_rows` source rows (b), each strip swept along a,
+// tiles down the strip innermost, as the packing core's strips go.
+// Streaming stores are non-temporal (then dst and dsa are 32-byte aligned).
+// Needs na and nb multiples of 16, strip_rows of 16, CanMoveTiles(move),
+// and no overlap; returns false and moves nothing otherwise.
+bool TransposeTiles(TileMove move, const void* src, void* dst, int64_t na, int64_t nb,
+                    int64_t ssb, int64_t dsa, int64_t strip_rows, bool streaming);
 
 }  // namespace xla_layout
 
