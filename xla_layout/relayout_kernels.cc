@@ -204,6 +204,17 @@ bool ClaimsDestinationAhead() {
   return intel;
 }
 
+// Whether a streaming transpose of more than 256 source rows goes in strips
+// of 16 rows with no fetch, where it otherwise takes strips of 256 that
+// fetch ahead. On Intel (the Xeon of stop 46) each 16-row strip's rows are
+// then read whole, 16 streams the hardware follows: f32[4096,4096] to
+// {0,1} took 7.1-8.2 ms against 11.5-12.3 ms, one thread; on Zen 5 strips of 256
+// measured best (docs/benchmarks.md, "On Zen 5").
+bool StreamsInShortStrips() {
+  static const bool intel = __builtin_cpu_is("intel");
+  return intel;
+}
+
 // Strips of 16 along a sweep all of b in 16x16 tiles, so each tile reads 16
 // whole source lines and writes 16 whole destination lines (64 bytes each):
 // no line is touched twice, whatever the strides, and full lines suit
@@ -213,9 +224,10 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
     int64_t dsa) {
   const int64_t na16 = na & ~int64_t{15}, nb16 = nb & ~int64_t{15};
-  // From memory, a strip sweeps at most 256 source rows, so the pages it
-  // reads stay in the TLB, and each tile fetches into L2 the lines its own
-  // 16 rows need two tiles along a: a whole strip of tiles ahead, where the
+  // From memory, a strip sweeps at most 256 source rows (16 on Intel when
+  // there are more: StreamsInShortStrips), so the pages it reads stay in
+  // the TLB, and each tile fetches into L2 the lines its own 16 rows need
+  // two tiles along a: a whole strip of tiles ahead, where the
   // next tile's lines down the strip came too late to hide DRAM. The fetch
   // runs past na, since an interleaved plan calls this on chunks of a row
   // that goes on (a fetch past the source is dropped, never a fault); 16
@@ -227,9 +239,10 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   // 0.80x of memcpy), while rows of 4 KB stay in strips of 16, which
   // measured best on them; 256-row strips fetching ahead measured no faster
   // in L3 (f32[1000,1000]) and slower on short rows (f32[2000,300]).
-  const int64_t strip_rows =
-      kStream ? 256 : std::clamp<int64_t>((int64_t{64} << 10) / std::max<int64_t>(ssb, 1) / 16 * 16,
-                                          16, 256);
+  const int64_t in_cache_rows =
+      std::clamp<int64_t>((int64_t{64} << 10) / std::max<int64_t>(ssb, 1) / 16 * 16, 16, 256);
+  const int64_t stream_rows = nb > 256 && StreamsInShortStrips() ? 16 : 256;
+  const int64_t strip_rows = kStream ? stream_rows : in_cache_rows;
   auto tile = [&](int64_t a, int64_t b) __attribute__((target("avx2"), always_inline)) {
     const char* s = src + a * 4 + b * ssb;
     char* d = dst + a * dsa + b * 4;
@@ -255,7 +268,7 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
       }
     }
   } else {
-    const bool fetch = kStream && nb16 > 16;
+    const bool fetch = kStream && nb16 > 16 && strip_rows > 16;
     const bool claim = !kStream && na16 * dsa > (int64_t{512} << 10) && ClaimsDestinationAhead();
     for (int64_t b0 = 0; b0 < nb16; b0 += strip_rows) {
       const int64_t b1 = std::min(nb16, b0 + strip_rows);
