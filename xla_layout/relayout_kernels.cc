@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "xla_layout/interleave_kernels.h"
+#include "xla_layout/kernel_tuning.h"
 #include "xla_layout/large_copy_kernels.h"
 #include "xla_layout/simd_copy.h"
 #include "xla_layout/simd_transpose.h"
@@ -191,28 +192,6 @@ __attribute__((target("avx2"))) void Transpose32Avx2Narrow(
   if (na2 < na) {
     TransposeScalarT<uint32_t>(src + na2 * 4, dst + na2 * dsa, na - na2, nb, ssb, dsa);
   }
-}
-
-// Whether a transpose in cache claims with PREFETCHW, a strip ahead, the
-// destination lines the next strip writes. On Intel (Emerald Rapids) that
-// hides the misses of writes that go to each destination row in turn, once
-// the rows span more than 512 KiB (below, f32[256,256] measured no faster);
-// on Zen 5 write prefetches in cache measured slower (docs/benchmarks.md,
-// "On Emerald Rapids").
-bool ClaimsDestinationAhead() {
-  static const bool intel = __builtin_cpu_is("intel");
-  return intel;
-}
-
-// Whether a streaming transpose of more than 256 source rows goes in strips
-// of 16 rows with no fetch, where it otherwise takes strips of 256 that
-// fetch ahead. On Intel (the Xeon of stop 46) each 16-row strip's rows are
-// then read whole, 16 streams the hardware follows: f32[4096,4096] to
-// {0,1} took 7.1-8.2 ms against 11.5-12.3 ms, one thread; on Zen 5 strips of 256
-// measured best (docs/benchmarks.md, "On Zen 5").
-bool StreamsInShortStrips() {
-  static const bool intel = __builtin_cpu_is("intel");
-  return intel;
 }
 
 // Strips of 16 along a sweep all of b in 16x16 tiles, so each tile reads 16
