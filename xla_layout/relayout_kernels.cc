@@ -304,8 +304,10 @@ __attribute__((target("avx2"))) void Transpose32Avx2Grouped(
   };
   // Streaming, the rows come in strips (TallerGroupedBlocksForStreaming),
   // swept down 16 columns at a time, fetching two tiles ahead, past na too,
-  // as the plain strips of more than 16 rows do (16 rows not measured here).
-  if (kStream) {
+  // as the plain strips of more than 16 rows do; on Intel 16 rows at a
+  // time along the whole of a instead, with no fetch, as the plain strips
+  // do there (StreamsInShortStrips).
+  if (kStream && !StreamsInShortStrips()) {
     for (int64_t a = 0; a + 16 <= na; a += 16) {
       for (int64_t b = 0; b < nb; b += 16) {
         for (int r = 0; r < 16; ++r) {
