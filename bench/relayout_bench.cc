@@ -326,6 +326,30 @@ int64_t RepsFor(int64_t bytes_written) {
   return std::clamp<int64_t>((int64_t{8} << 20) / std::max<int64_t>(bytes_written, 1), 1, 1 << 16);
 }
 
+// One side of an alternating measurement: a function of its own source
+// and destination buffers, of these sizes.
+struct Side {
+  int64_t src_bytes, dst_bytes;
+  std::function<void(const char* src, char* dst)> run;
+};
+
+// Each side's best batch (BestAlternating), every side on buffers of its
+// own, warmed by its own runs alone. Sides that share buffers warm each
+// other's: on the Xeon of stop 46, whose L3 keeps part of a 64 MiB buffer,
+// the streaming copy of f32[4096,4096] that followed memcpy on the same
+// pair read 4.8 ms, and 7.4 ms on a pair of its own, where the core (on its
+// own pair) read the same either way.
+std::vector<double> BestOnOwnBuffers(int64_t reps, int64_t warm, const std::vector<Side>& sides) {
+  std::vector<std::unique_ptr<Buffers>> buffers;
+  std::vector<std::function<void()>> fns;
+  for (const Side& side : sides) {
+    buffers.push_back(std::make_unique<Buffers>(side.src_bytes, side.dst_bytes));
+    const Buffers* own = buffers.back().get();
+    fns.push_back([own, &side] { side.run(own->src.get(), own->dst.get()); });
+  }
+  return BestAlternating(reps, warm, fns);
+}
+
 // A case of the table on one thread and on all, against memcpy and the
 // streaming copy of the same bytes, in alternating batches: the one-thread
 // ratios the summary prints survive a machine that other jobs share.
@@ -335,17 +359,14 @@ void BM_OneThread(benchmark::State& state, const Case& c) {
   one.threads = 1;
   RelayoutPlan plan1 = *RelayoutPlan::Create(p.src, p.dst, one);
   RelayoutPlan plan_n = *RelayoutPlan::Create(p.src, p.dst, all);
-  Buffers b(plan1.src_bytes(), plan1.dst_bytes());
-  Buffers m(p.element_bytes, p.element_bytes);
+  const int64_t src = plan1.src_bytes(), dst = plan1.dst_bytes(), bytes = p.element_bytes;
+  const std::vector<Side> sides = {
+      {src, dst, [&](const char* s, char* d) { plan1.Execute(s, d); }},
+      {src, dst, [&](const char* s, char* d) { plan_n.Execute(s, d); }},
+      {bytes, bytes, [&](const char* s, char* d) { std::memcpy(d, s, bytes); }},
+      {bytes, bytes, [&](const char* s, char* d) { StreamingCopy(s, d, bytes); }}};
   std::vector<double> best;
-  for (auto _ : state) {
-    best = BestAlternating(
-        RepsFor(plan1.dst_bytes()), WarmRunsFor(plan1.dst_bytes()),
-        {[&] { plan1.Execute(b.src.get(), b.dst.get()); },
-         [&] { plan_n.Execute(b.src.get(), b.dst.get()); },
-         [&] { std::memcpy(m.dst.get(), m.src.get(), p.element_bytes); },
-         [&] { StreamingCopy(m.src.get(), m.dst.get(), p.element_bytes); }});
-  }
+  for (auto _ : state) best = BestOnOwnBuffers(RepsFor(dst), WarmRunsFor(dst), sides);
   state.counters["core1_s"] = best[0];
   state.counters["coreN_s"] = best[1];
   state.counters["memcpy_s"] = best[2];
@@ -372,18 +393,19 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   }
   const int64_t bytes = plan->element_bytes();
   const int64_t padding = std::max<int64_t>(0, plan->dst_bytes() - bytes);
-  Buffers b(plan->src_bytes(), plan->dst_bytes());
-  Buffers m(bytes, bytes + padding);
+  const std::vector<Side> sides = {
+      {plan->src_bytes(), plan->dst_bytes(),
+       [&](const char* s, char* d) { plan->Execute(s, d); }},
+      {bytes, bytes, [&](const char* s, char* d) { std::memcpy(d, s, bytes); }},
+      {bytes, bytes + padding,
+       [&](const char* s, char* d) {
+         std::memcpy(d, s, bytes);
+         std::memset(d + bytes, 0, padding);
+       }},
+      {bytes, bytes, [&](const char* s, char* d) { VectorCopy(s, d, bytes); }}};
   std::vector<double> best;
   for (auto _ : state) {
-    best = BestAlternating(RepsFor(plan->dst_bytes()), WarmRunsFor(plan->dst_bytes()),
-                           {[&] { plan->Execute(b.src.get(), b.dst.get()); },
-                            [&] { std::memcpy(m.dst.get(), m.src.get(), bytes); },
-                            [&] {
-                              std::memcpy(m.dst.get(), m.src.get(), bytes);
-                              std::memset(m.dst.get() + bytes, 0, padding);
-                            },
-                            [&] { VectorCopy(m.src.get(), m.dst.get(), bytes); }});
+    best = BestOnOwnBuffers(RepsFor(plan->dst_bytes()), WarmRunsFor(plan->dst_bytes()), sides);
   }
   state.SetLabel(c.first_seen);
   state.counters["count"] = static_cast<double>(c.count);
@@ -423,35 +445,25 @@ void BM_Limit(benchmark::State& state, const LimitCase& c) {
                                             options);
   const bool stream = plan.Describe().find("streaming") != std::string::npos;
   const int64_t bytes = plan.element_bytes(), ssb = c.cols * 4, dsa = c.rows * 4;
-  // Each side on buffers of its own, warmed by its own runs alone: at 64
-  // MiB on the Xeon of stop 46, a transpose that followed another's runs
-  // on the same buffers took 7 ms, and 12 ms after its own.
-  std::vector<std::unique_ptr<Buffers>> buffers;
-  auto side = [&](auto fn) {
-    buffers.push_back(std::make_unique<Buffers>(bytes, bytes));
-    Buffers* own = buffers.back().get();
-    return std::function<void()>([own, fn] { fn(own->src.get(), own->dst.get()); });
-  };
-  std::vector<std::pair<std::string, std::function<void()>>> sides = {
-      {"core", side([&](char* s, char* d) { plan.Execute(s, d); })},
-      {"memcpy", side([&](char* s, char* d) { std::memcpy(d, s, bytes); })},
-      {"stream", side([&](char* s, char* d) { StreamingCopy(s, d, bytes); })}};
+  std::vector<std::string> names = {"core", "memcpy", "stream"};
+  std::vector<Side> sides = {
+      {bytes, bytes, [&](const char* s, char* d) { plan.Execute(s, d); }},
+      {bytes, bytes, [&](const char* s, char* d) { std::memcpy(d, s, bytes); }},
+      {bytes, bytes, [&](const char* s, char* d) { StreamingCopy(s, d, bytes); }}};
   const std::pair<TileMove, const char*> moves[] = {
       {TileMove::kAvx2, "avx2"}, {TileMove::kAvx512, "avx512"}, {TileMove::kLines, "lines"}};
   for (const auto& [move, name] : moves) {
     if (!CanMoveTiles(move)) continue;
     for (int64_t strip_rows : {16, 256}) {
-      sides.push_back({absl::StrCat(name, strip_rows),
-                       side([&, move = move, strip_rows](char* s, char* d) {
+      names.push_back(absl::StrCat(name, strip_rows));
+      sides.push_back({bytes, bytes, [&, move = move, strip_rows](const char* s, char* d) {
                          TransposeTiles(move, s, d, c.cols, c.rows, ssb, dsa, strip_rows, stream);
-                       })});
+                       }});
     }
   }
-  std::vector<std::function<void()>> fns;
-  for (const auto& s : sides) fns.push_back(s.second);
   std::vector<double> best;
-  for (auto _ : state) best = BestAlternating(RepsFor(bytes), WarmRunsFor(bytes), fns);
-  for (size_t i = 0; i < sides.size(); ++i) state.counters[sides[i].first + "_s"] = best[i];
+  for (auto _ : state) best = BestOnOwnBuffers(RepsFor(bytes), WarmRunsFor(bytes), sides);
+  for (size_t i = 0; i < sides.size(); ++i) state.counters[names[i] + "_s"] = best[i];
   state.counters["bytes"] = static_cast<double>(bytes);
   state.counters["streaming"] = stream;
 }
