@@ -87,8 +87,7 @@ __attribute__((target("avx2"))) void SweepAvx2(const char* src, char* dst, int64
   if (kStream) _mm_sfence();
 }
 
-// Column a0 + c of the tile's rows k, k + 4, k + 8, k + 12 (k < 4) in the
-// lanes of r[k]; the two in-lane rounds leave column a0 + c whole in out[c].
+// A 64-byte line as one 64-byte store.
 template <bool kStream>
 __attribute__((target("avx512f"), always_inline)) inline void StoreLine512(char* d, __m512 v) {
   if (kStream) {
@@ -98,6 +97,9 @@ __attribute__((target("avx512f"), always_inline)) inline void StoreLine512(char*
   }
 }
 
+// Transposed: columns a0..a0 + 3 of the tile's rows k, k + 4, k + 8 and
+// k + 12 (k < 4) in the four lanes of r[k]; the two in-lane rounds leave
+// column a0 + c whole in out[c].
 template <TileMove kMove, bool kStream>
 __attribute__((target("avx512f"), always_inline)) inline void TileAvx512(const char* s,
                                                                        char* d, int64_t ssb,
@@ -158,8 +160,9 @@ bool TransposeTiles(TileMove move, const void* src, void* dst, int64_t na, int64
   }
   const char* s = static_cast<const char*>(src);
   char* d = static_cast<char*>(dst);
-  auto run = [&](auto sweep_stream, auto sweep) { (streaming ? sweep_stream : sweep)(
-      s, d, na, nb, ssb, dsa, strip_rows); };
+  auto run = [&](auto sweep_stream, auto sweep) {
+    (streaming ? sweep_stream : sweep)(s, d, na, nb, ssb, dsa, strip_rows);
+  };
   switch (move) {
     case TileMove::kAvx2:
       run(SweepAvx2<TileMove::kAvx2, true>, SweepAvx2<TileMove::kAvx2, false>);

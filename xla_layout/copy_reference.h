@@ -54,9 +54,10 @@ bool CanMoveTiles(TileMove move);
 // (b0 + r) * ssb to dst + (a0 + r) * dsa + b0 * 4 for r < 16. The tiles go
 // in strips of `strip_rows` source rows (b), each strip swept along a,
 // tiles down the strip innermost, as the packing core's strips go.
-// Streaming stores are non-temporal (then dst and dsa are 32-byte aligned).
-// Needs na and nb multiples of 16, strip_rows of 16, CanMoveTiles(move),
-// and no overlap; returns false and moves nothing otherwise.
+// Streaming, the stores are non-temporal. Returns false and moves nothing
+// unless na and nb are multiples of 16, strip_rows a positive multiple of
+// 16, CanMoveTiles(move), and, streaming, dst and dsa 64-byte aligned. The
+// source and destination must not overlap.
 bool TransposeTiles(TileMove move, const void* src, void* dst, int64_t na, int64_t nb,
                     int64_t ssb, int64_t dsa, int64_t strip_rows, bool streaming);
 
