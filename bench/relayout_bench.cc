@@ -297,11 +297,9 @@ double BatchSeconds(int64_t reps, Fn fn) {
 // follows `warm` untimed runs of its own function, so that its buffers are
 // the ones last touched, and as warm as the references'. A copy near the
 // L3's size runs one rep a batch, and this L3 keeps a buffer only after
-// several passes over it: with one untimed run, the core (whose buffers no
-// other side shares, where memcpy, the floor and the vector copy share
-// theirs) read 0.44-0.52x of memcpy on f32[16,28,28,128] to {3,0,2,1}
-// (12.8 MB), and 0.91-1.01x with eight, as `hlo-layout relayout
-// --repeat=50` reads it.
+// several passes over it: with one untimed run, the core read 0.44-0.52x
+// of memcpy on f32[16,28,28,128] to {3,0,2,1} (12.8 MB), and 0.91-1.01x
+// with eight, as `hlo-layout relayout --repeat=50` reads it.
 std::vector<double> BestAlternating(int64_t reps, int64_t warm,
                                     const std::vector<std::function<void()>>& fns) {
   std::vector<double> best(fns.size(), 1e30);
@@ -334,11 +332,10 @@ struct Side {
 };
 
 // Each side's best batch (BestAlternating), every side on buffers of its
-// own, warmed by its own runs alone. Sides that share buffers warm each
-// other's: on the Xeon of stop 46, whose L3 keeps part of a 64 MiB buffer,
-// the streaming copy of f32[4096,4096] that followed memcpy on the same
-// pair read 4.8 ms, and 7.4 ms on a pair of its own, where the core (on its
-// own pair) read the same either way.
+// own, warmed by its own runs alone: sides that share buffers warm each
+// other's, and where the L3 keeps part of a 64 MiB buffer a reference that
+// follows another on the same pair reads faster than the core on its own
+// (docs/benchmarks.md, "On the Xeon of stop 46").
 std::vector<double> BestOnOwnBuffers(int64_t reps, int64_t warm, const std::vector<Side>& sides) {
   std::vector<std::unique_ptr<Buffers>> buffers;
   std::vector<std::function<void()>> fns;

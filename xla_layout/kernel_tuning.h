@@ -17,14 +17,13 @@ inline bool ClaimsDestinationAhead() {
   return intel;
 }
 
-// Whether a streaming transpose of more than 256 source rows goes in strips
-// of 16 rows with no fetch, where it otherwise takes strips of 256 that
-// fetch ahead. On Intel (the Xeon of stop 46) each 16-row strip's rows are
-// then read whole, 16 streams the hardware follows: f32[4096,4096] to {0,1}
-// took 7.1-8.2 ms against 11.5-12.3 ms, one thread; on Zen 5 strips of 256
-// measured best (docs/benchmarks.md, "On Zen 5"). The grouped kernel of
-// narrow tiles then sweeps its rows 16 at a time too: f32[4096,4096] to
-// {0,1:T(4,128)} 7.9-9.1 ms -> 6.7-7.2 ms.
+// Whether streaming transposes sweep 16 source rows at a time with no
+// fetch: the plain strips once there are more than 256 rows, and the
+// grouped kernel of narrow tiles on each call's rows; otherwise they sweep
+// 256 rows (or a call's) fetching each tile's lines ahead. On Intel the 16
+// rows of a strip are then read whole, streams the hardware prefetcher
+// follows; on Zen 5 strips of 256 measured best (docs/benchmarks.md, "On
+// Zen 5" and "On the Xeon of stop 46" have the runs).
 inline bool StreamsInShortStrips() {
   static const bool intel = __builtin_cpu_is("intel");
   return intel;
