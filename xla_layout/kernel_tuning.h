@@ -4,6 +4,8 @@
 #ifndef XLA_LAYOUT_KERNEL_TUNING_H_
 #define XLA_LAYOUT_KERNEL_TUNING_H_
 
+#include <cstdint>
+
 namespace xla_layout::internal {
 
 // Whether a transpose in cache claims with PREFETCHW, a strip ahead, the
@@ -27,6 +29,19 @@ inline bool ClaimsDestinationAhead() {
 inline bool StreamsInShortStrips() {
   static const bool intel = __builtin_cpu_is("intel");
   return intel;
+}
+
+// Whether a transpose in cache whose rows collide (IsStagedTranspose in
+// large_copy_kernels.h) goes through the staged blocks rather than the
+// set's own strips. On AMD it always does: staging was measured on Zen 4,
+// whose 8-way L1D held 8 of a tile's 16 colliding lines. On Intel (48 KiB,
+// 12-way L1D) only when the destination rows collide and the source rows
+// are 2 KiB or longer: colliding source rows alone, or short ones, went
+// faster through the strips (docs/benchmarks.md, "Stop 47, same machine",
+// has the runs).
+inline bool StagesCollidingRows(int64_t src_stride_b, int64_t dst_stride_a) {
+  static const bool intel = __builtin_cpu_is("intel");
+  return !intel || (dst_stride_a % 4096 == 0 && src_stride_b >= 2048);
 }
 
 }  // namespace xla_layout::internal

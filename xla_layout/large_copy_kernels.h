@@ -20,7 +20,8 @@
 //   with source rows colliding, straight to the destination, 8 rows at a
 //   time getting 256 bytes each while the next block is staged; when
 //   destination rows collide, into a second block whose rows are copied
-//   out 512 bytes at a time;
+//   out 512 bytes at a time (which of these cases are staged depends on
+//   the vendor's L1: StagesCollidingRows in kernel_tuning.h);
 // - three rows of 32-bit elements interleaved into triples (an image's RGB
 //   planes into channels-last), by permutes and blends of 8 columns at a
 //   time, not element by element.
@@ -29,6 +30,7 @@
 
 #include <cstdint>
 
+#include "xla_layout/kernel_tuning.h"
 #include "xla_layout/relayout_kernels.h"
 
 namespace xla_layout::internal {
@@ -63,10 +65,10 @@ void LineRuns(const char* src, char* dst, int64_t rows, int64_t bytes, int64_t s
   kCopy(src, dst, rows, bytes, src_stride, dst_stride, streaming);
 }
 
-// Whether TransposeStaged takes a transpose (Kernels::transpose's
+// Whether TransposeStaged can take a transpose (Kernels::transpose's
 // arguments): 4-byte elements, no streaming, source or destination rows a
-// multiple of 4 KiB apart (rows that share one set of a 32 KiB, 8-way L1
-// with 64 sets), and at least one whole block (32 of a; 64 rows of b, or
+// multiple of 4 KiB apart (rows that share one set of an L1 with 64 sets),
+// and at least one whole block (32 of a; 64 rows of b, or
 // 128 when destination rows collide).
 inline constexpr int64_t kStagedCols = 32;
 inline constexpr int64_t kSourceStagedRows = 64;
@@ -85,11 +87,13 @@ inline bool IsStagedTranspose(int64_t na, int64_t nb, int64_t src_stride_b,
 void TransposeStaged(const char* src, char* dst, int64_t na, int64_t nb,
                      int64_t src_stride_b, int64_t dst_stride_a, TransposeFn transpose);
 
-// A kernel set's transpose (Kernels::transpose) with staged blocks in front.
+// A kernel set's transpose (Kernels::transpose) with staged blocks in front,
+// for the cases this CPU's vendor stages (StagesCollidingRows).
 template <TransposeFn kTranspose>
 void Staged(const char* src, char* dst, int64_t na, int64_t nb,
             int64_t src_stride_b, int64_t dst_stride_a, int es, bool streaming) {
-  if (IsStagedTranspose(na, nb, src_stride_b, dst_stride_a, es, streaming)) {
+  if (IsStagedTranspose(na, nb, src_stride_b, dst_stride_a, es, streaming) &&
+      StagesCollidingRows(src_stride_b, dst_stride_a)) {
     return TransposeStaged(src, dst, na, nb, src_stride_b, dst_stride_a, kTranspose);
   }
   kTranspose(src, dst, na, nb, src_stride_b, dst_stride_a, es, streaming);

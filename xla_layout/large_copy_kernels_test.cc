@@ -113,8 +113,9 @@ TEST(LargeCopyKernelsTest, StagedTransposesTakeRowsThatShareOneL1Set) {
 }
 
 // Transposes in cache through each SIMD set's transpose and
-// transpose_planes, with rows 4 KiB (or 8 KiB) apart on either side and
-// edges of every size, against a plain loop.
+// transpose_planes (staged or not, as the vendor's tuning chooses), and
+// through TransposeStaged itself, with rows 4 KiB (or 8 KiB) apart on
+// either side and edges of every size, against a plain loop.
 TEST(LargeCopyKernelsTest, StagedTransposesMatchAPlainLoop) {
   std::mt19937_64 rng(7);
   for (Isa isa : SimdPathsHere()) {
@@ -148,6 +149,11 @@ TEST(LargeCopyKernelsTest, StagedTransposesMatchAPlainLoop) {
       }
       ASSERT_EQ(out, want) << IsaName(isa) << " " << na << "x" << nb << ", strides " << ssb
                            << "/" << dsa << ", planes " << planes;
+      if (planes != 1) continue;
+      std::vector<char> staged(plane_dst, 0x5A);
+      TransposeStaged(src.data(), staged.data(), na, nb, ssb, dsa, k.transpose);
+      ASSERT_EQ(staged, want) << "staged, " << IsaName(isa) << " " << na << "x" << nb
+                              << ", strides " << ssb << "/" << dsa;
     }
   }
 }
