@@ -44,6 +44,16 @@ inline bool StagesCollidingRows(int64_t src_stride_b, int64_t dst_stride_a) {
   return !intel || (dst_stride_a % 4096 == 0 && src_stride_b >= 2048);
 }
 
+// Whether a grouped transpose into narrow tiles in cache (no streaming)
+// takes 64 or 128 source rows per kernel call, gone down 16 columns at a
+// time (TallerGroupedBlocks in stream_order.h), rather than one line of
+// rows (16 f32) swept along the whole row. Measured on Intel only
+// (docs/benchmarks.md, "Stop 47, same machine"); AMD keeps the calls of 16.
+inline bool TakesTallGroupedBlocksInCache() {
+  static const bool intel = __builtin_cpu_is("intel");
+  return intel;
+}
+
 }  // namespace xla_layout::internal
 
 #endif  // XLA_LAYOUT_KERNEL_TUNING_H_

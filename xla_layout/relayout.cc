@@ -13,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "xla_layout/kernel_tuning.h"
 #include "xla_layout/primitive_type.h"
 #include "xla_layout/relayout_kernels.h"
 #include "xla_layout/relayout_planner.h"
@@ -533,7 +534,6 @@ absl::Status RelayoutPlan::Impl::PlanTasks(const TiledLayout& s, const TiledLayo
   if (planned && streaming) internal::GroupLineRunsForStreaming(&tasks, es);
   if (planned) internal::UseRowTables(&tasks, es, isa);
   if (planned) internal::BlockNarrowTransposes(&tasks, es, isa);
-  if (planned && streaming) internal::TallerGroupedBlocksForStreaming(&tasks, es, isa);
   if (planned && !streaming && fill_uniform && dst_bytes > internal::kFusePaddedRowsBytes) {
     internal::FusePaddedRows(&tasks, es);
   }
@@ -564,6 +564,11 @@ void RelayoutPlan::Impl::ShareWork(int64_t total, bool in_cache) {
   threads = internal::ThreadsForCost(copy_class, 2 * total, in_cache, threads);
   work.resize(threads);
   if (threads > 1) SplitLoneTransposes();
+  // The blocks of a grouped transpose merge once the threads are known: in
+  // cache with one, the outermost loop need not stay whole for sharing.
+  if (!use_gather && (streaming || internal::TakesTallGroupedBlocksInCache())) {
+    internal::TallerGroupedBlocks(&tasks, es, isa, streaming, !streaming && threads == 1);
+  }
   if (!use_gather && tasks.size() > 1) {
     interleaved = true;
     bool outside = true;  // every task has a loop outside its kernel's

@@ -302,11 +302,14 @@ __attribute__((target("avx2"))) void Transpose32Avx2Grouped(
     Transpose8x16Avx2<kStream, kGroup>(s, d, ssb, dsa, dsg);
     Transpose8x16Avx2<kStream, kGroup>(s + 32, d + kGroupsPerHalf * dsg, ssb, dsa, dsg);
   };
-  // Streaming, the rows come in strips (TallerGroupedBlocksForStreaming),
-  // swept down 16 columns at a time, fetching two tiles ahead, past na too,
-  // as the plain strips of more than 16 rows do; on Intel 16 rows at a
-  // time along the whole of a instead, with no fetch, as the plain strips
-  // do there (StreamsInShortStrips).
+  // Streaming, the rows come in strips (TallerGroupedBlocks), swept down 16
+  // columns at a time, fetching two tiles ahead, past na too, as the plain
+  // strips of more than 16 rows do; on Intel 16 rows at a time along the
+  // whole of a instead, with no fetch, as the plain strips do there
+  // (StreamsInShortStrips). In cache, a call of more than 16 rows (Intel's
+  // taller blocks) goes down them 16 columns at a time with no fetch: each
+  // destination tile row then gets nb * 4 bytes in one run, where a sweep
+  // along a writes one line of each in turn.
   if (kStream && !StreamsInShortStrips()) {
     for (int64_t a = 0; a + 16 <= na; a += 16) {
       for (int64_t b = 0; b < nb; b += 16) {
@@ -315,6 +318,12 @@ __attribute__((target("avx2"))) void Transpose32Avx2Grouped(
         }
         tile(a, b);
       }
+    }
+    return;
+  }
+  if (!kStream) {
+    for (int64_t a = 0; a + 16 <= na; a += 16) {
+      for (int64_t b = 0; b < nb; b += 16) tile(a, b);
     }
     return;
   }

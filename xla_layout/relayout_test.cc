@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "xla_layout/kernel_tuning.h"
 #include "xla_layout/shape_text.h"
 #include "xla_layout/memory.h"
 #include "xla_layout/test_util.h"
@@ -381,9 +382,10 @@ TEST(RelayoutTest, StreamingInterleaveKeepsDestinationOrder) {
 
 // A transpose into narrow tiles reads 16 (T(4,128)) or 8 (T(2,128)) bytes of
 // each of 128 source rows per tile. The plan takes 16 rows at a time (one
-// destination line), streaming or not, and its kernel sweeps every tile
-// along those rows in one call ("tiles grouped"), so each source line is
-// read once, whole. Where no grouped kernel exists (16-bit elements, the
+// destination line), and its kernel every tile along those rows in one
+// call ("tiles grouped"), so each source line is read once, whole;
+// streaming plans, and on Intel cached ones, then take several such blocks
+// per call (xla_layout/stream_order.h). Where no grouped kernel exists (16-bit elements, the
 // scalar path), only rows that would overfill an L1 set are reordered, and
 // the kernel still goes one tile per call.
 TEST(RelayoutTest, NarrowTransposesSweepTheTilesAlongOneLineOfRows) {
@@ -391,21 +393,27 @@ TEST(RelayoutTest, NarrowTransposesSweepTheTilesAlongOneLineOfRows) {
   // where the grouped kernel exists (AVX2 and up), as planned elsewhere.
   // The ISA is named, not left to XLA_LAYOUT_ISA, whose scalar override
   // has no grouped kernel.
-  const char kSpreadLoops[] = "2:512000/2048 8:64000/64 250:16/4096 4:4/512 16:4000/4";
   if (ResolveIsa(Isa::kAvx2) == Isa::kAvx2) {
     // Streaming, the grouped kernel takes the rows of a whole tile (128) per
-    // call, in strips (xla_layout/stream_order.h).
-    const char kT4[] = "2:524288/2048 8:65536/64 256:16/4096 4:4/512 16:4096/4";
-    ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}", kT4,
+    // call, in strips (xla_layout/stream_order.h); in cache on Intel 128
+    // too, or 64 for rows 4 KiB apart, and one line of rows (16) elsewhere.
+    const bool tall = internal::TakesTallGroupedBlocksInCache();
+    ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}",
+                tall ? "2:524288/2048 2:262144/256 256:16/4096 4:4/512 64:4096/4"
+                     : "2:524288/2048 8:65536/64 256:16/4096 4:4/512 16:4096/4",
                 "2:524288/2048 1:524288/512 256:16/4096 4:4/512 128:4096/4", Isa::kAvx2);
-    const char kT2[] = "2:524288/1024 8:65536/64 512:8/2048 2:4/512 16:4096/4";
-    ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(2,128)}", kT2,
+    ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(2,128)}",
+                tall ? "2:524288/1024 2:262144/256 512:8/2048 2:4/512 64:4096/4"
+                     : "2:524288/1024 8:65536/64 512:8/2048 2:4/512 16:4096/4",
                 "2:524288/1024 1:524288/512 512:8/2048 2:4/512 128:4096/4", Isa::kAvx2);
-    const char kT8[] = "2:524288/4096 8:65536/64 128:32/8192 8:4/512 16:4096/4";
-    ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(8,128)}", kT8,
+    ExpectLoops("f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(8,128)}",
+                tall ? "2:524288/4096 2:262144/256 128:32/8192 8:4/512 64:4096/4"
+                     : "2:524288/4096 8:65536/64 128:32/8192 8:4/512 16:4096/4",
                 "2:524288/4096 1:524288/512 128:32/8192 8:4/512 128:4096/4", Isa::kAvx2);
-    ExpectLoops("f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(4,128)}", kSpreadLoops,
-                "2:512000/2048 1:512000/512 250:16/4096 4:4/512 128:4000/4", Isa::kAvx2);
+    const char kSpreadTall[] = "2:512000/2048 1:512000/512 250:16/4096 4:4/512 128:4000/4";
+    ExpectLoops("f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(4,128)}",
+                tall ? kSpreadTall : "2:512000/2048 8:64000/64 250:16/4096 4:4/512 16:4000/4",
+                kSpreadTall, Isa::kAvx2);
     for (const auto& [src, dst] :
          {std::pair{"f32[256,1024]{1,0}", "f32[256,1024]{0,1:T(4,128)}"},
           std::pair{"f32[256,1000]{1,0}", "f32[256,1000]{0,1:T(2,128)}"}}) {

@@ -25,18 +25,23 @@ void GroupLineRunsForStreaming(std::vector<Task>* tasks, int64_t es) {
   }
 }
 
-void TallerGroupedBlocksForStreaming(std::vector<Task>* tasks, int64_t es, Isa isa) {
+void TallerGroupedBlocks(std::vector<Task>* tasks, int64_t es, Isa isa, bool streaming,
+                         bool outermost_too) {
   for (Task& t : *tasks) {
     const size_t n = t.loops.size();
-    // The block loop outermost (n == 4) is the one threads share: kept.
-    if (t.kind != Kind::kTranspose || !t.grouped || n < 5 ||
+    // The block loop outermost (n == 4) is the one threads share: kept,
+    // unless the plan has one thread.
+    if (t.kind != Kind::kTranspose || !t.grouped || n < (outermost_too ? 4u : 5u) ||
         !HasGroupedTransposeKernel(isa, t.loops[n - 2].extent, es)) {
       continue;
     }
     Loop& block = t.loops[n - 4];
     Loop& rows = t.loops[n - 1];
     if (block.src != rows.extent * rows.src || block.dst != rows.extent * rows.dst) continue;
-    int64_t k = kGroupedStreamRows / std::max<int64_t>(rows.extent, 1);
+    const int64_t most = streaming                 ? kGroupedStreamRows
+                         : rows.src % 4096 == 0 ? kGroupedCollidingRows
+                                                : kGroupedCacheRows;
+    int64_t k = most / std::max<int64_t>(rows.extent, 1);
     while (k > 1 && block.extent % k != 0) --k;
     if (k < 2) continue;
     rows.extent *= k;

@@ -85,13 +85,41 @@ TEST(StreamOrderTest, GroupedTransposesTakeTheirBlocksOfRowsInStrips) {
   // row become one call of 128 rows; the block loop stays, at extent 1.
   std::vector<Task> tasks = {Grouped(
       {{32, 2097152, 2048}, {8, 262144, 64}, {1024, 16, 65536}, {4, 4, 512}, {16, 16384, 4}})};
-  TallerGroupedBlocksForStreaming(&tasks, 4, Isa::kAvx2);
+  TallerGroupedBlocks(&tasks, 4, Isa::kAvx2, /*streaming=*/true, /*outermost_too=*/false);
   EXPECT_EQ(LoopsOf(tasks[0]), "32:2097152/2048 1:2097152/512 1024:16/65536 4:4/512 128:16384/4");
   // Twelve blocks: the largest divisor of 12 that fits 128 rows, 6.
   tasks = {Grouped({{3, 786432, 768}, {12, 65536, 64}, {8, 16, 8192}, {8, 4, 1024},
                     {16, 4096, 4}})};
-  TallerGroupedBlocksForStreaming(&tasks, 4, Isa::kAvx2);
+  TallerGroupedBlocks(&tasks, 4, Isa::kAvx2, /*streaming=*/true, /*outermost_too=*/false);
   EXPECT_EQ(LoopsOf(tasks[0]), "3:786432/768 2:393216/384 8:16/8192 8:4/1024 96:4096/4");
+}
+
+TEST(StreamOrderTest, GroupedTransposesInCacheTakeTallerBlocks) {
+  // f32[320,960]{1,0} -> {0,1:T(8,128)}: 3840-byte source rows, eight
+  // blocks of 16 become one call of 128 rows.
+  std::vector<Task> tasks = {Grouped(
+      {{2, 491520, 4096}, {8, 61440, 64}, {120, 32, 12288}, {8, 4, 512}, {16, 3840, 4}})};
+  TallerGroupedBlocks(&tasks, 4, Isa::kAvx2, /*streaming=*/false, /*outermost_too=*/false);
+  EXPECT_EQ(LoopsOf(tasks[0]), "2:491520/4096 1:491520/512 120:32/12288 8:4/512 128:3840/4");
+  // f32[512,1024]{1,0} -> {0,1:T(8,128)}: rows 4 KiB apart, calls of 64.
+  tasks = {Grouped(
+      {{4, 524288, 4096}, {8, 65536, 64}, {128, 32, 16384}, {8, 4, 512}, {16, 4096, 4}})};
+  TallerGroupedBlocks(&tasks, 4, Isa::kAvx2, /*streaming=*/false, /*outermost_too=*/false);
+  EXPECT_EQ(LoopsOf(tasks[0]), "4:524288/4096 2:262144/256 128:32/16384 8:4/512 64:4096/4");
+  // Streaming, the same task takes 128 rows.
+  tasks = {Grouped(
+      {{4, 524288, 4096}, {8, 65536, 64}, {128, 32, 16384}, {8, 4, 512}, {16, 4096, 4}})};
+  TallerGroupedBlocks(&tasks, 4, Isa::kAvx2, /*streaming=*/true, /*outermost_too=*/false);
+  EXPECT_EQ(LoopsOf(tasks[0]), "4:524288/4096 1:524288/512 128:32/16384 8:4/512 128:4096/4");
+  // f32[160,960]'s first 128 rows: the block loop outermost merges only in
+  // a plan of one thread.
+  const std::vector<Loop> outer_blocks = {
+      {8, 61440, 64}, {120, 32, 8192}, {8, 4, 512}, {16, 3840, 4}};
+  tasks = {Grouped(outer_blocks)};
+  TallerGroupedBlocks(&tasks, 4, Isa::kAvx2, /*streaming=*/false, /*outermost_too=*/false);
+  EXPECT_EQ(LoopsOf(tasks[0]), "8:61440/64 120:32/8192 8:4/512 16:3840/4");
+  TallerGroupedBlocks(&tasks, 4, Isa::kAvx2, /*streaming=*/false, /*outermost_too=*/true);
+  EXPECT_EQ(LoopsOf(tasks[0]), "1:491520/512 120:32/8192 8:4/512 128:3840/4");
 }
 
 TEST(StreamOrderTest, OtherTransposesKeepTheirRows) {
@@ -103,7 +131,7 @@ TEST(StreamOrderTest, OtherTransposesKeepTheirRows) {
   for (const std::vector<Loop>& loops : kept) {
     std::vector<Task> tasks = {Grouped(loops)};
     const std::string before = LoopsOf(tasks[0]);
-    TallerGroupedBlocksForStreaming(&tasks, 4, Isa::kAvx2);
+    TallerGroupedBlocks(&tasks, 4, Isa::kAvx2, /*streaming=*/true, /*outermost_too=*/false);
     EXPECT_EQ(LoopsOf(tasks[0]), before);
   }
   // No grouped kernel (the scalar path, 2-byte elements): tile by tile, one
@@ -113,13 +141,13 @@ TEST(StreamOrderTest, OtherTransposesKeepTheirRows) {
   for (const auto& [es, isa] :
        {std::pair{int64_t{4}, Isa::kScalar}, std::pair{int64_t{2}, Isa::kAvx2}}) {
     std::vector<Task> tasks = {Grouped(tile_rows)};
-    TallerGroupedBlocksForStreaming(&tasks, es, isa);
+    TallerGroupedBlocks(&tasks, es, isa, /*streaming=*/true, /*outermost_too=*/false);
     EXPECT_EQ(tasks[0].loops[4].extent, 16) << IsaName(isa) << " " << es;
   }
   std::vector<Task> plain = {Task{
       Kind::kTranspose, 0, 0,
       {{32, 2097152, 2048}, {8, 262144, 64}, {4, 4, 512}, {16, 16384, 4}}}};
-  TallerGroupedBlocksForStreaming(&plain, 4, Isa::kAvx2);
+  TallerGroupedBlocks(&plain, 4, Isa::kAvx2, /*streaming=*/true, /*outermost_too=*/false);
   EXPECT_EQ(LoopsOf(plain[0]), "32:2097152/2048 8:262144/64 4:4/512 16:16384/4");
 }
 
