@@ -19,13 +19,15 @@ inline bool ClaimsDestinationAhead() {
   return intel;
 }
 
-// Whether streaming transposes sweep 16 source rows at a time with no
-// fetch: the plain strips once there are more than 256 rows, and the
-// grouped kernel of narrow tiles on each call's rows; otherwise they sweep
-// 256 rows (or a call's) fetching each tile's lines ahead. On Intel the 16
-// rows of a strip are then read whole, streams the hardware prefetcher
-// follows; on Zen 5 strips of 256 measured best (docs/benchmarks.md, "On
-// Zen 5" and "On the Xeon of stop 46" have the runs).
+// Whether streaming transposes sweep short strips of source rows with no
+// fetch (16 rows, taken two tiles down at a time, so 32 and each
+// destination row 128 bytes at a visit): the plain strips once there are
+// more than 256 rows, and the grouped kernel of narrow tiles on each
+// call's rows; otherwise they sweep 256 rows (or a call's) fetching each
+// tile's lines ahead. On Intel the rows of a strip are then read whole,
+// streams the hardware prefetcher follows; on Zen 5 strips of 256 measured
+// best (docs/benchmarks.md, "On Zen 5", "On the Xeon of stop 46" and
+// "Stop 47, same machine" have the runs).
 inline bool StreamsInShortStrips() {
   static const bool intel = __builtin_cpu_is("intel");
   return intel;

@@ -195,6 +195,26 @@ __attribute__((target("avx2"))) void Transpose32Avx2Narrow(
   }
 }
 
+// What the strips' whole 16x16 tiles leave of a transpose: 8x8 blocks where
+// they fit, then element by element.
+__attribute__((target("avx2"))) void Transpose32Avx2Edges(const char* src, char* dst,
+                                                         int64_t na, int64_t nb, int64_t ssb,
+                                                         int64_t dsa) {
+  const int64_t na16 = na & ~int64_t{15}, nb16 = nb & ~int64_t{15};
+  const int64_t na8 = na & ~int64_t{7}, nb8 = nb & ~int64_t{7};
+  for (int64_t a = 0; a < na8; a += 8) {
+    for (int64_t b = (a < na16 ? nb16 : 0); b < nb8; b += 8) {
+      Transpose8x8Avx2<false>(src + a * 4 + b * ssb, dst + a * dsa + b * 4, ssb, dsa);
+    }
+  }
+  if (nb8 < nb) {
+    TransposeScalarT<uint32_t>(src + nb8 * ssb, dst + nb8 * 4, na8, nb - nb8, ssb, dsa);
+  }
+  if (na8 < na) {
+    Transpose32Avx2Narrow<false>(src + na8 * 4, dst + na8 * dsa, na - na8, nb, ssb, dsa);
+  }
+}
+
 // Strips of 16 along a sweep all of b in 16x16 tiles, so each tile reads 16
 // whole source lines and writes 16 whole destination lines (64 bytes each):
 // no line is touched twice, whatever the strides, and full lines suit
@@ -229,6 +249,16 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
     Transpose8x16Avx2<kStream>(s, d, ssb, dsa);
     Transpose8x16Avx2<kStream>(s + 32, d + 8 * dsa, ssb, dsa);
   };
+  // Two tiles down b: each of the 16 destination rows gets 128 bytes at a
+  // visit, 8 rows at a time, where a tile gives it one line.
+  auto pair = [&](int64_t a, int64_t b) __attribute__((target("avx2"), always_inline)) {
+    const char* s = src + a * 4 + b * ssb;
+    char* d = dst + a * dsa + b * 4;
+    for (int half = 0; half < 2; ++half, s += 32, d += 8 * dsa) {
+      Transpose8x16Avx2<kStream>(s, d, ssb, dsa);
+      Transpose8x16Avx2<kStream>(s + 16 * ssb, d + 64, ssb, dsa);
+    }
+  };
   // Streaming onto destination rows of at most 1 KiB (every row of b in
   // one strip, the strip's tiles lines apart), the sweep goes by chunks of
   // kStreamChunk along a, a band of 16 rows at a time, with no fetch: each
@@ -246,6 +276,13 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
       for (int64_t b = 0; b < nb16; b += 16) {
         for (int64_t a = a0; a < a1; a += 16) tile(a, b);
       }
+    }
+  } else if (kStream && strip_rows == 16) {
+    // Intel's short strips, two at a time: lone 64-byte streaming stores
+    // to rows kilobytes apart ran at 0.90x of memcpy in a harness, pairs
+    // of them at 0.98x (docs/benchmarks.md, "Stop 47, same machine").
+    for (int64_t b = 0; b < nb16; b += 32) {
+      for (int64_t a = 0; a < na16; a += 16) b + 32 <= nb16 ? pair(a, b) : tile(a, b);
     }
   } else {
     const bool fetch = kStream && nb16 > 16 && strip_rows > 16;
@@ -268,21 +305,7 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
       }
     }
   }
-  // Edges: 8x8 blocks where they fit, then element by element.
-  const int64_t na8 = na & ~int64_t{7}, nb8 = nb & ~int64_t{7};
-  for (int64_t a = 0; a < na8; a += 8) {
-    for (int64_t b = (a < na16 ? nb16 : 0); b < nb8; b += 8) {
-      Transpose8x8Avx2<false>(src + a * 4 + b * ssb, dst + a * dsa + b * 4,
-                              ssb, dsa);
-    }
-  }
-  if (nb8 < nb) {
-    TransposeScalarT<uint32_t>(src + nb8 * ssb, dst + nb8 * 4, na8, nb - nb8,
-                               ssb, dsa);
-  }
-  if (na8 < na) {
-    Transpose32Avx2Narrow<false>(src + na8 * 4, dst + na8 * dsa, na - na8, nb, ssb, dsa);
-  }
+  Transpose32Avx2Edges(src, dst, na, nb, ssb, dsa);
 }
 
 // The rows of a come in groups (tiles): ng groups of ga rows, dsa apart in
@@ -303,14 +326,23 @@ __attribute__((target("avx2"))) void Transpose32Avx2Grouped(
     Transpose8x16Avx2<kStream, kGroup>(s, d, ssb, dsa, dsg);
     Transpose8x16Avx2<kStream, kGroup>(s + 32, d + kGroupsPerHalf * dsg, ssb, dsa, dsg);
   };
+  // Two tiles down b, as the plain strips' pairs.
+  auto pair = [&](int64_t a, int64_t b) __attribute__((target("avx2"), always_inline)) {
+    const char* s = src + a * 4 + b * ssb;
+    char* d = dst + (a / kGroup) * dsg + b * 4;
+    for (int half = 0; half < 2; ++half, s += 32, d += kGroupsPerHalf * dsg) {
+      Transpose8x16Avx2<kStream, kGroup>(s, d, ssb, dsa, dsg);
+      Transpose8x16Avx2<kStream, kGroup>(s + 16 * ssb, d + 64, ssb, dsa, dsg);
+    }
+  };
   // Streaming, the rows come in strips (TallerGroupedBlocks), swept down 16
   // columns at a time, fetching two tiles ahead, past na too, as the plain
-  // strips of more than 16 rows do; on Intel 16 rows at a time along the
-  // whole of a instead, with no fetch, as the plain strips do there
-  // (StreamsInShortStrips). In cache, a call of more than 16 rows (Intel's
-  // taller blocks) goes down them 16 columns at a time with no fetch: each
-  // destination tile row then gets nb * 4 bytes in one run, where a sweep
-  // along a writes one line of each in turn.
+  // strips of more than 16 rows do; on Intel 32 rows at a time along the
+  // whole of a instead, in pairs of tiles with no fetch, as the plain
+  // strips do there (StreamsInShortStrips). In cache, a call of more than
+  // 16 rows (Intel's taller blocks) goes down them 16 columns at a time
+  // with no fetch: each destination tile row then gets nb * 4 bytes in one
+  // run, where a sweep along a writes one line of each in turn.
   if (kStream && !StreamsInShortStrips()) {
     for (int64_t a = 0; a + 16 <= na; a += 16) {
       for (int64_t b = 0; b < nb; b += 16) {
@@ -328,8 +360,8 @@ __attribute__((target("avx2"))) void Transpose32Avx2Grouped(
     }
     return;
   }
-  for (int64_t b = 0; b < nb; b += 16) {
-    for (int64_t a = 0; a + 16 <= na; a += 16) tile(a, b);
+  for (int64_t b = 0; b < nb; b += 32) {
+    for (int64_t a = 0; a + 16 <= na; a += 16) b + 32 <= nb ? pair(a, b) : tile(a, b);
   }
 }
 
@@ -404,14 +436,17 @@ __attribute__((target("avx2"))) void TransposeAvx2(const char* src, char* dst,
   if (es == 4 && nb == 3 && dsa == 12) return Interleave3x32Avx2(src, dst, na, ssb, streaming);
   if (es == 4 && na >= 2 && nb >= 8) {
     // Streaming needs 32-byte aligned rows; the tiles keep that alignment.
-    bool aligned = (reinterpret_cast<uintptr_t>(dst) & 31) == 0 &&
-                   dsa % 32 == 0;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(dst);
     if (na < 8) {
-      return streaming && aligned
+      return streaming && (at & 31) == 0 && dsa % 32 == 0
                  ? Transpose32Avx2Narrow<true>(src, dst, na, nb, ssb, dsa)
                  : Transpose32Avx2Narrow<false>(src, dst, na, nb, ssb, dsa);
     }
-    if (streaming && aligned) {
+    // The strips' streaming stores need whole lines: on rows that start
+    // mid-line, each line is half written by one tile and half by the next,
+    // and those partial non-temporal writes ran f32[4104,4096] to {0,1} at
+    // 0.34x of memcpy, against 0.56x with ordinary stores.
+    if (streaming && (at & 63) == 0 && dsa % 64 == 0) {
       return Transpose32Avx2Strips<true>(src, dst, na, nb, ssb, dsa);
     }
     return Transpose32Avx2Strips<false>(src, dst, na, nb, ssb, dsa);
