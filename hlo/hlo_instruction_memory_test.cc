@@ -22,6 +22,20 @@ TEST(HloInstructionMemoryTest, FitsA352ByteHeapBlock) {
   EXPECT_EQ(sizeof(HloOpcode), 1u);
 }
 
+// What nearly every walk reads shares the object's first 64 bytes: on a
+// module far larger than the caches a walk then fetches one line of each
+// instruction (the opcode beside them, the shape after them).
+TEST(HloInstructionMemoryTest, WalkedFieldsShareTheFirstLine) {
+  HloInstruction i("i", HloOpcode::kAdd, Shape(F32, {2}));
+  const char* base = reinterpret_cast<const char*>(&i);
+  auto end_of = [&](const auto& member) {
+    return reinterpret_cast<const char*>(&member) + sizeof(member) - base;
+  };
+  EXPECT_LE(end_of(i.operands()), 64);
+  EXPECT_LE(end_of(i.users()), 64);
+  EXPECT_GE(reinterpret_cast<const char*>(&i.shape()) - base, 64);
+}
+
 // get-tuple-element's index is kept out of line: absent elsewhere, set,
 // printed back, and copied deeply with the attributes.
 TEST(HloInstructionMemoryTest, TupleIndexIsKeptOutOfLine) {

@@ -10,7 +10,7 @@
 namespace xla_layout {
 
 HloInstruction::HloInstruction(std::string name, HloOpcode opcode, Shape shape)
-    : name_(std::move(name)), opcode_(opcode), shape_(std::move(shape)) {}
+    : opcode_(opcode), shape_(std::move(shape)), name_(std::move(name)) {}
 
 // Invariant: `this` is in operand->users_ exactly when operand is among
 // this->operands_. Checking the (short) operand list keeps building a module
@@ -118,9 +118,64 @@ HloInstruction* HloComputation::AddInstruction(
     pos = std::find_if(instructions_.begin(), instructions_.end(),
                        [&](const auto& i) { return i.get() == before; });
   }
+  const bool at_end = pos == instructions_.end();
   instructions_.insert(pos, std::move(instruction));
   if (raw->opcode() == HloOpcode::kParameter) parameter_instructions_.push_back(raw);
+  if (!at_end) appended_only_ = false;
+  if (!raw->called_computations().empty()) {
+    if (!at_end) {
+      calling_known_ = false;
+      calling_.clear();
+    } else if (calling_known_) {
+      calling_.push_back(raw);  // the last instruction: the last caller
+    }
+  }
   return raw;
+}
+
+void HloInstruction::AddCalledComputation(std::string attribute, HloComputation* c) {
+  const bool first = extra_.get().called.empty();
+  extra_.mutable_get().called.push_back({std::move(attribute), c});
+  if (first && parent_ != nullptr) parent_->NoteFirstCall(this);
+}
+
+void HloComputation::NoteFirstCall(HloInstruction* i) {
+  if (!calling_known_) return;
+  if (!appended_only_) {
+    calling_known_ = false;
+    calling_.clear();
+    return;
+  }
+  // The parser adds calls once every computation is read, in text order:
+  // nearly always at the end.
+  auto at = std::lower_bound(calling_.begin(), calling_.end(), i->local_id(),
+                             [](const HloInstruction* a, int id) { return a->local_id() < id; });
+  calling_.insert(at, i);
+}
+
+void HloComputation::NoteReplaced(const HloInstruction* old, HloInstruction* replacement) {
+  appended_only_ = false;
+  const bool was = !old->called_computations().empty();
+  const bool is = !replacement->called_computations().empty();
+  if (!calling_known_ || (!was && !is)) return;
+  auto it = std::find(calling_.begin(), calling_.end(), old);
+  if (was && is) {
+    *it = replacement;
+  } else if (was) {
+    calling_.erase(it);
+  } else {
+    calling_known_ = false;
+    calling_.clear();
+  }
+}
+
+std::vector<HloInstruction*> HloComputation::CallingInstructions() const {
+  if (calling_known_) return calling_;
+  std::vector<HloInstruction*> calling;
+  for (HloInstruction* i : instruction_range()) {
+    if (!i->called_computations().empty()) calling.push_back(i);
+  }
+  return calling;
 }
 
 std::unique_ptr<HloComputation> HloComputation::Clone(
@@ -160,6 +215,11 @@ void HloComputation::InsertInstructions(
     if (batch[k].second->opcode() == HloOpcode::kParameter) {
       parameter_instructions_.push_back(batch[k].second.get());
     }
+    if (batch[k].first != nullptr) appended_only_ = false;
+    if (!batch[k].second->called_computations().empty()) {
+      calling_known_ = false;
+      calling_.clear();
+    }
     batch[k].second->parent_ = this;
     batch[k].second->local_id_ = next_local_id_++;
     if (batch[k].first != nullptr) before[batch[k].first].push_back(k);
@@ -193,6 +253,9 @@ int HloComputation::RemoveDeadInstructions() {
           auto& users = op->users_;
           users.erase(std::remove(users.begin(), users.end(), i), users.end());
         }
+        if (calling_known_ && !i->called_computations().empty()) {
+          calling_.erase(std::find(calling_.begin(), calling_.end(), i));
+        }
         it = instructions_.erase(it);
         ++removed;
         changed = true;
@@ -217,7 +280,10 @@ void HloComputation::ReplaceInstructions(
   }
   for (auto& slot : instructions_) {
     std::unique_ptr<HloInstruction>& replacement = by_old_id[slot->local_id_];
-    if (replacement != nullptr) slot = std::move(replacement);
+    if (replacement != nullptr) {
+      NoteReplaced(slot.get(), replacement.get());
+      slot = std::move(replacement);
+    }
   }
 }
 
@@ -225,6 +291,7 @@ HloInstruction* HloComputation::ReplaceInstructionAt(
     size_t position, std::unique_ptr<HloInstruction> replacement) {
   std::unique_ptr<HloInstruction>& slot = instructions_[position];
   TakeUsesOf(slot.get(), replacement.get());
+  NoteReplaced(slot.get(), replacement.get());
   slot = std::move(replacement);
   return slot.get();
 }
@@ -331,7 +398,7 @@ std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
   absl::flat_hash_set<const HloComputation*> visited;
   std::function<void(HloComputation*)> visit = [&](HloComputation* c) {
     if (!visited.insert(c).second) return;
-    for (const auto& i : c->instructions_) {
+    for (const HloInstruction* i : c->CallingInstructions()) {
       for (const auto& called : i->called_computations()) visit(called.computation);
     }
     order.push_back(c);
@@ -365,7 +432,7 @@ void HloModule::UniquifyInstructionNames() {
 absl::flat_hash_set<const HloComputation*> FusedComputations(const HloModule& module) {
   absl::flat_hash_set<const HloComputation*> fused;
   for (HloComputation* c : module.computations()) {
-    for (HloInstruction* i : c->instruction_range()) {
+    for (HloInstruction* i : c->CallingInstructions()) {
       if (i->opcode() != HloOpcode::kFusion) continue;
       for (const auto& called : i->called_computations()) fused.insert(called.computation);
     }

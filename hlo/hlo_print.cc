@@ -366,8 +366,7 @@ absl::flat_hash_set<const HloComputation*> HloModule::ComputationsInShorthand() 
   // one a call or fusion also names must be printed for it.
   absl::flat_hash_set<const HloComputation*> shorthand, named;
   for (const auto& c : computations_) {
-    for (HloInstruction* i : c->instruction_range()) {
-      if (i->called_computations().empty()) continue;
+    for (HloInstruction* i : c->CallingInstructions()) {
       const bool implied = IsAsyncOpcode(i->opcode()) && AsyncShorthandOpcode(*i);
       for (const HloInstruction::CalledComputation& called : i->called_computations()) {
         (implied ? shorthand : named).insert(called.computation);

@@ -331,7 +331,7 @@ absl::Status VerifyCallGraph(const Context& ctx, const HloModule& module) {
                                      ")"));
     }
     st = 1;
-    for (HloInstruction* i : c->instruction_range()) {
+    for (HloInstruction* i : c->CallingInstructions()) {
       for (const auto& called : i->called_computations()) {
         absl::Status s = visit(called.computation);
         if (!s.ok()) return s;
@@ -596,20 +596,19 @@ absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& r
   // indexed by id, not a hash set of half a million pointers, which missed
   // the cache on every probe.
   std::vector<bool> bitcast_operands;
+  // One walk: an instruction that lacks tiles waits here until the walk has
+  // seen every bitcast (one may read it from further on).
+  std::vector<std::pair<const HloInstruction*, std::string>> untiled;
   for (HloComputation* c : module.computations()) {
     if (fused.contains(c)) continue;
     bitcast_operands.assign(c->local_id_bound(), false);
+    untiled.clear();
     for (HloInstruction* i : c->instruction_range()) {
       if (i->opcode() == HloOpcode::kBitcast && i->operand_count() == 1 &&
           i->operand(0)->parent() == c) {
         bitcast_operands[i->operand(0)->local_id()] = true;
       }
-    }
-    for (HloInstruction* i : c->instruction_range()) {
-      if (ExemptFromTiles(*i, module) || bitcast_operands[i->local_id()] ||
-          aliased_outputs.contains(i)) {
-        continue;
-      }
+      if (ExemptFromTiles(*i, module) || aliased_outputs.contains(i)) continue;
       leaves.clear();
       pinned.clear();
       ArrayLeaves(i->shape(), leaves);
@@ -626,9 +625,13 @@ absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& r
         if (k < pinned.size() && pinned[k]->has_layout() && pinned[k]->layout().tiles().empty()) {
           continue;  // the header pins it untiled: copied where it is used
         }
-        return LayoutRule(*i, absl::StrCat("array ", k, " is ", leaf.ToString(),
-                                           ", without the tiles the target requires"));
+        untiled.emplace_back(i, absl::StrCat("array ", k, " is ", leaf.ToString(),
+                                             ", without the tiles the target requires"));
+        break;
       }
+    }
+    for (const auto& [i, what] : untiled) {
+      if (!bitcast_operands[i->local_id()]) return LayoutRule(*i, what);
     }
   }
   return absl::OkStatus();

@@ -49,7 +49,7 @@ absl::StatusOr<int> FlattenCallGraph(HloModule& module) {
     absl::flat_hash_map<const HloComputation*, std::vector<Site>> sites;
     absl::flat_hash_set<const HloComputation*> control;
     for (HloComputation* c : module.computations()) {
-      for (HloInstruction* i : c->instruction_range()) {
+      for (HloInstruction* i : c->CallingInstructions()) {
         const auto& called = i->called_computations();
         for (size_t k = 0; k < called.size(); ++k) {
           sites[called[k].computation].push_back({i, k});

@@ -178,8 +178,8 @@ bool Layout::IsSparse() const {
   return false;
 }
 
-bool Layout::HasAttributes() const {
-  if (!tiles_.empty() || element_size_in_bits_ != 0 || memory_space_ != 0) return true;
+bool Layout::HasAttributesBeyondTiles() const {
+  if (element_size_in_bits_ != 0 || memory_space_ != 0) return true;
   if (!rare_.has_value()) return false;
   const Rare& r = rare_.get();
   return !r.dim_level_types.empty() || r.tail_padding_alignment_in_elements != 1 ||

@@ -158,7 +158,9 @@ class Layout {
   Layout& add_split_config(SplitConfig config);
 
   // True when any attribute after ':' would be printed.
-  bool HasAttributes() const;
+  bool HasAttributes() const { return !tiles_.empty() || HasAttributesBeyondTiles(); }
+  // The same, tiles left out: memory space, element size, sparse levels, ...
+  bool HasAttributesBeyondTiles() const;
 
   // Comparison that can ignore parts: Layout::Equal().IgnoreTiles()(a, b).
   class Equal {

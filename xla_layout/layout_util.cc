@@ -4,16 +4,10 @@
 
 namespace xla_layout {
 
-bool HasAttributesBeyondTiles(const Layout& layout) {
-  Layout probe = layout;
-  probe.clear_tiles();
-  return probe.HasAttributes();
-}
-
 bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b) {
   if (a == b) return true;
-  if (!a.tiles().empty() || !b.tiles().empty() || HasAttributesBeyondTiles(a) ||
-      HasAttributesBeyondTiles(b) || a.minor_to_major().size() != b.minor_to_major().size()) {
+  if (!a.tiles().empty() || !b.tiles().empty() || a.HasAttributesBeyondTiles() ||
+      b.HasAttributesBeyondTiles() || a.minor_to_major().size() != b.minor_to_major().size()) {
     return false;
   }
   auto significant = [&](const Layout& l) {
@@ -29,7 +23,7 @@ bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b) {
 std::optional<Layout> ReshapeBitcastLayout(const Shape& from,
                                            const Layout& from_layout,
                                            const Shape& to) {
-  if (HasAttributesBeyondTiles(from_layout) || from.rank() == 0 || to.rank() == 0) {
+  if (from_layout.HasAttributesBeyondTiles() || from.rank() == 0 || to.rank() == 0) {
     return std::nullopt;
   }
   for (int64_t d : from.dimensions()) if (d <= 0) return std::nullopt;
@@ -171,7 +165,7 @@ std::vector<int64_t> CommonOrder(const Shape& a, const Shape& b,
 bool IsChosenLayout(const Shape& leaf) {
   if (!leaf.has_layout()) return false;
   const Layout& l = leaf.layout();
-  return !l.tiles().empty() || HasAttributesBeyondTiles(l) ||
+  return l.HasAttributes() ||
          !SamePhysicalLayout(leaf, l, DefaultLayoutForRank(leaf.rank()));
 }
 

@@ -13,10 +13,6 @@
 
 namespace xla_layout {
 
-// Whether `layout` carries anything besides its order and tiles (memory
-// space, element size, sparse levels, ...).
-bool HasAttributesBeyondTiles(const Layout& layout);
-
 // Whether layouts `a` and `b` of `shape` put every element at the same
 // offset: equal, or untiled and differing only where size-1 dims sit.
 bool SamePhysicalLayout(const Shape& shape, const Layout& a, const Layout& b);

@@ -265,6 +265,29 @@ TEST(ShapeTest, SettersChainAndDefaultLayouts) {
   EXPECT_EQ(os.str(), "f32[2,3]{1,0} {1,0} (8,128)");
 }
 
+// Tiles alone are attributes, but not attributes beyond tiles; every other
+// attribute is both.
+TEST(ShapeTest, AttributesBeyondTiles) {
+  Layout plain({1, 0});
+  EXPECT_FALSE(plain.HasAttributes());
+  EXPECT_FALSE(plain.HasAttributesBeyondTiles());
+  Layout tiled({1, 0});
+  tiled.add_tile(Tile({8, 128}));
+  EXPECT_TRUE(tiled.HasAttributes());
+  EXPECT_FALSE(tiled.HasAttributesBeyondTiles());
+  for (int k = 0; k < 4; ++k) {
+    Layout l = tiled;
+    if (k == 0) l.set_memory_space(1);
+    if (k == 1) l.set_element_size_in_bits(4);
+    if (k == 2) l.set_tail_padding_alignment_in_elements(2);
+    if (k == 3) l.add_dim_level_type(DimLevelType::DIM_DENSE);
+    EXPECT_TRUE(l.HasAttributesBeyondTiles()) << l.ToString();
+    l.clear_tiles();
+    EXPECT_TRUE(l.HasAttributes()) << l.ToString();
+    EXPECT_TRUE(l.HasAttributesBeyondTiles()) << l.ToString();
+  }
+}
+
 TEST(ProtoPropertyTest, RandomShapesRoundTripThroughTheWire) {
   std::mt19937_64 rng(99);
   RandomShapeOptions options;

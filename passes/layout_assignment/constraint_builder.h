@@ -113,6 +113,9 @@ class ConstraintBuilder {
   int batch_ = 0;
   // Output slot -> the parameter's layout (FindUntiledOutputs).
   absl::flat_hash_map<int, Layout> untiled_outputs_;
+  // The sends, recvs and all-reduces, in module order, found by
+  // CreateSlots' walk for AddChannels.
+  std::vector<HloInstruction*> channel_ops_;
 };
 
 }  // namespace xla_layout::layout_assignment

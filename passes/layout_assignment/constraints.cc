@@ -60,27 +60,26 @@ int LaidOutLeafCount(const Shape& shape) {
 }
 
 void ConstraintBuilder::CreateSlots() {
-  // Sized once: a slot or more per instruction, an edge or more per operand.
-  // The same walk finds the fused computations (FusedComputations).
-  size_t instructions = 0, operands = 0;
-  for (HloComputation* c : module_.computations()) {
-    instructions += c->instruction_count();
-    for (HloInstruction* i : c->instruction_range()) {
-      operands += i->operand_count();
-      if (i->opcode() != HloOpcode::kFusion) continue;
-      for (const auto& called : i->called_computations()) c_.fused_.insert(called.computation);
-    }
-  }
-  c_.slots_.reserve(instructions);
-  c_.edges_.reserve(operands);
+  // Sized once: a slot or more per instruction, an edge or more per operand
+  // (the edges come later, so the one walk over every instruction counts
+  // the operands too).
+  c_.fused_ = FusedComputations(module_);
+  c_.slots_.reserve(module_.instruction_count());
+  size_t operands = 0;
   for (HloComputation* c : module_.computations()) {
     std::vector<int>& first = c_.first_slot_[c];
     first.assign(c->local_id_bound(), -1);
     for (HloInstruction* i : c->instruction_range()) {
+      operands += i->operand_count();
+      const HloOpcode op = i->opcode();
+      if (op == HloOpcode::kSend || op == HloOpcode::kRecv || op == HloOpcode::kAllReduce) {
+        channel_ops_.push_back(i);
+      }
       first[i->local_id()] = static_cast<int>(c_.slots_.size());
       for (Shape* s : LaidOutLeaves(*i->mutable_shape())) c_.slots_.push_back({i, s});
     }
   }
+  c_.edges_.reserve(operands);
 }
 
 // The result constraint comes first, as in XLA: operands follow the result,
@@ -176,7 +175,7 @@ void ConstraintBuilder::AddWrittenLayouts(HloInstruction* i) {
               op == HloOpcode::kInfeed    ? "infeed"
               : op == HloOpcode::kBitcast ? "bitcast pin"
                                           : "custom-call result");
-    } else if (received || HasAttributesBeyondTiles(leaf.layout())) {
+    } else if (received || leaf.layout().HasAttributesBeyondTiles()) {
       Produce(SlotOf(i, k), cost_.WithRequiredTiles(leaf, leaf.layout()),
               received ? "channel" : "unmodelled layout attributes");
     } else if (i->layout_written() &&
@@ -212,25 +211,23 @@ absl::Status ConstraintBuilder::Build() {
 // matching recv's, all-reduces of one channel, take one layout.
 void ConstraintBuilder::AddChannels() {
   absl::flat_hash_map<int64_t, int> first;  // channel -> a data slot
-  for (HloComputation* c : module_.computations()) {
-    for (HloInstruction* i : c->instruction_range()) {
-      const auto& channel = i->attributes().rare().channel_id;
-      if (!channel) continue;
-      const HloOpcode op = i->opcode();
-      int slot = -1;
-      if ((op == HloOpcode::kSend || op == HloOpcode::kRecv) && i->shape().IsTuple() &&
-          !i->shape().tuple_shapes().empty() &&
-          LaidOutLeafCount(i->shape().tuple_shapes()[0]) == 1) {
-        slot = SlotOf(i, 0);
-      } else if (op == HloOpcode::kAllReduce && LaidOutLeafCount(i->shape()) >= 1) {
-        slot = SlotOf(i, 0);
-      }
-      if (slot < 0) continue;
-      auto [it, inserted] = first.try_emplace(*channel, slot);
-      if (!inserted &&
-          c_.slots_[it->second].shape->dimensions() == c_.slots_[slot].shape->dimensions()) {
-        c_.aliases_.push_back({it->second, slot});
-      }
+  for (HloInstruction* i : channel_ops_) {
+    const auto& channel = i->attributes().rare().channel_id;
+    if (!channel) continue;
+    const HloOpcode op = i->opcode();
+    int slot = -1;
+    if ((op == HloOpcode::kSend || op == HloOpcode::kRecv) && i->shape().IsTuple() &&
+        !i->shape().tuple_shapes().empty() &&
+        LaidOutLeafCount(i->shape().tuple_shapes()[0]) == 1) {
+      slot = SlotOf(i, 0);
+    } else if (op == HloOpcode::kAllReduce && LaidOutLeafCount(i->shape()) >= 1) {
+      slot = SlotOf(i, 0);
+    }
+    if (slot < 0) continue;
+    auto [it, inserted] = first.try_emplace(*channel, slot);
+    if (!inserted &&
+        c_.slots_[it->second].shape->dimensions() == c_.slots_[slot].shape->dimensions()) {
+      c_.aliases_.push_back({it->second, slot});
     }
   }
 }

@@ -14,6 +14,7 @@
 #ifndef PASSES_LAYOUT_ASSIGNMENT_CONSTRAINTS_H_
 #define PASSES_LAYOUT_ASSIGNMENT_CONSTRAINTS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "hlo/hlo_module.h"
 #include "passes/layout_assignment/cost_model.h"
 #include "passes/layout_assignment/stats.h"
@@ -54,6 +56,14 @@ struct Slot {
   HloInstruction* instruction;
   Shape* shape;  // the array leaf inside instruction->shape()
 };
+
+// For a walk over the slots in order: starts loading the instruction of the
+// slot as far ahead of `i` as a walk over a computation does (slots follow
+// the instructions' order, so this is the same stream of lines).
+inline void PrefetchSlotAhead(absl::Span<const Slot> slots, size_t i) {
+  constexpr size_t kAhead = HloComputation::InstructionRange::kPrefetchAhead;
+  if (i + kAhead < slots.size()) slots[i + kAhead].instruction->PrefetchForWalk();
+}
 
 // An edge from a use (operand `operand_index` of `user`, or, when `user` is
 // null, the root of the computation that holds the value read) to the value

@@ -33,8 +33,11 @@ bool ApplyLayouts(const LayoutConstraints& constraints,
   bool changed = false;
   const std::vector<Slot>& slots = constraints.slots();
   for (size_t slot = 0; slot < slots.size(); ++slot) {
+    PrefetchSlotAhead(slots, slot);
     const Layout* layout = &propagation.LayoutOf(static_cast<int>(slot));
     Shape& shape = *slots[slot].shape;
+    // Every layout is decided now, as if written in the text.
+    slots[slot].instruction->set_layout_written(true);
     auto pinned = constraints.exact().find(static_cast<int>(slot));
     const bool exact = pinned != constraints.exact().end();
     if (exact && SamePhysicalLayout(shape, pinned->second, *layout)) {
@@ -47,8 +50,6 @@ bool ApplyLayouts(const LayoutConstraints& constraints,
       changed = true;
     }
   }
-  // Every layout is decided now, as if written in the text.
-  for (const Slot& slot : slots) slot.instruction->set_layout_written(true);
   return changed;
 }
 
@@ -157,6 +158,7 @@ void RewriteBitcasts(HloModule& module,
     // 500k bitcasts beside the transposes they replace was the run's peak.
     const HloComputation::InstructionRange range = c->instruction_range();
     for (size_t k = 0; k < range.size(); ++k) {
+      range.PrefetchAhead(k);
       HloInstruction* i = range[k];
       const HloOpcode op = i->opcode();
       if ((op != HloOpcode::kTranspose && op != HloOpcode::kReshape) ||

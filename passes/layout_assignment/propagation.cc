@@ -263,6 +263,7 @@ void LayoutPropagation::Run(LayoutAssignmentStats& stats) {
   Drain();
   const std::vector<Slot>& slots = constraints_.slots();
   for (size_t slot = 0; slot < slots.size(); ++slot) {
+    PrefetchSlotAhead(slots, slot);
     int g = Find(static_cast<int>(slot));
     if (level_[g] != kUnset) continue;
     const HloInstruction& value = *slots[g].instruction;
