@@ -31,9 +31,10 @@ struct HeapPopulation {
 // thread, so that the parse finds them mapped instead of taking a page fault
 // per fresh page: a floor of kHeapBytesPerLine per non-empty line of text
 // (and at most kMaxHeapBytesPerTextByte per byte) at once, and
-// up to kReservedPerFloor times that as the parse gets there. Returns the
-// range; empty when it does nothing (small text, another allocator, no
-// thread).
+// up to kReservedPerFloor times that as the parse gets there. The range's
+// whole 2 MiB spans are asked for as transparent huge pages, and the floor
+// ends on such a span's edge. Returns the range; empty when it does nothing
+// (small text, another allocator, no thread).
 HeapPopulation PopulateHeapForParse(absl::string_view text);
 
 // Whether the helper thread of the last PopulateHeapForParse has finished
