@@ -2,8 +2,8 @@
 // one relayout, one memcpy of the same bytes, or nothing. Subtracting the
 // "none" run leaves the instructions and cache misses of the operation alone.
 //
-//   XLA_LAYOUT_ISA=avx2 valgrind --tool=cachegrind \
-//     bazel-bin/bench/cachegrind_driver relayout 'f32[1000,1000]{1,0}' \
+//   XLA_LAYOUT_ISA=avx2 valgrind --tool=cachegrind
+//     bazel-bin/bench/cachegrind_driver relayout 'f32[1000,1000]{1,0}'
 //     'f32[1000,1000]{1,0:T(8,128)}'
 #include <cstdio>
 #include <cstring>

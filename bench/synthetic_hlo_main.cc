@@ -2,7 +2,7 @@
 // measurements (time, peak memory) of hlo-layout on it:
 //
 //   bazel-bin/bench/synthetic_hlo_main chain 100000 > chain_100k.hlo
-//   /usr/bin/time -v bazel-bin/tools/hlo-layout chain_100k.hlo \
+//   /usr/bin/time -v bazel-bin/tools/hlo-layout chain_100k.hlo
 //       --passes=layout-assignment --target=tpu -o /dev/null
 #include <iostream>
 #include <string>

@@ -32,7 +32,9 @@ std::unique_ptr<HloModule> Accept(absl::string_view text) {
   std::string printed = m->ToString();
   absl::StatusOr<std::unique_ptr<HloModule>> again = ParseHloModule(printed, "again.hlo");
   EXPECT_TRUE(again.ok()) << again.status() << "\n" << printed;
-  if (again.ok()) EXPECT_EQ((*again)->ToString(), printed);
+  if (again.ok()) {
+    EXPECT_EQ((*again)->ToString(), printed);
+  }
   return v.ok() ? std::move(m) : nullptr;
 }
 

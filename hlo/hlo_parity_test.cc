@@ -29,7 +29,9 @@ std::string Accept(absl::string_view text, std::vector<std::string>* warnings = 
   // The canonical form re-parses to itself.
   absl::StatusOr<std::unique_ptr<HloModule>> again = ParseHloModule(printed, "again.hlo");
   EXPECT_TRUE(again.ok()) << again.status() << "\n" << printed;
-  if (again.ok()) EXPECT_EQ((*again)->ToString(), printed);
+  if (again.ok()) {
+    EXPECT_EQ((*again)->ToString(), printed);
+  }
   return printed;
 }
 

@@ -556,7 +556,9 @@ ENTRY e {
     EXPECT_EQ(view.size(), copy.size());
     EXPECT_EQ(view.empty(), copy.empty());
     for (size_t k = 0; k < copy.size(); ++k) EXPECT_EQ(view[k], copy[k]) << k;
-    if (!copy.empty()) EXPECT_EQ(view.back(), copy.back());
+    if (!copy.empty()) {
+      EXPECT_EQ(view.back(), copy.back());
+    }
     std::vector<std::string> names;
     for (HloInstruction* i : view) names.push_back(i->name());
     return names;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
@@ -309,7 +310,7 @@ TEST(CollectiveResultTest, AllReduceUnderNonDefaultLayouts) {
   ASSERT_NE(m, nullptr);
   std::vector<std::vector<LogicalArray>> in = {{Array("f32[2,3]", {1, 2, 3, 4, 5, 6})},
                                                {Array("f32[2,3]", {10, 20, 30, 40, 50, 60})}};
-  for (const std::string& layout : {"{0,1}", "{1,0:T(2,2)}"}) {
+  for (absl::string_view layout : {"{0,1}", "{1,0:T(2,2)}"}) {
     const Shape out = *ParseShape(absl::StrCat("f32[2,3]", layout));
     std::vector<Value> v = RunAll(*m, "r", in, "add", &out);
     EXPECT_EQ(v[0].info->shape().ToString(), out.ToString());

@@ -34,11 +34,7 @@ void BackgroundWriter::Run() {
     bool write;
     {
       absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(
-          +[](BackgroundWriter* w) {
-            return w->has_handed_ || w->finishing_;
-          },
-          this));
+      mu_.Await(absl::Condition(this, &BackgroundWriter::HasWork));
       if (!has_handed_) return;
       // The writer's empty string goes back, to be the producer's next.
       piece.swap(handed_);

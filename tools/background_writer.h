@@ -34,6 +34,8 @@ class BackgroundWriter {
 
  private:
   void Run();
+  // What the writer thread waits for: a piece, or the end.
+  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return has_handed_ || finishing_; }
 
   const ChunkWriter write_;
   absl::Mutex mu_;

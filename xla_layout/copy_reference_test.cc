@@ -46,7 +46,7 @@ TEST(CopyReferenceTest, TransposeTilesMovesWhatItPromises) {
   for (TileMove move : {TileMove::kAvx2, TileMove::kAvx512, TileMove::kLines}) {
     if (!CanMoveTiles(move)) continue;
     ++moves;
-    for (const auto [na, nb] : {std::pair<int64_t, int64_t>{16, 16}, {48, 32}, {32, 80}}) {
+    for (const auto& [na, nb] : {std::pair<int64_t, int64_t>{16, 16}, {48, 32}, {32, 80}}) {
       for (int64_t strip_rows : {16, 32}) {
         for (bool streaming : {false, true}) {
           const int64_t ss = na + 5, ds = nb + 16;  // elements per row; ds * 4 % 64 == 0

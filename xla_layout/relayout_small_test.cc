@@ -150,7 +150,9 @@ TEST(SmallPlanTest, CopyThenFillOfPaddedVectors) {
       }
     }
   }
-  if (ResolveIsa(Isa::kAuto) == Isa::kAvx512) EXPECT_GT(fused, 0);
+  if (ResolveIsa(Isa::kAuto) == Isa::kAvx512) {
+    EXPECT_GT(fused, 0);
+  }
 }
 
 // One case per op, with their Describe line, on every ISA path, with a

@@ -104,7 +104,9 @@ TEST(StridedCopyKernelsTest, PaddedRelayoutsMatchTheIndexMath) {
       const Shape src = ParseTestShape(from), dst = ParseTestShape(to);
       absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(src, dst, options);
       ASSERT_TRUE(plan.ok()) << plan.status();
-      if (whole) EXPECT_EQ(plan->Describe().find("fill"), std::string::npos) << plan->Describe();
+      if (whole) {
+        EXPECT_EQ(plan->Describe().find("fill"), std::string::npos) << plan->Describe();
+      }
       const absl::Status check =
           RunAndCheckRelayout(*plan, src, dst, options.padding_value, rng);
       ASSERT_TRUE(check.ok()) << IsaName(isa) << " " << from << " -> " << to << ": " << check

@@ -102,11 +102,15 @@ TEST(TransposeNarrowTest, ConvolutionWeightsMatchTheIndexMath) {
       for (Isa isa : IsaPathsHere()) {
         const std::string plan = RunAndCheck(dims + from, dims + to, isa);
         with_table += plan.find("(row table)") != std::string::npos;
-        if (isa == Isa::kScalar) EXPECT_THAT(plan, Not(HasSubstr("(row table)")));
+        if (isa == Isa::kScalar) {
+          EXPECT_THAT(plan, Not(HasSubstr("(row table)")));
+        }
       }
     }
   }
-  if (HasSimd()) EXPECT_GT(with_table, 40);
+  if (HasSimd()) {
+    EXPECT_GT(with_table, 40);
+  }
 }
 
 // The copies of the replayed-copies table this kernel is for, on every

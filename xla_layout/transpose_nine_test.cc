@@ -134,7 +134,9 @@ TEST(TransposeNine32Test, PlanesOfNineMatchTheIndexMath) {
           // Without padding lanes an op of its own, without the tiled op's
           // table, chunks and fills.
           const bool tiled_op = absl::StrContains(describe, "into rows of");
-          if (planes) EXPECT_EQ(tiled_op, lanes != o) << src << " -> " << dst << "\n" << describe;
+          if (planes) {
+            EXPECT_EQ(tiled_op, lanes != o) << src << " -> " << dst << "\n" << describe;
+          }
           with_planes += planes;
         }
       }

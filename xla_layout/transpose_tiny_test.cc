@@ -120,7 +120,9 @@ TEST(TransposeTiny32Test, TinyCopiesMatchTheIndexMath) {
       }
     }
   }
-  if (HasAvx512()) EXPECT_EQ(with_kernel, static_cast<int>(copies.size()));
+  if (HasAvx512()) {
+    EXPECT_EQ(with_kernel, static_cast<int>(copies.size()));
+  }
 }
 
 }  // namespace

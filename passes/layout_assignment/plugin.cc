@@ -3,7 +3,7 @@
 // pass's code is the plugin's own while the IR, the pass framework and the
 // target tables bind to the host's one copy. It registers as
 // `layout-assignment-plugin` (a built-in name cannot be registered twice):
-//   hlo-layout m.hlo --load-pass-plugin=PATH/layout_assignment_plugin.so \
+//   hlo-layout m.hlo --load-pass-plugin=PATH/layout_assignment_plugin.so
 //       --passes=layout-assignment-plugin --target=tpu
 #include <memory>
 

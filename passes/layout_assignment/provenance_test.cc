@@ -32,7 +32,9 @@ LayoutAssignment RunOnMlp(bool explain) {
   EXPECT_TRUE(text.ok()) << text.status();
   auto m = ParseTestModule(text.value_or(""));
   EXPECT_NE(m, nullptr);
-  if (m != nullptr) EXPECT_TRUE(pass.Run(*m).ok());
+  if (m != nullptr) {
+    EXPECT_TRUE(pass.Run(*m).ok());
+  }
   return pass;
 }
 
