@@ -124,8 +124,7 @@ HloInstruction* HloComputation::AddInstruction(
   if (!at_end) appended_only_ = false;
   if (!raw->called_computations().empty()) {
     if (!at_end) {
-      calling_known_ = false;
-      calling_.clear();
+      ForgetCallingInstructions();
     } else if (calling_known_) {
       calling_.push_back(raw);  // the last instruction: the last caller
     }
@@ -142,8 +141,7 @@ void HloInstruction::AddCalledComputation(std::string attribute, HloComputation*
 void HloComputation::NoteFirstCall(HloInstruction* i) {
   if (!calling_known_) return;
   if (!appended_only_) {
-    calling_known_ = false;
-    calling_.clear();
+    ForgetCallingInstructions();
     return;
   }
   // The parser adds calls once every computation is read, in text order:
@@ -164,9 +162,13 @@ void HloComputation::NoteReplaced(const HloInstruction* old, HloInstruction* rep
   } else if (was) {
     calling_.erase(it);
   } else {
-    calling_known_ = false;
-    calling_.clear();
+    ForgetCallingInstructions();
   }
+}
+
+void HloComputation::ForgetCallingInstructions() {
+  calling_known_ = false;
+  calling_.clear();
 }
 
 std::vector<HloInstruction*> HloComputation::CallingInstructions() const {
@@ -216,10 +218,7 @@ void HloComputation::InsertInstructions(
       parameter_instructions_.push_back(batch[k].second.get());
     }
     if (batch[k].first != nullptr) appended_only_ = false;
-    if (!batch[k].second->called_computations().empty()) {
-      calling_known_ = false;
-      calling_.clear();
-    }
+    if (!batch[k].second->called_computations().empty()) ForgetCallingInstructions();
     batch[k].second->parent_ = this;
     batch[k].second->local_id_ = next_local_id_++;
     if (batch[k].first != nullptr) before[batch[k].first].push_back(k);

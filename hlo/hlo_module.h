@@ -490,6 +490,8 @@ class HloComputation {
   // The calling instruction `old` (or none) at the place of the one that
   // `replacement` now takes, which calls or not.
   void NoteReplaced(const HloInstruction* old, HloInstruction* replacement);
+  // From here on CallingInstructions() walks the instructions to answer.
+  void ForgetCallingInstructions();
   std::string name_;
   HloModule* parent_ = nullptr;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;

@@ -598,7 +598,13 @@ absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& r
   std::vector<bool> bitcast_operands;
   // One walk: an instruction that lacks tiles waits here until the walk has
   // seen every bitcast (one may read it from further on).
-  std::vector<std::pair<const HloInstruction*, std::string>> untiled;
+  // Its message is written only for the one reported.
+  struct Untiled {
+    const HloInstruction* instruction;
+    size_t index;       // of the array leaf
+    const Shape* leaf;  // inside instruction->shape()
+  };
+  std::vector<Untiled> untiled;
   for (HloComputation* c : module.computations()) {
     if (fused.contains(c)) continue;
     bitcast_operands.assign(c->local_id_bound(), false);
@@ -625,13 +631,14 @@ absl::Status VerifyRequiredTiles(const HloModule& module, const RequiresTiles& r
         if (k < pinned.size() && pinned[k]->has_layout() && pinned[k]->layout().tiles().empty()) {
           continue;  // the header pins it untiled: copied where it is used
         }
-        untiled.emplace_back(i, absl::StrCat("array ", k, " is ", leaf.ToString(),
-                                             ", without the tiles the target requires"));
+        untiled.push_back({i, k, &leaf});
         break;
       }
     }
-    for (const auto& [i, what] : untiled) {
-      if (!bitcast_operands[i->local_id()]) return LayoutRule(*i, what);
+    for (const Untiled& u : untiled) {
+      if (bitcast_operands[u.instruction->local_id()]) continue;
+      return LayoutRule(*u.instruction, absl::StrCat("array ", u.index, " is ", u.leaf->ToString(),
+                                                     ", without the tiles the target requires"));
     }
   }
   return absl::OkStatus();
