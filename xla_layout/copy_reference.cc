@@ -143,7 +143,113 @@ __attribute__((target("avx512f"))) void SweepAvx512(const char* src, char* dst, 
 
 #undef XLA_LAYOUT_SWEEP_TILES
 
+// The elements of an na x nb transpose outside its whole 16x16 tiles.
+void TransposeEdges(const char* s, char* d, int64_t na, int64_t nb, int64_t ssb, int64_t dsa) {
+  const int64_t na_tiles = na / 16 * 16, nb_tiles = nb / 16 * 16;
+  for (int64_t b = 0; b < nb; ++b) {
+    for (int64_t a = b < nb_tiles ? na_tiles : 0; a < na; ++a) {
+      std::memcpy(d + a * dsa + b * 4, s + a * 4 + b * ssb, 4);
+    }
+  }
+}
+
+// A run of `bytes`: whole 128-byte blocks as 32-byte vectors, the rest by
+// memcpy. No fence: the caller fences once after its last streaming store.
+template <bool kStream>
+__attribute__((target("avx2"), always_inline)) inline void MoveRun(const char* s, char* d,
+                                                                  int64_t bytes) {
+  const int64_t i = internal::CopyBlocks128Avx2<kStream>(s, d, bytes);
+  if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
+}
+
+// Where the runs of a {1,0} <-> {1,0:T(tile_rows,tile_cols)} conversion are.
+struct TileRuns {
+  int64_t rows, cols, tile_rows, tile_cols, element_bytes;
+
+  int64_t row_bytes() const { return cols * element_bytes; }
+  int64_t run_bytes() const { return tile_cols * element_bytes; }
+  int64_t tiles_across() const { return (cols + tile_cols - 1) / tile_cols; }
+  // The tiled side's offset of row r of tile (ti, tj).
+  int64_t TiledOffset(int64_t ti, int64_t tj, int64_t r) const {
+    return ((ti * tiles_across() + tj) * tile_rows + r) * run_bytes();
+  }
+  bool DestinationsAligned(const void* dst, bool to_tiles) const {
+    return reinterpret_cast<uintptr_t>(dst) % 32 == 0 && run_bytes() % 32 == 0 &&
+           (to_tiles || row_bytes() % 32 == 0);
+  }
+};
+
+template <bool kStream>
+__attribute__((target("avx2"))) void MoveTileRuns(const char* src, char* dst,
+                                                  const TileRuns& t, bool to_tiles) {
+  const int64_t tiles_down = (t.rows + t.tile_rows - 1) / t.tile_rows;
+  for (int64_t ti = 0; ti < tiles_down; ++ti) {
+    for (int64_t tj = 0; tj < t.tiles_across(); ++tj) {
+      const int64_t width = std::min(t.tile_cols, t.cols - tj * t.tile_cols) * t.element_bytes;
+      for (int64_t r = 0; r < t.tile_rows; ++r) {
+        const int64_t row = ti * t.tile_rows + r;
+        const int64_t tiled = t.TiledOffset(ti, tj, r);
+        const int64_t dense = row * t.row_bytes() + tj * t.run_bytes();
+        if (!to_tiles) {
+          if (row < t.rows) MoveRun<kStream>(src + tiled, dst + dense, width);
+          continue;
+        }
+        const int64_t moved = row < t.rows ? width : 0;
+        MoveRun<kStream>(src + dense, dst + tiled, moved);
+        std::memset(dst + tiled + moved, 0, t.run_bytes() - moved);
+      }
+    }
+  }
+  if (kStream) _mm_sfence();
+}
+
+// bf16 T(8,128)(2,1)'s lines without the interleave: line c of row pair k
+// of tile (ti, tj) is the 32 bytes of row 8 ti + 2 k at columns tj * 128 +
+// 16 c, then the next row's.
+template <bool kStream>
+__attribute__((target("avx2"))) void PairLines(const char* src, char* dst, int64_t rows,
+                                               int64_t cols) {
+  const int64_t row_bytes = cols * 2;
+  char* d = dst;
+  for (int64_t ti = 0; ti < rows / 8; ++ti) {
+    for (int64_t tj = 0; tj < cols / 128; ++tj) {
+      for (int64_t k = 0; k < 4; ++k) {
+        const char* even = src + (ti * 8 + 2 * k) * row_bytes + tj * 256;
+        const char* odd = even + row_bytes;
+#pragma GCC unroll 8
+        for (int64_t c = 0; c < 8; ++c, d += 64) {
+          internal::Store32Avx2<kStream>(
+              d, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(even + 32 * c)));
+          internal::Store32Avx2<kStream>(
+              d + 32, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(odd + 32 * c)));
+        }
+      }
+    }
+  }
+  if (kStream) _mm_sfence();
+}
+
+template <bool kStream>
+__attribute__((target("avx2"))) void ZeroTails(char* dst, int64_t rows, int64_t stride,
+                                               int64_t bytes) {
+  const __m256i zero = _mm256_setzero_si256();
+  for (int64_t r = 0; r < rows; ++r, dst += stride) {
+    for (int64_t i = 0; i < bytes; i += 32) internal::Store32Avx2<kStream>(dst + i, zero);
+  }
+  if (kStream) _mm_sfence();
+}
+
 }  // namespace
+
+bool ZeroRowTails(void* dst, int64_t rows, int64_t stride, int64_t bytes, bool streaming) {
+  const bool aligned = reinterpret_cast<uintptr_t>(dst) % 32 == 0 && stride % 32 == 0;
+  if (rows < 0 || bytes <= 0 || bytes % 32 != 0 || !CanMoveTiles(TileMove::kAvx2) ||
+      (streaming && !aligned)) {
+    return false;
+  }
+  (streaming ? ZeroTails<true> : ZeroTails<false>)(static_cast<char*>(dst), rows, stride, bytes);
+  return true;
+}
 
 bool CanMoveTiles(TileMove move) {
   static const bool avx2 = __builtin_cpu_supports("avx2");
@@ -154,14 +260,15 @@ bool CanMoveTiles(TileMove move) {
 bool TransposeTiles(TileMove move, const void* src, void* dst, int64_t na, int64_t nb,
                     int64_t ssb, int64_t dsa, int64_t strip_rows, bool streaming) {
   const bool aligned = reinterpret_cast<uintptr_t>(dst) % 64 == 0 && dsa % 64 == 0;
-  if (na < 0 || nb < 0 || na % 16 != 0 || nb % 16 != 0 || strip_rows <= 0 ||
-      strip_rows % 16 != 0 || !CanMoveTiles(move) || (streaming && !aligned)) {
+  if (na < 0 || nb < 0 || strip_rows <= 0 || strip_rows % 16 != 0 || !CanMoveTiles(move) ||
+      (streaming && !aligned)) {
     return false;
   }
   const char* s = static_cast<const char*>(src);
   char* d = static_cast<char*>(dst);
+  const int64_t na_tiles = na / 16 * 16, nb_tiles = nb / 16 * 16;
   auto run = [&](auto sweep_stream, auto sweep) {
-    (streaming ? sweep_stream : sweep)(s, d, na, nb, ssb, dsa, strip_rows);
+    (streaming ? sweep_stream : sweep)(s, d, na_tiles, nb_tiles, ssb, dsa, strip_rows);
   };
   switch (move) {
     case TileMove::kAvx2:
@@ -178,6 +285,30 @@ bool TransposeTiles(TileMove move, const void* src, void* dst, int64_t na, int64
       run(SweepAvx512<TileMove::kAvx512, true>, SweepAvx512<TileMove::kAvx512, false>);
       break;
   }
+  TransposeEdges(s, d, na, nb, ssb, dsa);
+  return true;
+}
+
+bool CopyTileRuns(const void* src, void* dst, int64_t rows, int64_t cols, int64_t tile_rows,
+                  int64_t tile_cols, int64_t element_bytes, bool to_tiles, bool streaming) {
+  if (rows <= 0 || cols <= 0 || tile_rows <= 0 || tile_cols <= 0 || element_bytes <= 0 ||
+      !CanMoveTiles(TileMove::kAvx2)) {
+    return false;
+  }
+  const TileRuns runs{rows, cols, tile_rows, tile_cols, element_bytes};
+  if (streaming && !runs.DestinationsAligned(dst, to_tiles)) return false;
+  (streaming ? MoveTileRuns<true> : MoveTileRuns<false>)(static_cast<const char*>(src),
+                                                         static_cast<char*>(dst), runs, to_tiles);
+  return true;
+}
+
+bool PairLinesT8x128(const void* src, void* dst, int64_t rows, int64_t cols, bool streaming) {
+  if (rows <= 0 || rows % 8 != 0 || cols <= 0 || cols % 128 != 0 ||
+      !CanMoveTiles(TileMove::kAvx2) || (streaming && reinterpret_cast<uintptr_t>(dst) % 32 != 0)) {
+    return false;
+  }
+  (streaming ? PairLines<true> : PairLines<false>)(static_cast<const char*>(src),
+                                                   static_cast<char*>(dst), rows, cols);
   return true;
 }
 

@@ -53,13 +53,48 @@ bool CanMoveTiles(TileMove move);
 // with kLines, tile (a0, b0) copies the 64 bytes at src + a0 * 4 +
 // (b0 + r) * ssb to dst + (a0 + r) * dsa + b0 * 4 for r < 16. The tiles go
 // in strips of `strip_rows` source rows (b), each strip swept along a,
-// tiles down the strip innermost, as the packing core's strips go.
-// Streaming, the stores are non-temporal. Returns false and moves nothing
-// unless na and nb are multiples of 16, strip_rows a positive multiple of
-// 16, CanMoveTiles(move), and, streaming, dst and dsa 64-byte aligned. The
-// source and destination must not overlap.
+// tiles down the strip innermost, as the packing core's strips go. Where na
+// or nb is not a multiple of 16, the elements beyond the last whole tiles
+// are transposed one at a time after the tiles, for every move, as a
+// transpose of that size must move them. Streaming, the tiles' stores are
+// non-temporal. Returns false and moves nothing unless na, nb >= 0,
+// strip_rows is a positive multiple of 16, CanMoveTiles(move), and,
+// streaming, dst and dsa are 64-byte aligned. The source and destination
+// must not overlap.
 bool TransposeTiles(TileMove move, const void* src, void* dst, int64_t na, int64_t nb,
                     int64_t ssb, int64_t dsa, int64_t strip_rows, bool streaming);
+
+// The conversion between a rows x cols row-major array of `element_bytes`
+// elements and its tiles of tile_rows x tile_cols elements, tiles in
+// row-major order, each tile row-major (XLA's {1,0:T(tile_rows,tile_cols)}):
+// with to_tiles, from src row-major to dst tiled, zeroing the tiles'
+// padding; else back. The conversion has no shuffles, only runs (a tile's
+// row, or its part within cols), so this moves each run with vector loads
+// and stores, tiles in order, rows within a tile in order: what bounds any
+// kernel of the conversion is how fast this moves the runs. Streaming, the
+// stores of whole 128-byte blocks are non-temporal. Returns false and moves
+// nothing unless every size is positive, CanMoveTiles(TileMove::kAvx2),
+// and, streaming, every run's destination is 32-byte aligned.
+bool CopyTileRuns(const void* src, void* dst, int64_t rows, int64_t cols, int64_t tile_rows,
+                  int64_t tile_cols, int64_t element_bytes, bool to_tiles, bool streaming);
+
+// The traffic of bf16 {1,0} -> {1,0:T(8,128)(2,1)} over a rows x cols array
+// with none of its shuffles: the conversion builds each 64-byte line of a
+// tile from 16 columns of two adjacent rows, interleaved; this stores the
+// even row's 32 bytes as the line's first half and the odd row's as its
+// second, in the conversion's order of lines. Streaming, the stores are
+// non-temporal. Returns false and moves nothing unless rows is a positive
+// multiple of 8, cols of 128, CanMoveTiles(TileMove::kAvx2), and,
+// streaming, dst is 32-byte aligned.
+bool PairLinesT8x128(const void* src, void* dst, int64_t rows, int64_t cols, bool streaming);
+
+// Writes zeros to the `bytes` at dst + r * stride for r < rows, 32 bytes a
+// store, streaming or not: a padded destination's padding, in a pass of
+// its own, for references whose lines leave it out. Returns false and
+// writes nothing unless rows >= 0, bytes is a positive multiple of 32,
+// CanMoveTiles(TileMove::kAvx2), and, streaming, dst and stride are
+// 32-byte aligned.
+bool ZeroRowTails(void* dst, int64_t rows, int64_t stride, int64_t bytes, bool streaming);
 
 }  // namespace xla_layout
 
