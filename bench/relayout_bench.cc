@@ -9,7 +9,9 @@
 // summed per copy class (source plus destination within L2, within L3,
 // larger) and in total. Between the two, what bounds a transpose: the
 // core's plan beside the same tiles through register transposes and the
-// same lines moved unshuffled (copy_reference.h), from L1 to DRAM.
+// same lines moved unshuffled (copy_reference.h), from L1 to DRAM. The
+// one-thread table also gives, where a reference can move a case's lines
+// or runs with nothing moved within them, what that traffic alone costs.
 //
 //   bazel run -c opt //bench:relayout_bench
 //   bazel run -c opt //bench:relayout_bench -- --benchmark_filter=nchw
@@ -38,6 +40,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/relayout_cases.h"
 #include "bench/replayed_copies.h"
 #include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
@@ -53,108 +56,11 @@
 namespace xla_layout {
 namespace {
 
-using DnnlDescs = std::pair<dnnl::memory::desc, dnnl::memory::desc>;
+using bench::Case;
+using bench::Cases;
+using bench::DnnlDescs;
+using bench::Mover;
 
-struct Case {
-  std::string name;
-  std::string src, dst;
-  // oneDNN descriptors of the same conversion, when oneDNN can express it.
-  std::function<DnnlDescs()> dnnl;
-};
-
-using dt = dnnl::memory::data_type;
-using tag = dnnl::memory::format_tag;
-
-// [M,N] row-major seen as 4-D (mt, mi, nt, ni) with tiles (a, b).
-dnnl::memory::desc Tiled2D(int64_t m, int64_t n, int64_t a, int64_t b,
-                           bool tile_major_n) {
-  dnnl::memory::dims dims = {m / a, a, n / b, b};
-  dnnl::memory::dims strides =
-      tile_major_n ? dnnl::memory::dims{a * b, b, (m / a) * a * b, 1}
-                   : dnnl::memory::dims{(n / b) * a * b, b, a * b, 1};
-  return dnnl::memory::desc(dims, dt::f32, strides);
-}
-
-dnnl::memory::desc RowMajor4D(int64_t m, int64_t n, int64_t a, int64_t b,
-                              dt type) {
-  return dnnl::memory::desc({m / a, a, n / b, b}, type, {a * n, n, b, 1});
-}
-
-std::vector<Case> Cases() {
-  std::vector<Case> cases;
-  for (int64_t n : {4096, 1000}) {
-    std::string f = absl::StrFormat("f32[%d,%d]", n, n);
-    bool even = n % 128 == 0;
-    // A conversion and its inverse; oneDNN's descriptors swap likewise.
-    auto both = [&](const std::string& what, const std::string& tiled,
-                    int64_t a, int64_t b, bool tile_major_n) {
-      std::function<DnnlDescs()> to, from;
-      if (even) {
-        to = [=] {
-          return DnnlDescs{RowMajor4D(n, n, a, b, dt::f32),
-                           Tiled2D(n, n, a, b, tile_major_n)};
-        };
-        from = [to] {
-          DnnlDescs d = to();
-          return DnnlDescs{d.second, d.first};
-        };
-      }
-      cases.push_back({absl::StrFormat("f32_%d_to_%s", n, what), f + "{1,0}",
-                       f + tiled, to});
-      cases.push_back({absl::StrFormat("f32_%d_from_%s", n, what), f + tiled,
-                       f + "{1,0}", from});
-    };
-    both("T8x128", "{1,0:T(8,128)}", 8, 128, false);
-    // 32x32 tiles with outer_dims_perm [1,0]: [N/32, M/32, 32, 32].
-    both("32x32_perm", "{0,1:T(32,32)(32,1)}", 32, 32, true);
-    // A transpose into narrow tiles (XLA's TPU tiling of a short minor dim).
-    cases.push_back({absl::StrFormat("f32_%d_to_T4x128_transposed", n), f + "{1,0}",
-                     f + "{0,1:T(4,128)}", {}});
-    cases.push_back({absl::StrFormat("f32_%d_transpose", n), f + "{1,0}",
-                     f + "{0,1}", [n] {
-                       return DnnlDescs{
-                           dnnl::memory::desc({n, n}, dt::f32, tag::ab),
-                           dnnl::memory::desc({n, n}, dt::f32, tag::ba)};
-                     }});
-  }
-  // The transposes' access without their shuffles: 64-byte lines gathered
-  // 16 source rows at a time into T(16,16) tiles, nothing moved within a
-  // line. A transpose at this one's speed is bound by how the machine
-  // moves lines so scattered, not by its kernel's instructions; 256x256 is
-  // the same pair in L2.
-  for (int64_t n : {4096, 256}) {
-    std::string f = absl::StrFormat("f32[%d,%d]", n, n);
-    cases.push_back({absl::StrFormat("f32_%d_to_T16x16_lines", n), f + "{1,0}",
-                     f + "{1,0:T(16,16)}", {}});
-  }
-  cases.push_back({"f32_256_transpose", "f32[256,256]{1,0}", "f32[256,256]{0,1}", {}});
-  cases.push_back(
-      {"bf16_4096_to_T8x128_2x1", "bf16[4096,4096]{1,0}",
-       "bf16[4096,4096]{1,0:T(8,128)(2,1)}", [] {
-         // m = mt*8 + mq*2 + mr, n = nt*128 + ni.
-         int64_t n = 4096;
-         dnnl::memory::dims dims = {n / 8, 4, 2, n / 128, 128};
-         return DnnlDescs{
-             dnnl::memory::desc(dims, dt::bf16, {8 * n, 2 * n, n, 128, 1}),
-             dnnl::memory::desc(dims, dt::bf16,
-                                {(n / 128) * 1024, 256, 1, 1024, 2})};
-       }});
-  std::string nchw = "f32[32,64,56,56]";
-  auto nchw_desc = [](tag t) {
-    return dnnl::memory::desc({32, 64, 56, 56}, dt::f32, t);
-  };
-  cases.push_back({"f32_nchw_to_nChw16c", nchw + "{3,2,1,0}",
-                   nchw + "{3,2,1,0:T(16,1,1)}", [=] {
-                     return DnnlDescs{nchw_desc(tag::nchw),
-                                      nchw_desc(tag::nChw16c)};
-                   }});
-  cases.push_back({"f32_nChw16c_to_nchw", nchw + "{3,2,1,0:T(16,1,1)}",
-                   nchw + "{3,2,1,0}", [=] {
-                     return DnnlDescs{nchw_desc(tag::nChw16c),
-                                      nchw_desc(tag::nchw)};
-                   }});
-  return cases;
-}
 
 struct Buffers {
   explicit Buffers(int64_t src_bytes, int64_t dst_bytes)
@@ -347,6 +253,27 @@ std::vector<double> BestOnOwnBuffers(int64_t reps, int64_t warm, const std::vect
   return BestAlternating(reps, warm, fns);
 }
 
+// Whether the plan's stores are non-temporal, as its description says.
+bool PlanStreams(const RelayoutPlan& plan) {
+  return plan.Describe().find("streaming") != std::string::npos;
+}
+
+// The sides of a case's line references that run here, with the stores
+// the core's plan uses: each is tried once first, and dropped if it cannot
+// move the case (an ISA missing, a row not aligned for streaming stores).
+std::vector<Side> LinesSides(const Case& c, int64_t src_bytes, int64_t dst_bytes,
+                             bool streaming) {
+  std::vector<Side> sides;
+  if (c.lines.empty()) return sides;
+  Buffers probe(src_bytes, dst_bytes);
+  for (const Mover& move : c.lines) {
+    if (!move(probe.src.get(), probe.dst.get(), streaming)) continue;
+    sides.push_back({src_bytes, dst_bytes,
+                     [move, streaming](const char* s, char* d) { move(s, d, streaming); }});
+  }
+  return sides;
+}
+
 // A case of the table on one thread and on all, against memcpy and the
 // streaming copy of the same bytes, in alternating batches: the one-thread
 // ratios the summary prints survive a machine that other jobs share.
@@ -362,12 +289,18 @@ void BM_OneThread(benchmark::State& state, const Case& c) {
       {src, dst, [&](const char* s, char* d) { plan_n.Execute(s, d); }},
       {bytes, bytes, [&](const char* s, char* d) { std::memcpy(d, s, bytes); }},
       {bytes, bytes, [&](const char* s, char* d) { StreamingCopy(s, d, bytes); }}};
+  const std::vector<Side> lines = LinesSides(c, src, dst, PlanStreams(plan1));
+  std::vector<Side> all_sides = sides;
+  all_sides.insert(all_sides.end(), lines.begin(), lines.end());
   std::vector<double> best;
-  for (auto _ : state) best = BestOnOwnBuffers(RepsFor(dst), WarmRunsFor(dst), sides);
+  for (auto _ : state) best = BestOnOwnBuffers(RepsFor(dst), WarmRunsFor(dst), all_sides);
   state.counters["core1_s"] = best[0];
   state.counters["coreN_s"] = best[1];
   state.counters["memcpy_s"] = best[2];
   state.counters["stream_s"] = best[3];
+  if (!lines.empty()) {
+    state.counters["lines_s"] = *std::min_element(best.begin() + sides.size(), best.end());
+  }
   state.counters["threadsN"] = plan_n.threads();
 }
 
@@ -430,8 +363,8 @@ struct LimitCase {
 };
 
 std::vector<LimitCase> LimitCases() {
-  return {{"L1", 16, 128}, {"L2", 256, 256}, {"L2", 512, 256}, {"L3", 1024, 1024},
-          {"DRAM", 4096, 4096}};
+  return {{"L1", 16, 128},    {"L2", 256, 256},     {"L2", 512, 256},
+          {"L3", 1000, 1000}, {"L3", 1024, 1024}, {"DRAM", 4096, 4096}};
 }
 
 void BM_Limit(benchmark::State& state, const LimitCase& c) {
@@ -440,7 +373,7 @@ void BM_Limit(benchmark::State& state, const LimitCase& c) {
   options.threads = 1;
   RelayoutPlan plan = *RelayoutPlan::Create(*ParseShape(f + "{1,0}"), *ParseShape(f + "{0,1}"),
                                             options);
-  const bool stream = plan.Describe().find("streaming") != std::string::npos;
+  const bool stream = PlanStreams(plan);
   const int64_t bytes = plan.element_bytes(), ssb = c.cols * 4, dsa = c.rows * 4;
   std::vector<std::string> names = {"core", "memcpy", "stream"};
   std::vector<Side> sides = {
@@ -452,6 +385,9 @@ void BM_Limit(benchmark::State& state, const LimitCase& c) {
   for (const auto& [move, name] : moves) {
     if (!CanMoveTiles(move)) continue;
     for (int64_t strip_rows : {16, 256}) {
+      // Nothing moves at size 0: this asks only whether these arguments
+      // would be refused (streaming stores to rows not 64-byte aligned).
+      if (!TransposeTiles(move, nullptr, nullptr, 0, 0, ssb, dsa, strip_rows, stream)) continue;
       names.push_back(absl::StrCat(name, strip_rows));
       sides.push_back({bytes, bytes, [&, move = move, strip_rows](const char* s, char* d) {
                          TransposeTiles(move, s, d, c.cols, c.rows, ssb, dsa, strip_rows, stream);
@@ -683,9 +619,9 @@ void OneThreadSummary(const std::vector<bench::Run>& runs, std::ostream& out) {
     if (!header) {
       out << "\nOne thread against the one-thread ceiling (the better of memcpy and the "
              "streaming copy), alternating batches, best of five:\n"
-          << absl::StrFormat("%-30s %8s %8s %8s %8s %8s %8s %7s %9s\n", "case", "core1 us",
-                             "coreN us", "mcpy us", "strm us", "1/ceil", "N/1", "1/mcpy",
-                             "XLA quoted");
+          << absl::StrFormat("%-30s %8s %8s %8s %8s %8s %8s %7s %7s %7s %9s\n", "case",
+                             "core1 us", "coreN us", "mcpy us", "strm us", "1/ceil", "N/1",
+                             "1/mcpy", "lines", "l/mcpy", "XLA quoted");
       header = true;
     }
     const double core1 = k.at("core1_s").value, core_n = k.at("coreN_s").value;
@@ -694,10 +630,15 @@ void OneThreadSummary(const std::vector<bench::Run>& runs, std::ostream& out) {
     std::string name = run.benchmark_name().substr(10);
     name = name.substr(0, name.find('/'));
     const double xla = QuotedXlaRatio(name);
+    auto lines = k.find("lines_s");
+    const std::string lines_ratios =
+        lines == k.end() ? absl::StrFormat("%7s %7s", "-", "-")
+                         : absl::StrFormat("%6.2fx %6.2fx", ceiling / lines->second.value,
+                                           memcpy / lines->second.value);
     out << absl::StrFormat(
-        "%-30s %8.1f %8.1f %8.1f %8.1f %7.2fx %7.2fx %6.2fx %s\n", name, core1 * 1e6,
+        "%-30s %8.1f %8.1f %8.1f %8.1f %7.2fx %7.2fx %6.2fx %s %s\n", name, core1 * 1e6,
         core_n * 1e6, memcpy * 1e6, k.at("stream_s").value * 1e6, ceiling / core1,
-        core1 / core_n, memcpy / core1,
+        core1 / core_n, memcpy / core1, lines_ratios,
         xla > 0 ? absl::StrFormat("%5.2fx %s", xla,
                                   memcpy / core1 >= 1.25 * xla ? ">=1.25x" : "<1.25x")
                 : std::string(""));
@@ -706,7 +647,10 @@ void OneThreadSummary(const std::vector<bench::Run>& runs, std::ostream& out) {
     out << "N/1 = one thread's time over all threads' (the plan's own choice). 1/mcpy = one "
            "thread over memcpy; XLA quoted = TransposePlan's one-thread ratio to memcpy as "
            "issue 31 quotes it (measured elsewhere, not in this run), and whether 1/mcpy is at "
-           "1.25x of it.\n";
+           "1.25x of it. lines = the ceiling, l/mcpy = memcpy, over the time of the same lines "
+           "or runs moved with nothing moved within them, the core's kind of stores, the better "
+           "strip (copy_reference.h: TransposeTiles' kLines, CopyTileRuns, PairLinesT8x128): "
+           "what the conversion's traffic alone costs.\n";
   }
 }
 
