@@ -94,33 +94,61 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
       prev_s = row.pass;
     }
   }
-  // The chain pipeline: phases per size, and the scaling the issue bounds.
-  double prev_n = 0, prev_s = 0;
+  // The chain pipeline: phases per size, and the scaling the issue bounds,
+  // beside the touch reference's.
+  double prev_n = 0, prev_s = 0, prev_touch = 0;
   for (const bench::Run& run : runs) {
     if (run.benchmark_name().rfind("chain_pipeline", 0) != 0) continue;
     const auto& c = run.counters;
     double n = c.at("instructions").value, s = run.GetAdjustedRealTime() / 1e3;
+    const double touch = c.at("touch_s").value;
     if (prev_n == 0) out << "\nchain pipeline (tpu): seconds per module\n";
     out << absl::StrFormat(
         "  %8.0f instructions: %.3f s = parse %.3f + verify %.3f + pass %.3f + "
-        "print %.3f + free %.3f",
+        "print %.3f + free %.3f; touch %.4f s",
         n, s, c.at("parse_s").value, c.at("verify_s").value, c.at("pass_s").value,
-        c.at("print_s").value, c.at("free_s").value);
-    if (prev_n > 0) out << "; " << bench::ScalingNote(prev_n, prev_s, n, s);
+        c.at("print_s").value, c.at("free_s").value, touch);
+    if (prev_n > 0) {
+      out << "; " << bench::ScalingNote(prev_n, prev_s, n, s)
+          << absl::StrFormat(", touch %.2fx", touch / prev_touch);
+    }
     out << "\n";
     prev_n = n;
     prev_s = s;
+    prev_touch = touch;
   }
+  if (prev_n > 0) {
+    out << "touch = one read of every instruction, its shape and its operand list, in order "
+           "(outside the row's time): how the machine's caches make any walk over the module "
+           "grow with its size.\n";
+  }
+}
+
+// One read of every instruction's hot fields, its shape's dimensions and
+// its operands' list, in order: the least any walk over the module reads.
+// How its time grows with the module is how the machine's caches make any
+// such walk grow, whatever the walk computes.
+int64_t TouchEveryInstruction(const HloModule& m) {
+  int64_t sum = 0;
+  for (HloComputation* c : m.computations()) {
+    for (const HloInstruction* i : c->instruction_range()) {
+      sum += i->operand_count() + i->shape().rank() + static_cast<int>(i->opcode());
+    }
+  }
+  return sum;
 }
 
 // The issue's pipeline module (ChainModule: dot, transpose, transpose back,
 // add on f32[64,256], no layouts written) through what `hlo-layout FILE
 // --passes=layout-assignment --target=tpu` does: parse, verify, the pass,
 // print, and freeing the module. The row's time is the whole; the counters
-// split it by phase (seconds per module).
+// split it by phase (seconds per module). A reference outside the row's
+// time: one touch of every instruction (TouchEveryInstruction), after the
+// verifier, so that the machine's own growth from 100k to 1M reads beside
+// the pipeline's.
 void BM_ChainPipeline(benchmark::State& state) {
   const std::string text = ChainModule(state.range(0));
-  double parse_s = 0, verify_s = 0, pass_s = 0, print_s = 0, free_s = 0;
+  double parse_s = 0, verify_s = 0, pass_s = 0, print_s = 0, free_s = 0, touch_s = 0;
   int64_t instructions = 0, bytes_out = 0;
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
@@ -129,6 +157,11 @@ void BM_ChainPipeline(benchmark::State& state) {
     t0 = std::chrono::steady_clock::now();
     if (!VerifyModule(*m).ok()) state.SkipWithError("verify failed");
     verify_s += Seconds(t0);
+    state.PauseTiming();
+    t0 = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(TouchEveryInstruction(*m));
+    touch_s += Seconds(t0);
+    state.ResumeTiming();
     instructions = m->instruction_count();
     t0 = std::chrono::steady_clock::now();
     LayoutAssignment pass(*TargetConfig::Builtin("tpu"));
@@ -151,6 +184,7 @@ void BM_ChainPipeline(benchmark::State& state) {
   state.counters["pass_s"] = pass_s / iterations;
   state.counters["print_s"] = print_s / iterations;
   state.counters["free_s"] = free_s / iterations;
+  state.counters["touch_s"] = touch_s / iterations;
   state.counters["bytes_out"] = static_cast<double>(bytes_out);
 }
 
