@@ -494,4 +494,49 @@ CopyClass ClassOfTasks(const std::vector<Task>& tasks, int64_t es) {
                    : best == 1 ? CopyClass::kTile : CopyClass::kTranspose;
 }
 
+double OneThreadBytesPerSecond(CopyClass copy_class, bool in_cache) {
+  // Bytes read plus written per second by one thread of the packing core,
+  // per kernel class: rough rates of relayout_bench's 1000^2 f32 cases (in
+  // cache) and 4096^2 ones (from memory). Only their size against the
+  // thread cost below decides anything.
+  switch (copy_class) {
+    case CopyClass::kContiguous:
+      return in_cache ? 80e9 : 20e9;
+    case CopyClass::kTile:
+      return in_cache ? 55e9 : 16e9;
+    case CopyClass::kTranspose:
+      return in_cache ? 45e9 : 16e9;
+    case CopyClass::kSubByte:
+      return 1.8e9;
+  }
+  return 16e9;
+}
+
+int ThreadsForCost(CopyClass copy_class, int64_t bytes_moved, bool in_cache,
+                   int max_threads) {
+  // Handing a share to a worker of the pool (WorkerPool) and waiting for it:
+  // the cost of a worker that must be woken, the dearer case (one that still
+  // spins from the last call is far cheaper), since the gain below is an
+  // upper bound.
+  constexpr double kThreadSeconds = 20e-6;
+  // Threads share memory bandwidth: from memory, all of them together move
+  // at most about what two move (the streaming copy's ceiling); in cache
+  // each core brings its own.
+  constexpr double kMemoryBytesPerSecond = 30e9;
+  const double bytes = static_cast<double>(bytes_moved);
+  const double rate = OneThreadBytesPerSecond(copy_class, in_cache);
+  int best = 1;
+  double best_seconds = bytes / rate;
+  for (int t = 2; t <= max_threads; ++t) {
+    double moving = bytes / (rate * t);
+    if (!in_cache) moving = std::max(moving, bytes / kMemoryBytesPerSecond);
+    const double seconds = moving + (t - 1) * kThreadSeconds;
+    if (seconds < best_seconds) {
+      best = t;
+      best_seconds = seconds;
+    }
+  }
+  return best;
+}
+
 }  // namespace xla_layout::internal
