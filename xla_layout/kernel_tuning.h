@@ -33,6 +33,17 @@ inline bool StreamsInShortStrips() {
   return intel;
 }
 
+// Whether streaming transposes onto destination rows of at most 512 bytes
+// (a batch moved minor, f32[96,3,224,224] to {0,3,2,1}) sweep strips of 16
+// source rows along the whole row, rather than chunks of 1024 columns down
+// every row: on Zen 5 the strips measured 20-35% faster there and no
+// different on 1 KiB rows (docs/benchmarks.md, "Stop 50, same Zen 5").
+// Intel keeps the chunks, which were not measured against the strips there.
+inline bool SweepsShortRowsInStrips() {
+  static const bool intel = __builtin_cpu_is("intel");
+  return !intel;
+}
+
 // Whether a transpose in cache whose rows collide (IsStagedTranspose in
 // large_copy_kernels.h) goes through the staged blocks rather than the
 // set's own strips. On AMD it always does: staging was measured on Zen 4,

@@ -10,6 +10,7 @@
 #include "xla_layout/memory.h"
 #include "xla_layout/relayout.h"
 #include "xla_layout/relayout_kernels.h"
+#include "xla_layout/short_row_transposes.h"
 #include "xla_layout/test_util.h"
 #include "xla_layout/tiled_layout.h"
 
@@ -51,6 +52,36 @@ absl::Status RelayoutOnAlignedBuffers(Isa isa, const std::string& from, const st
       CheckRelayout(s, in.data(), d, reinterpret_cast<const uint8_t*>(out.get()), {});
   if (check.ok()) return check;
   return absl::Status(check.code(), std::string(check.message()) + "\n" + plan->Describe());
+}
+
+// In one pass (long rows, an aligned destination) or in two (too few rows,
+// a destination 32 bytes off a line), on every path: each destination row
+// holds its nb elements, then `pad` bytes of the value, and the bytes past
+// the last row are untouched.
+TEST(LargeCopyKernelsTest, TransposePaddedRowsWritesRowsThenPadding) {
+  std::mt19937_64 rng(7);
+  const int64_t nb = 48, dsa = 512, pad = 320, ssb = 2240 * 4 + 64;
+  for (Isa isa : IsaPathsHere()) {
+    for (const auto& [na, offset] : {std::pair<int64_t, int64_t>{2232, 0}, {100, 0}, {2232, 32}}) {
+      const std::vector<char> src = RandomBytes(rng, nb * ssb);
+      AlignedBuffer buffer = Aligned(na * dsa + offset + 64);
+      char* dst = static_cast<char*>(buffer.get()) + offset;
+      std::memset(buffer.get(), 0x5A, na * dsa + offset + 64);
+      TransposePaddedRows(src.data(), dst, na, nb, ssb, dsa, pad, 0xAB, isa);
+      for (int64_t a = 0; a < na; ++a) {
+        for (int64_t b = 0; b < nb; ++b) {
+          ASSERT_EQ(std::memcmp(dst + a * dsa + b * 4, src.data() + a * 4 + b * ssb, 4), 0)
+              << "element " << a << "," << b << " isa " << IsaName(isa) << " na " << na
+              << " offset " << offset;
+        }
+        for (int64_t k = nb * 4; k < dsa; ++k) {
+          ASSERT_EQ(static_cast<uint8_t>(dst[a * dsa + k]), 0xAB)
+              << "padding " << a << "+" << k << " isa " << IsaName(isa) << " na " << na;
+        }
+      }
+      ASSERT_EQ(static_cast<uint8_t>(dst[na * dsa]), 0x5A);
+    }
+  }
 }
 
 TEST(LargeCopyKernelsTest, LineRunsNeedWholeAlignedDestinationLines) {

@@ -18,6 +18,7 @@
 #include "xla_layout/relayout_kernels.h"
 #include "xla_layout/relayout_planner.h"
 #include "xla_layout/relayout_small.h"
+#include "xla_layout/short_row_transposes.h"
 #include "xla_layout/stream_order.h"
 #include "xla_layout/strided_copy_kernels.h"
 #include "xla_layout/tiled_layout.h"
@@ -169,6 +170,10 @@ void RelayoutPlan::Impl::RunLoops(const Task& task, size_t depth, int64_t extent
       return;
     case Kind::kTranspose: {
       const Loop& a = loops[n - 2];
+      if (task.pad_bytes > 0) {
+        return internal::TransposePaddedRows(src, dst, extent_of(n - 2), extent_of(n - 1),
+                                             last.src, a.dst, task.pad_bytes, fill[0], isa);
+      }
       if (!task.rows.empty()) {
         return internal::TransposeRows32(src, dst, 1, 0, 0, extent_of(n - 2), extent_of(n - 1),
                                          last.src, task.rows.data(), isa);
@@ -485,6 +490,7 @@ absl::Status RelayoutPlan::Impl::PlanTasks(const TiledLayout& s, const TiledLayo
   if (planned && streaming) internal::GroupLineRunsForStreaming(&tasks, es);
   if (planned) internal::UseRowTables(&tasks, es, isa);
   if (planned) internal::BlockNarrowTransposes(&tasks, es, isa);
+  if (planned && streaming && fill_uniform) internal::FusePaddedTransposeRows(&tasks, es, isa);
   if (planned && !streaming && fill_uniform && dst_bytes > internal::kFusePaddedRowsBytes) {
     internal::FusePaddedRows(&tasks, es);
   }
@@ -559,7 +565,9 @@ void RelayoutPlan::Impl::ShareWork(int64_t total, bool in_cache) {
 // band, instead of every thread striding over every source row.
 void RelayoutPlan::Impl::SplitLoneTransposes() {
   for (Task& t : tasks) {
-    if (t.kind != Kind::kTranspose || t.loops.size() != 2) continue;
+    // A padded transpose keeps whole rows per thread: the padding follows
+    // the row's last element.
+    if (t.kind != Kind::kTranspose || t.loops.size() != 2 || t.pad_bytes > 0) continue;
     const Loop b = t.loops[1];
     const int64_t chunk = b.extent / threads;
     if (b.extent % threads != 0 || chunk % 16 != 0) continue;
@@ -737,7 +745,8 @@ std::string RelayoutPlan::Describe() const {
     }
     absl::StrAppend(&out, KindName(t.kind), t.grouped ? " (tiles grouped)" : "",
                     t.rows.empty() ? "" : " (row table)",
-                    t.pad_bytes > 0 ? absl::StrCat(" (runs padded by ", t.pad_bytes, " bytes)")
+                    t.pad_bytes > 0 ? absl::StrCat(t.kind == Kind::kCopy ? " (runs" : " (rows",
+                                                    " padded by ", t.pad_bytes, " bytes)")
                                     : "",
                     " src+", t.src_offset, " dst+",
                     t.dst_offset, " loops(extent:src/dst bytes) ",

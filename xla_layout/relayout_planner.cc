@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "xla_layout/relayout_kernels.h"
+#include "xla_layout/short_row_transposes.h"
 
 namespace xla_layout::internal {
 
@@ -390,6 +391,27 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
   AddFillTasks(dst, es, tasks);
   MergeAdjacentFills(tasks, es);
   return true;
+}
+
+void FusePaddedTransposeRows(std::vector<Task>* tasks, int64_t es, Isa isa) {
+  if (tasks->size() != 2) return;
+  Task& t = (*tasks)[0].kind == Kind::kTranspose ? (*tasks)[0] : (*tasks)[1];
+  const Task& fill = &t == &(*tasks)[0] ? (*tasks)[1] : (*tasks)[0];
+  if (t.kind != Kind::kTranspose || fill.kind != Kind::kFill || t.grouped || !t.rows.empty() ||
+      t.loops.size() != 2 || fill.loops.size() != 2) {
+    return;
+  }
+  const Loop &a = t.loops[0], &b = t.loops[1];
+  const bool pads = a.src == es && b.dst == es && fill.loops[0].extent == a.extent &&
+                    fill.loops[0].dst == a.dst && fill.loops[1].dst == es &&
+                    fill.dst_offset == t.dst_offset + b.extent * es &&
+                    b.extent * es + fill.loops[1].extent * es == a.dst;
+  if (!pads || !FusesPaddedTransposeRows(a.extent, b.extent, a.dst, static_cast<int>(es), isa)) {
+    return;
+  }
+  t.pad_bytes = fill.loops[1].extent * es;
+  Task fused = std::move(t);
+  tasks->assign(1, std::move(fused));
 }
 
 void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es) {

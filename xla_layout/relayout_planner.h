@@ -44,7 +44,8 @@ struct Task {
   // columns of a source row, when they are a table (transpose_narrow.h).
   std::vector<int64_t> rows;
   // kCopy: bytes of padding written after each run (FusePaddedRows in
-  // strided_copy_kernels.h), in the same pass.
+  // strided_copy_kernels.h), in the same pass. kTranspose: after each
+  // destination row (FusePaddedTransposeRows below).
   int64_t pad_bytes = 0;
   int64_t Elements() const {
     int64_t n = 1;
@@ -79,6 +80,13 @@ void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es);
 // and elsewhere only for rows that would overfill an L1 set. Other tasks
 // are left as they are.
 void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es, Isa isa);
+
+// A streaming plan of exactly a transpose (two loops, a then b) and the
+// fill of the padding after each destination row becomes the transpose
+// alone, carrying the padding (Task::pad_bytes), where TransposePaddedRows
+// writes rows and padding in one pass (FusesPaddedTransposeRows in
+// relayout_kernels.h). Other plans stay as they are.
+void FusePaddedTransposeRows(std::vector<Task>* tasks, int64_t es, Isa isa);
 
 // The class of the tasks that move the most bytes (padding fills aside).
 CopyClass ClassOfTasks(const std::vector<Task>& tasks, int64_t es);

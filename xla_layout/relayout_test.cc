@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "xla_layout/kernel_tuning.h"
 #include "xla_layout/shape_text.h"
+#include "xla_layout/short_row_transposes.h"
 #include "xla_layout/memory.h"
 #include "xla_layout/test_util.h"
 #include "xla_layout/tiled_layout.h"
@@ -311,14 +312,17 @@ TEST(RelayoutTest, StreamingPathsOnLargeBuffers) {
 TEST(RelayoutTest, StreamingCanBeForcedEitherWay) {
   // A tiled copy, bf16 row pairs interleaved (T(8,128)(2,1)), transposes
   // into narrow tiles (4x8 and 2x8 blocks) and one whose last rows take
-  // both blocks and then single elements.
+  // both blocks and then single elements, and a batch moved minor (48
+  // rows of 2700, 192-byte destination rows: on AMD the strips of 16 rows
+  // along the whole row, then 12 columns of edge).
   for (const auto& [src_text, dst_text] :
        {std::pair<const char*, const char*>{"f32[37,300]{1,0}",
                                             "f32[37,300]{0,1:T(8,128)}"},
         {"bf16[37,300]{1,0}", "bf16[37,300]{1,0:T(8,128)(2,1)}"},
         {"f32[37,300]{1,0}", "f32[37,300]{0,1:T(4,128)}"},
         {"f32[37,300]{1,0}", "f32[37,300]{0,1:T(2,128)}"},
-        {"f32[30,47]{1,0}", "f32[30,47]{0,1}"}}) {
+        {"f32[30,47]{1,0}", "f32[30,47]{0,1}"},
+        {"f32[48,3,30,30]{3,2,1,0}", "f32[48,3,30,30]{0,3,2,1}"}}) {
     const Shape src = Parse(src_text);
     const Shape dst = Parse(dst_text);
     for (auto mode : {RelayoutOptions::Streaming::kOn,
@@ -335,6 +339,54 @@ TEST(RelayoutTest, StreamingCanBeForcedEitherWay) {
         RunAndCheck(dst, src, options);
       }
     }
+  }
+}
+
+// Plans src -> dst streaming on `isa` with `threads` and padding `fill`,
+// checks that the plan is the transpose alone, its rows padded by
+// `padded` bytes and its loops `loops` whole (two threads take halves of
+// the rows, not of each row: the padding follows the row's last element),
+// where this CPU writes rows and padding in one pass, and two tasks
+// elsewhere; then runs it and checks every element and padding slot.
+void CheckPaddedTranspose(const char* src, const char* dst, Isa isa, int threads,
+                          const std::vector<uint8_t>& fill, int64_t na, int64_t nb,
+                          const std::string& padded_loops) {
+  RelayoutOptions options;
+  options.isa = isa;
+  options.threads = threads;
+  options.streaming = RelayoutOptions::Streaming::kOn;
+  options.padding_value = fill;
+  absl::StatusOr<RelayoutPlan> plan = RelayoutPlan::Create(Parse(src), Parse(dst), options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::string text = plan->Describe();
+  if (internal::FusesPaddedTransposeRows(na, nb, 512, 4, plan->isa())) {
+    EXPECT_EQ(plan->threads(), threads) << text;
+    EXPECT_THAT(text, HasSubstr(padded_loops));
+    EXPECT_THAT(text, Not(HasSubstr("fill")));
+  } else {
+    EXPECT_THAT(text, HasSubstr("fill"));
+  }
+  RunAndCheck(Parse(src), Parse(dst), options);
+}
+
+// A batch moved minor into padded tile rows of 128 floats: 48 rows of
+// 2232 (8 past the last whole 16), one thread, zero padding and another,
+// every path; and 64 of 37632 on two threads (a lone transpose of 48
+// rows would not be split between them anyway: 24 is not whole tiles).
+TEST(RelayoutTest, PaddedTransposeRowsInOnePass) {
+  for (Isa isa : IsaPathsHere()) {
+    for (const std::vector<uint8_t>& fill : {std::vector<uint8_t>{}, {0xAB}}) {
+      CheckPaddedTranspose("f32[48,3,31,24]{3,2,1,0}", "f32[48,3,31,24]{0,3,2,1:T(8,128)}", isa,
+                           1, fill, 2232, 48,
+                           "transpose (rows padded by 320 bytes) src+0 dst+0 loops(extent:src/"
+                           "dst bytes) 2232:4/512 48:8928/4\n");
+    }
+  }
+  for (Isa isa : SimdPathsHere()) {
+    CheckPaddedTranspose("f32[64,3,112,112]{3,2,1,0}", "f32[64,3,112,112]{0,3,2,1:T(8,128)}",
+                         isa, 2, {0xAB}, 37632, 64,
+                         "transpose (rows padded by 256 bytes) src+0 dst+0 loops(extent:src/"
+                         "dst bytes) 37632:4/512 64:150528/4\n");
   }
 }
 
