@@ -12,9 +12,9 @@
 namespace xla_layout::internal {
 
 // A loop of its own, the tile written out in it: the same sweep through
-// the general strips (relayout_kernels.cc) and their 8x16 blocks ran
-// 10-30% slower on f32[96,3,224,224] to {0,3,2,1} (docs/benchmarks.md,
-// "Stop 50, same Zen 5").
+// the general strips (relayout_kernels.cc) and their 8x16 blocks took
+// 12-35% more time in most runs on f32[96,3,224,224] to {0,3,2,1}
+// (docs/benchmarks.md, "Stop 50, same Zen 5").
 __attribute__((target("avx2"))) void StreamStripsOf16(const char* src, char* dst, int64_t na,
                                                       int64_t nb, int64_t ssb, int64_t dsa,
                                                       int64_t pad, uint8_t value) {
