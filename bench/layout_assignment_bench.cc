@@ -118,14 +118,14 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
     prev_touch = touch;
   }
   if (prev_n > 0) {
-    out << "touch = one read of every instruction, its shape and its operand list, in order "
-           "(outside the row's time): how the machine's caches make any walk over the module "
-           "grow with its size.\n";
+    out << "touch = one read of every instruction's opcode, operand count and shape rank, in "
+           "order (outside the row's time): how the machine's caches make any walk over the "
+           "module grow with its size.\n";
   }
 }
 
-// One read of every instruction's hot fields, its shape's dimensions and
-// its operands' list, in order: the least any walk over the module reads.
+// One read of every instruction's opcode, operand count and shape rank, in
+// order: the least any walk over the module reads.
 // How its time grows with the module is how the machine's caches make any
 // such walk grow, whatever the walk computes.
 int64_t TouchEveryInstruction(const HloModule& m) {

@@ -36,9 +36,11 @@ inline bool StreamsInShortStrips() {
 // Whether streaming transposes onto destination rows of at most 512 bytes
 // (a batch moved minor, f32[96,3,224,224] to {0,3,2,1}) sweep strips of 16
 // source rows along the whole row, rather than chunks of 1024 columns down
-// every row: on Zen 5 the strips measured 20-35% faster there and no
-// different on 1 KiB rows (docs/benchmarks.md, "Stop 50, same Zen 5").
-// Intel keeps the chunks, which were not measured against the strips there.
+// every row: on Zen 5, 1/mcpy 0.78-0.88x -> 0.85-1.04x there in five
+// alternating runs, and no faster on 1 KiB rows (docs/benchmarks.md,
+// "Stop 50, same Zen 5"). Measured on AMD only; Intel keeps the chunks,
+// which were not measured against the strips there, and every other vendor
+// takes AMD's path.
 inline bool SweepsShortRowsInStrips() {
   static const bool intel = __builtin_cpu_is("intel");
   return !intel;

@@ -216,7 +216,7 @@ bool RelayoutPlan::Impl::RunPlanes(const Task& task, int64_t planes, const char*
                               task.rows.data(), isa);
     return true;
   }
-  if (task.kind == Kind::kTranspose && !task.grouped && n >= 3) {
+  if (task.kind == Kind::kTranspose && !task.grouped && task.pad_bytes == 0 && n >= 3) {
     const Loop &p = loops[n - 3], &a = loops[n - 2], &b = loops[n - 1];
     kernels->transpose_planes(src, dst, planes, p.src, p.dst, a.extent, b.extent, b.src, a.dst,
                               static_cast<int>(es), streaming);

@@ -84,8 +84,8 @@ void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es, Isa isa);
 // A streaming plan of exactly a transpose (two loops, a then b) and the
 // fill of the padding after each destination row becomes the transpose
 // alone, carrying the padding (Task::pad_bytes), where TransposePaddedRows
-// writes rows and padding in one pass (FusesPaddedTransposeRows in
-// relayout_kernels.h). Other plans stay as they are.
+// can write rows and padding in one pass (FusesPaddedTransposeRows in
+// short_row_transposes.h). Other plans stay as they are.
 void FusePaddedTransposeRows(std::vector<Task>* tasks, int64_t es, Isa isa);
 
 // The class of the tasks that move the most bytes (padding fills aside).

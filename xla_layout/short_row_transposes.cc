@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "xla_layout/kernel_tuning.h"
@@ -11,10 +12,11 @@
 
 namespace xla_layout::internal {
 
-// A loop of its own, the tile written out in it: the same sweep through
-// the general strips (relayout_kernels.cc) and their 8x16 blocks took
-// 12-35% more time in most runs on f32[96,3,224,224] to {0,3,2,1}
-// (docs/benchmarks.md, "Stop 50, same Zen 5").
+// A loop of its own, the tile written out in it: on f32[96,3,224,224] to
+// {0,3,2,1}, the same sweep through the general strips (relayout_kernels.cc)
+// and their 8x16 blocks took 12-35% more time than copy_reference.h's
+// lines in most runs, this loop -1 to +13% (docs/benchmarks.md, "Stop 50,
+// same Zen 5").
 __attribute__((target("avx2"))) void StreamStripsOf16(const char* src, char* dst, int64_t na,
                                                       int64_t nb, int64_t ssb, int64_t dsa,
                                                       int64_t pad, uint8_t value) {
@@ -61,8 +63,16 @@ void TransposePaddedRows(const char* src, char* dst, int64_t na, int64_t nb,
     for (int64_t a = tiles; a < na; ++a) std::memset(dst + a * dst_stride_a + nb * 4, value, pad);
     return;
   }
-  kernels.transpose(src, dst, na, nb, src_stride_b, dst_stride_a, 4, /*streaming=*/true);
-  kernels.fill_planes(dst + nb * 4, na, dst_stride_a, pad, value, /*streaming=*/true);
+  // As the plan's interleaved tasks would: the padding of a chunk follows
+  // its elements while the chunk's lines are still in flight.
+  const int64_t chunk = std::max<int64_t>(1, (int64_t{16} << 10) / dst_stride_a);
+  for (int64_t a = 0; a < na; a += chunk) {
+    const int64_t rows = std::min(chunk, na - a);
+    kernels.transpose(src + a * 4, dst + a * dst_stride_a, rows, nb, src_stride_b, dst_stride_a,
+                      4, /*streaming=*/true);
+    kernels.fill_planes(dst + a * dst_stride_a + nb * 4, rows, dst_stride_a, pad, value,
+                        /*streaming=*/true);
+  }
 }
 
 }  // namespace xla_layout::internal

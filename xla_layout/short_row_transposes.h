@@ -18,26 +18,29 @@ namespace xla_layout::internal {
 // each destination row gets one line per strip. With `pad`, the last strip
 // writes `pad` bytes of `value` right after each row's last line, so that
 // padded rows are written whole in one pass (no padding for the rows
-// beyond the whole tiles). Needs AVX2, dst and dsa 32-byte aligned, and,
-// with `pad`, nb a multiple of 16 and pad of 32. The caller fences.
+// beyond the whole tiles, nor at all when nb < 16). Needs AVX2, dst and
+// dsa 32-byte aligned, and, with `pad`, nb a multiple of 16, pad of 32 and
+// nb * 4 + pad <= dsa. The caller fences.
 void StreamStripsOf16(const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
                       int64_t dsa, int64_t pad = 0, uint8_t value = 0);
 
-// Whether TransposePaddedRows writes a streaming transpose's destination
+// Whether TransposePaddedRows can write a streaming transpose's destination
 // rows and their padding in one pass on this CPU: 4-byte elements, a SIMD
-// `isa`, rows of at most 512 bytes and a multiple of 64, nb a multiple of
-// 16 and at least 32, na at least 2048, where short rows are swept in
-// strips (SweepsShortRowsInStrips in kernel_tuning.h). Elsewhere it runs
-// the transpose and then the padding, which a plan does better as two
-// interleaved tasks.
+// `isa`, rows of at most 512 bytes and a multiple of 64 with room for
+// padding, nb a multiple of 16 and at least 32, na at least 2048, where
+// short rows are swept in strips (SweepsShortRowsInStrips in
+// kernel_tuning.h). The call also needs dst 64-byte aligned.
 bool FusesPaddedTransposeRows(int64_t na, int64_t nb, int64_t dst_stride_a, int es, Isa isa);
 
-// Kernels::transpose with streaming stores for 4-byte elements, and then
-// `pad` bytes of `value` after each destination row's nb elements:
+// Kernels::transpose of 4-byte elements with streaming stores where the
+// destination allows, and `pad` bytes of `value` after each destination
+// row's nb elements (nb * 4 + pad <= dst_stride_a):
 //   dst[a * dst_stride_a + nb * 4 + k] = value   for a < na, k < pad.
-// In one pass where FusesPaddedTransposeRows (and dst is 64-byte aligned),
-// otherwise the transpose and then the padding. `isa` resolved; the caller
-// fences.
+// In one pass where FusesPaddedTransposeRows, dst is 64-byte aligned and
+// pad a multiple of 32 (the rows past the whole 16-row tiles then take
+// ordinary stores); otherwise 16 KiB of destination rows at a time, their
+// elements and then their padding, as a plan interleaves a transpose and
+// its fill. `isa` resolved; the caller fences.
 void TransposePaddedRows(const char* src, char* dst, int64_t na, int64_t nb,
                          int64_t src_stride_b, int64_t dst_stride_a, int64_t pad, uint8_t value,
                          Isa isa);
