@@ -12,13 +12,20 @@
 namespace xla_layout {
 namespace {
 
-// Whole 128-byte blocks with AVX2 (streaming stores when kStream), the tail
-// by memcpy; memcpy alone without AVX2 or, streaming, for a destination
-// that is not 32-byte aligned.
+// A run of `bytes`: whole 128-byte blocks as 32-byte vectors, the rest by
+// memcpy. No fence: the caller fences once after its last streaming store.
+template <bool kStream>
+__attribute__((target("avx2"), always_inline)) inline void MoveRun(const char* s, char* d,
+                                                                  int64_t bytes) {
+  const int64_t i = internal::CopyBlocks128Avx2<kStream>(s, d, bytes);
+  if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
+}
+
+// One run, then the fence a streaming one needs. Copy, below, takes memcpy
+// alone without AVX2 or, streaming, for a destination not 32-byte aligned.
 template <bool kStream>
 __attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst, int64_t bytes) {
-  const int64_t i = internal::CopyBlocks128Avx2<kStream>(src, dst, bytes);
-  std::memcpy(dst + i, src + i, bytes - i);
+  MoveRun<kStream>(src, dst, bytes);
   if (kStream) _mm_sfence();
 }
 
@@ -151,15 +158,6 @@ void TransposeEdges(const char* s, char* d, int64_t na, int64_t nb, int64_t ssb,
       std::memcpy(d + a * dsa + b * 4, s + a * 4 + b * ssb, 4);
     }
   }
-}
-
-// A run of `bytes`: whole 128-byte blocks as 32-byte vectors, the rest by
-// memcpy. No fence: the caller fences once after its last streaming store.
-template <bool kStream>
-__attribute__((target("avx2"), always_inline)) inline void MoveRun(const char* s, char* d,
-                                                                  int64_t bytes) {
-  const int64_t i = internal::CopyBlocks128Avx2<kStream>(s, d, bytes);
-  if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
 }
 
 // Where the runs of a {1,0} <-> {1,0:T(tile_rows,tile_cols)} conversion are.
