@@ -393,23 +393,40 @@ bool PlanDigits(const TiledLayout& src, const TiledLayout& dst, int64_t es,
   return true;
 }
 
+bool FillPadsRuns(const Task& fill, const Task& task, int64_t es) {
+  const size_t n = task.loops.size();
+  if (fill.kind != Kind::kFill || (task.kind != Kind::kCopy && task.kind != Kind::kTranspose) ||
+      task.pad_bytes != 0 || n < 2 || fill.loops.size() != n) {
+    return false;
+  }
+  for (size_t i = 0; i + 1 < n; ++i) {
+    if (fill.loops[i].extent != task.loops[i].extent || fill.loops[i].dst != task.loops[i].dst) {
+      return false;
+    }
+  }
+  const Loop& run = task.loops[n - 1];
+  return (task.kind != Kind::kCopy || run.src == es) && run.dst == es &&
+         fill.loops[n - 1].dst == es && fill.dst_offset == task.dst_offset + run.extent * es;
+}
+
 void FusePaddedTransposeRows(std::vector<Task>* tasks, int64_t es, Isa isa) {
   if (tasks->size() != 2) return;
-  Task& t = (*tasks)[0].kind == Kind::kTranspose ? (*tasks)[0] : (*tasks)[1];
-  const Task& fill = &t == &(*tasks)[0] ? (*tasks)[1] : (*tasks)[0];
-  if (t.kind != Kind::kTranspose || fill.kind != Kind::kFill || t.grouped || !t.rows.empty() ||
-      t.loops.size() != 2 || fill.loops.size() != 2) {
+  const int k = (*tasks)[0].kind == Kind::kTranspose ? 0 : 1;
+  Task& t = (*tasks)[k];
+  const Task& fill = (*tasks)[1 - k];
+  if (t.kind != Kind::kTranspose || t.grouped || !t.rows.empty() || t.loops.size() != 2 ||
+      !FillPadsRuns(fill, t, es)) {
     return;
   }
+  // The kernel's rows (a) contiguous in the source, and the padding ending
+  // each destination row.
   const Loop &a = t.loops[0], &b = t.loops[1];
-  const bool pads = a.src == es && b.dst == es && fill.loops[0].extent == a.extent &&
-                    fill.loops[0].dst == a.dst && fill.loops[1].dst == es &&
-                    fill.dst_offset == t.dst_offset + b.extent * es &&
-                    b.extent * es + fill.loops[1].extent * es == a.dst;
-  if (!pads || !FusesPaddedTransposeRows(a.extent, b.extent, a.dst, static_cast<int>(es), isa)) {
+  const int64_t pad = fill.loops[1].extent * es;
+  if (a.src != es || b.extent * es + pad != a.dst ||
+      !FusesPaddedTransposeRows(a.extent, b.extent, a.dst, static_cast<int>(es), isa)) {
     return;
   }
-  t.pad_bytes = fill.loops[1].extent * es;
+  t.pad_bytes = pad;
   Task fused = std::move(t);
   tasks->assign(1, std::move(fused));
 }

@@ -81,6 +81,15 @@ void OrderLoopsForStreaming(std::vector<Task>* tasks, int64_t es);
 // are left as they are.
 void BlockNarrowTransposes(std::vector<Task>* tasks, int64_t es, Isa isa);
 
+// Whether `fill` writes the padding right after each destination run of
+// `task`, a copy or a transpose with no padding of its own: the same outer
+// loops (extents and destination strides), at least one of them, and each
+// of the fill's runs starting where the task's last loop ends in the
+// destination, its elements adjacent there (and, for a copy, in the source
+// too). FusePaddedRows (strided_copy_kernels.h) and FusePaddedTransposeRows
+// fold such a fill into its task.
+bool FillPadsRuns(const Task& fill, const Task& task, int64_t es);
+
 // A streaming plan of exactly a transpose (two loops, a then b) and the
 // fill of the padding after each destination row becomes the transpose
 // alone, carrying the padding (Task::pad_bytes), where TransposePaddedRows

@@ -67,24 +67,6 @@ __attribute__((target("avx512f"))) void CopyPaddedRowsAvx512(const char* src, ch
   }
 }
 
-// Whether `fill` pads the runs of `copy`: see FusePaddedRows.
-bool Pads(const Task& fill, const Task& copy, int64_t es) {
-  const size_t n = copy.loops.size();
-  if (fill.kind != Kind::kFill || copy.kind != Kind::kCopy || copy.pad_bytes != 0 || n < 2 ||
-      fill.loops.size() != n) {
-    return false;
-  }
-  for (size_t i = 0; i + 1 < n; ++i) {
-    if (fill.loops[i].extent != copy.loops[i].extent ||
-        fill.loops[i].dst != copy.loops[i].dst) {
-      return false;
-    }
-  }
-  const Loop& run = copy.loops[n - 1];
-  return run.src == es && run.dst == es && fill.loops[n - 1].dst == es &&
-         fill.dst_offset == copy.dst_offset + run.extent * es;
-}
-
 }  // namespace
 
 void CopyPaddedRows(const char* src, char* dst, int64_t rows, int64_t bytes, int64_t pad,
@@ -103,7 +85,7 @@ void FusePaddedRows(std::vector<Task>* tasks, int64_t es) {
   std::vector<Task>& t = *tasks;
   for (size_t f = 0; f < t.size(); ++f) {
     for (size_t c = 0; c < t.size(); ++c) {
-      if (c == f || !Pads(t[f], t[c], es)) continue;
+      if (c == f || t[c].kind != Kind::kCopy || !FillPadsRuns(t[f], t[c], es)) continue;
       t[c].pad_bytes = t[f].loops.back().extent * es;
       t.erase(t.begin() + static_cast<std::ptrdiff_t>(f));
       --f;
