@@ -270,12 +270,11 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   // destination's lines, and so do the short calls of an interleaved plan,
   // where a chunk is cut to a few tiles (figures: docs/benchmarks.md,
   // "Stop 42, same machine"). On AMD, rows of at most 512 bytes go by
-  // strips of 16 along the whole row instead (StreamStripsOf16): 16 rows
+  // strips of 16 along the whole row instead (TakesStripsOf16): 16 rows
   // read along their whole length are 16 streams the hardware prefetcher
   // follows, and measured faster (kernel_tuning.h, SweepsShortRowsInStrips).
   constexpr int64_t kStreamChunk = 1024;
-  if (kStream && dsa <= 512 && nb16 > 16 && na16 >= 2 * kStreamChunk &&
-      SweepsShortRowsInStrips()) {
+  if (kStream && TakesStripsOf16(na16, nb16, dsa)) {
     StreamStripsOf16(src, dst, na16, nb16, ssb, dsa);
   } else if (kStream && dsa <= 1024 && nb16 > 16 && na16 >= 2 * kStreamChunk) {
     for (int64_t a0 = 0; a0 < na16; a0 += kStreamChunk) {

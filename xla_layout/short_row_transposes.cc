@@ -43,10 +43,14 @@ __attribute__((target("avx2"))) void StreamStripsOf16(const char* src, char* dst
   }
 }
 
+bool TakesStripsOf16(int64_t na, int64_t nb, int64_t dsa) {
+  return dsa <= 512 && nb / 16 * 16 > 16 && na / 16 * 16 >= 2048 && SweepsShortRowsInStrips();
+}
+
 bool FusesPaddedTransposeRows(int64_t na, int64_t nb, int64_t dst_stride_a, int es, Isa isa) {
-  return es == 4 && (isa == Isa::kAvx2 || isa == Isa::kAvx512) && dst_stride_a <= 512 &&
-         dst_stride_a % 64 == 0 && nb % 16 == 0 && nb >= 32 && nb * 4 < dst_stride_a &&
-         na >= 2048 && SweepsShortRowsInStrips();
+  return es == 4 && (isa == Isa::kAvx2 || isa == Isa::kAvx512) &&
+         TakesStripsOf16(na, nb, dst_stride_a) && dst_stride_a % 64 == 0 && nb % 16 == 0 &&
+         nb * 4 < dst_stride_a;
 }
 
 void TransposePaddedRows(const char* src, char* dst, int64_t na, int64_t nb,

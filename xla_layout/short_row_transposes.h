@@ -24,12 +24,19 @@ namespace xla_layout::internal {
 void StreamStripsOf16(const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,
                       int64_t dsa, int64_t pad = 0, uint8_t value = 0);
 
+// Whether a streaming transpose of nb source rows into na destination
+// rows dsa bytes apart goes by StreamStripsOf16 on this CPU: rows of at
+// most 512 bytes, more than one whole strip of 16 source rows, at least
+// 2048 rows of a in whole tiles, where short rows are swept in strips
+// (SweepsShortRowsInStrips in kernel_tuning.h). The streaming strips of
+// relayout_kernels.cc then call it, and TransposePaddedRows' one pass
+// needs it.
+bool TakesStripsOf16(int64_t na, int64_t nb, int64_t dsa);
+
 // Whether TransposePaddedRows can write a streaming transpose's destination
 // rows and their padding in one pass on this CPU: 4-byte elements, a SIMD
-// `isa`, rows of at most 512 bytes and a multiple of 64 with room for
-// padding, nb a multiple of 16 and at least 32, na at least 2048, where
-// short rows are swept in strips (SweepsShortRowsInStrips in
-// kernel_tuning.h). The call also needs dst 64-byte aligned.
+// `isa`, TakesStripsOf16, nb a multiple of 16, rows a multiple of 64 bytes
+// with room for padding. The call also needs dst 64-byte aligned.
 bool FusesPaddedTransposeRows(int64_t na, int64_t nb, int64_t dst_stride_a, int es, Isa isa);
 
 // Kernels::transpose of 4-byte elements with streaming stores where the
