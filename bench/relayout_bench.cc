@@ -284,22 +284,22 @@ void BM_OneThread(benchmark::State& state, const Case& c) {
   RelayoutPlan plan1 = *RelayoutPlan::Create(p.src, p.dst, one);
   RelayoutPlan plan_n = *RelayoutPlan::Create(p.src, p.dst, all);
   const int64_t src = plan1.src_bytes(), dst = plan1.dst_bytes(), bytes = p.element_bytes;
-  const std::vector<Side> sides = {
+  std::vector<Side> sides = {
       {src, dst, [&](const char* s, char* d) { plan1.Execute(s, d); }},
       {src, dst, [&](const char* s, char* d) { plan_n.Execute(s, d); }},
       {bytes, bytes, [&](const char* s, char* d) { std::memcpy(d, s, bytes); }},
       {bytes, bytes, [&](const char* s, char* d) { StreamingCopy(s, d, bytes); }}};
+  const size_t first_lines = sides.size();
   const std::vector<Side> lines = LinesSides(c, src, dst, PlanStreams(plan1));
-  std::vector<Side> all_sides = sides;
-  all_sides.insert(all_sides.end(), lines.begin(), lines.end());
+  sides.insert(sides.end(), lines.begin(), lines.end());
   std::vector<double> best;
-  for (auto _ : state) best = BestOnOwnBuffers(RepsFor(dst), WarmRunsFor(dst), all_sides);
+  for (auto _ : state) best = BestOnOwnBuffers(RepsFor(dst), WarmRunsFor(dst), sides);
   state.counters["core1_s"] = best[0];
   state.counters["coreN_s"] = best[1];
   state.counters["memcpy_s"] = best[2];
   state.counters["stream_s"] = best[3];
   if (!lines.empty()) {
-    state.counters["lines_s"] = *std::min_element(best.begin() + sides.size(), best.end());
+    state.counters["lines_s"] = *std::min_element(best.begin() + first_lines, best.end());
   }
   state.counters["threadsN"] = plan_n.threads();
 }
