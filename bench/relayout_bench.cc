@@ -22,13 +22,11 @@
 //   bazel run -c opt //bench:relayout_bench -- --benchmark_filter='onethread|limit|replay'
 //     (the three tables of issue 31's points)
 #include <immintrin.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -41,6 +39,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/relayout_cases.h"
+#include "bench/replay_summary.h"
+#include "bench/replay_traffic.h"
 #include "bench/replayed_copies.h"
 #include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
@@ -60,6 +60,8 @@ using bench::Case;
 using bench::Cases;
 using bench::DnnlDescs;
 using bench::Mover;
+using bench::ReplayMisses;
+using bench::ReplaySummary;
 
 
 struct Buffers {
@@ -311,8 +313,10 @@ constexpr int64_t kMaxReplayBytes = int64_t{1} << 30;
 // One inserted copy: its plan, built once on one thread, against memcpy of
 // its element bytes, against the floor of any kernel (that memcpy plus a
 // memset of the destination's padding) and against a plain vector copy of
-// the element bytes (VectorCopy), in alternating batches. Counters give the
-// sums the summary adds up.
+// the element bytes (VectorCopy) and, where the copy reduces to one
+// (replay_traffic.h), against its own lines or runs moved with the plan's
+// kind of stores, in alternating batches. Counters give the sums the
+// summary adds up.
 void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   RelayoutOptions options;
   options.threads = 1;
@@ -323,7 +327,7 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   }
   const int64_t bytes = plan->element_bytes();
   const int64_t padding = std::max<int64_t>(0, plan->dst_bytes() - bytes);
-  const std::vector<Side> sides = {
+  std::vector<Side> sides = {
       {plan->src_bytes(), plan->dst_bytes(),
        [&](const char* s, char* d) { plan->Execute(s, d); }},
       {bytes, bytes, [&](const char* s, char* d) { std::memcpy(d, s, bytes); }},
@@ -333,9 +337,19 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
          std::memset(d + bytes, 0, padding);
        }},
       {bytes, bytes, [&](const char* s, char* d) { VectorCopy(s, d, bytes); }}};
+  const size_t first_traffic = sides.size();
+  Case traffic;
+  traffic.lines = bench::TrafficMovers(bench::ReduceForTraffic(c.src, c.dst));
+  for (const Side& side : LinesSides(traffic, plan->src_bytes(), plan->dst_bytes(),
+                                     PlanStreams(*plan))) {
+    sides.push_back(side);
+  }
   std::vector<double> best;
   for (auto _ : state) {
     best = BestOnOwnBuffers(RepsFor(plan->dst_bytes()), WarmRunsFor(plan->dst_bytes()), sides);
+  }
+  if (sides.size() > first_traffic) {
+    state.counters["traffic_s"] = *std::min_element(best.begin() + first_traffic, best.end());
   }
   state.SetLabel(c.first_seen);
   state.counters["count"] = static_cast<double>(c.count);
@@ -486,118 +500,6 @@ void RegisterReplay() {
   }
 }
 
-// The cache sizes that class a copy: L2 per core and the L3, from sysconf,
-// the L3 capped at 32 MiB (some virtual machines report ten times the real
-// one: 320 MiB here for lscpu's 32 MiB).
-std::pair<int64_t, int64_t> CacheSizes() {
-  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  constexpr int64_t kMaxL3 = int64_t{32} << 20;
-  return {l2 > 0 ? l2 : int64_t{1} << 20, l3 > 0 ? std::min<int64_t>(l3, kMaxL3) : kMaxL3};
-}
-
-// The processor, as /proc/cpuinfo names it with its family and model
-// numbers: ratios to memcpy move with them (Zen 5's memcpy of 16-256 KiB
-// outruns any vector copy; Zen 4's did not), so runs are compared on one.
-std::string CpuName() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, name = "unknown", family, model;
-  auto value = [](const std::string& l) {
-    const size_t colon = l.find(':');
-    return colon == std::string::npos ? std::string() : l.substr(colon + 2);
-  };
-  while (std::getline(in, line) && line.find_first_not_of(" \t") != std::string::npos) {
-    if (line.rfind("model name", 0) == 0) name = value(line);
-    if (line.rfind("cpu family", 0) == 0) family = value(line);
-    if (line.rfind("model\t", 0) == 0) model = value(line);
-  }
-  return absl::StrCat(name, " (family ", family, ", model ", model, ")");
-}
-
-// The replayed copies summed per class and in total: bytes moved (read +
-// written, count included), seconds in the core, in memcpy of the same
-// bytes, and in the floor (memcpy plus a memset of the padding), with the
-// ratios; then the copies that lose the most time against memcpy. Copies
-// whose destination is over twice their elements (padding) are a class of
-// their own: memcpy of the elements is no measure of them.
-void ReplaySummary(const std::vector<bench::Run>& runs, std::ostream& out) {
-  const auto [l2_bytes, l3_bytes] = CacheSizes();
-  struct Sum {
-    int64_t copies = 0, distinct = 0, at_goal = 0, at_goal_vcopy = 0;
-    double bytes = 0, core = 0, memcpy = 0, floor = 0, vcopy = 0;
-  };
-  std::map<int, Sum> sums;  // 0 L2, 1 L3, 2 larger, 3 padded, 4 total
-  std::map<int, Sum> l2_kinds;  // the L2 class by CopyClass
-  std::vector<std::pair<double, std::string>> lost;
-  for (const bench::Run& run : runs) {
-    if (run.benchmark_name().rfind("replay/", 0) != 0) continue;
-    const auto& k = run.counters;
-    const double count = k.at("count").value, footprint = k.at("footprint").value;
-    const double core = k.at("core_s").value, memcpy = k.at("memcpy_s").value;
-    const double vcopy = k.at("vcopy_s").value;
-    const bool padded = k.at("dst_bytes").value > 2 * k.at("element_bytes").value;
-    const int cls = padded ? 3 : footprint <= l2_bytes ? 0 : footprint <= l3_bytes ? 1 : 2;
-    const double goal = cls == 0 ? 0.7 : cls == 1 ? 0.5 : 0;
-    Sum* kind = cls == 0 ? &l2_kinds[static_cast<int>(k.at("copy_class").value)] : nullptr;
-    for (Sum* sum : {&sums[cls], &sums[4], kind}) {
-      if (sum == nullptr) continue;
-      Sum& s = *sum;
-      s.copies += static_cast<int64_t>(count);
-      s.distinct += 1;
-      s.at_goal += memcpy >= goal * core;
-      s.at_goal_vcopy += vcopy >= goal * core;
-      s.bytes += 2 * k.at("element_bytes").value * count;
-      s.core += core * count;
-      s.memcpy += memcpy * count;
-      s.floor += k.at("floor_s").value * count;
-      s.vcopy += vcopy * count;
-    }
-    lost.emplace_back((core - memcpy) * count,
-                      absl::StrFormat("%s  %.2fx (%.2fx of vcopy) x%d (%s)",
-                                      run.benchmark_name().substr(7), memcpy / core,
-                                      vcopy / core, static_cast<int>(count),
-                                      run.report_label));
-  }
-  if (sums.empty()) return;
-  out << "\nReplayed copies (the layout pass's, every module and target), one thread, "
-         "against memcpy of the same bytes in the same run:\n";
-  out << absl::StrFormat("%-30s %6s %8s %6s %6s %10s %10s %10s %10s %10s %7s %7s %7s\n",
-                         "class (src+dst)", "copies", "distinct", "atgoal", "vc-at", "MB moved",
-                         "core ms", "memcpy ms", "floor ms", "vcopy ms", "ratio", "floor",
-                         "vcopy");
-  const char* names[] = {"L2 (<= L2)", "L3 (<= L3)", "larger", "padded (dst > 2x elements)",
-                         "total"};
-  for (const auto& [g, s] : sums) {
-    const auto per_core = [&](double t) { return s.core > 0 ? t / s.core : 0; };
-    out << absl::StrFormat(
-        "%-30s %6d %8d %6s %6s %10.2f %10.3f %10.3f %10.3f %10.3f %6.2fx %6.2fx %6.2fx\n",
-        names[g], s.copies, s.distinct, g < 2 ? absl::StrCat(s.at_goal) : std::string("-"),
-        g < 2 ? absl::StrCat(s.at_goal_vcopy) : std::string("-"), s.bytes / 1e6,
-        s.core * 1e3, s.memcpy * 1e3, s.floor * 1e3, s.vcopy * 1e3, per_core(s.memcpy),
-        per_core(s.floor), per_core(s.vcopy));
-  }
-  out << absl::StrFormat(
-      "L2 = %d, L3 = %d bytes; ratio = memcpy time / core time, floor = (memcpy + memset of "
-      "the padding) / core, vcopy = a plain vector copy of the same bytes / core; atgoal = "
-      "distinct copies at >= 0.7x (L2), 0.5x (L3) of memcpy, vc-at the same of vcopy; cpu: %s\n",
-      l2_bytes, l3_bytes, CpuName());
-  out << "L2 class by the kind of kernel that moves most bytes (RelayoutPlan::Classify): distinct "
-         "copies, at goal, ratio to memcpy and to vcopy:";
-  for (const auto& [kind, s] : l2_kinds) {
-    out << absl::StrFormat("  %s %d, %d, %.2fx, %.2fx;",
-                           kind < 0 ? absl::string_view("unplanned")
-                                    : CopyClassName(static_cast<CopyClass>(kind)),
-                           s.distinct, s.at_goal, s.core > 0 ? s.memcpy / s.core : 0,
-                           s.core > 0 ? s.vcopy / s.core : 0);
-  }
-  out << "\n";
-  std::sort(lost.rbegin(), lost.rend());
-  out << "most time lost against memcpy (seconds x count):\n";
-  for (size_t i = 0; i < lost.size() && i < 10; ++i) {
-    out << absl::StrFormat("  %9.1f us  %s\n", lost[i].first * 1e6, lost[i].second);
-  }
-}
-
 // XLA's TransposePlan on one thread, as ratios to memcpy: figures quoted
 // from issue 31 (measured elsewhere, in the same process as the core; XLA
 // is not built here), against which one thread of the core should reach
@@ -703,6 +605,7 @@ void Summary(const std::vector<bench::Run>& runs, std::ostream& out) {
   OneThreadSummary(runs, out);
   LimitSummary(runs, out);
   ReplaySummary(runs, out);
+  ReplayMisses(runs, out);
 }
 
 void RegisterAll() {
