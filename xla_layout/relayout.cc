@@ -698,7 +698,10 @@ __attribute__((noinline)) void RelayoutPlan::Impl::Run(const void* src_ptr,
     run(0);  // no hand-off: a small copy costs its kernels' calls and no more
     return;
   }
-  WorkerPool::Shared().Run(p.threads, run);
+  // Claimed, not one share per thread: a worker kept from running (another
+  // process on its core) leaves its share to this thread, where waiting for
+  // it made two threads up to four times slower than one.
+  WorkerPool::Shared().RunClaimed(p.threads, p.threads, run);
 }
 
 int64_t RelayoutPlan::src_bytes() const { return impl_->src_bytes; }

@@ -52,7 +52,10 @@ struct RelayoutOptions {
   // The most threads the plan may use; 0 means every hardware thread. The
   // plan takes fewer when its estimated time says more would not pay for
   // handing them their shares (internal::ThreadsForCost). The threads are
-  // the workers of WorkerPool::Shared(), started once per process.
+  // the calling thread and workers of WorkerPool::Shared(), started once
+  // per process; a share that a worker has not started when the calling
+  // thread is done with its own, the calling thread takes
+  // (WorkerPool::RunClaimed).
   int threads = 0;
   // Lets Execute take src == dst (same buffer, same byte size). The plan then
   // keeps a scratch copy of the source.

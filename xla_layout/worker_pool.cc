@@ -57,13 +57,13 @@ WorkerPool::~WorkerPool() {
 }
 
 void WorkerPool::Work(int index) {
-  std::atomic<uint64_t>& ticket = slots_[index - 1].ticket;
-  uint64_t seen = 0;
+  Slot& slot = slots_[index - 1];
+  uint64_t seen = 0, served = 0;
   while (true) {
     // Spin first: parallel calls tend to come one after another.
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::microseconds(kSpinMicros);
-    for (uint32_t i = 0; ticket.load(std::memory_order_acquire) == seen; ++i) {
+    for (uint32_t i = 0; slot.ticket.load(std::memory_order_acquire) == seen; ++i) {
       SpinStep(i);
       if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) {
         // The sleeper count and the tickets are both seq_cst, so either the
@@ -71,16 +71,81 @@ void WorkerPool::Work(int index) {
         // the new ticket and does not wait.
         absl::MutexLock lock(&sleep_mu_);
         sleeping_.fetch_add(1);
-        while (ticket.load() == seen) wake_.Wait(&sleep_mu_);
+        while (slot.ticket.load() == seen) wake_.Wait(&sleep_mu_);
         sleeping_.fetch_sub(1);
         break;
       }
     }
-    seen = ticket.load(std::memory_order_acquire);
+    seen = slot.ticket.load(std::memory_order_acquire);
     if (stop_.load()) return;
-    (*job_)(index);
-    pending_.fetch_sub(1, std::memory_order_release);
+    // A call posts a worker once, but a worker may see the call's number
+    // before its ticket (woken late by the call before), and then wake
+    // again for the same post: it serves each call once.
+    const uint64_t call = slot.call.load(std::memory_order_acquire);
+    if (call == served || !Enter(call)) continue;
+    served = call;
+    if (claimed_.load(std::memory_order_acquire)) {
+      RunShares();
+    } else {
+      (*job_)(index);
+      pending_.fetch_sub(1, std::memory_order_release);
+    }
+    Leave();
   }
+}
+
+bool WorkerPool::Enter(uint64_t call) {
+  uint64_t gate = gate_.load(std::memory_order_acquire);
+  while ((gate >> 32) == (call & 0xffffffff) && (gate & kGateOpen) != 0) {
+    if (gate_.compare_exchange_weak(gate, gate + 1, std::memory_order_acq_rel)) return true;
+  }
+  return false;
+}
+
+void WorkerPool::CloseGate() {
+  gate_.fetch_and(~kGateOpen, std::memory_order_acq_rel);
+  for (uint32_t i = 0; (gate_.load(std::memory_order_acquire) & (kGateOpen - 1)) != 0; ++i) {
+    SpinStep(i);
+  }
+}
+
+void WorkerPool::RunShares() {
+  for (int i = next_share_.fetch_add(1, std::memory_order_relaxed); i < shares_;
+       i = next_share_.fetch_add(1, std::memory_order_relaxed)) {
+    (*job_)(i);
+  }
+}
+
+void WorkerPool::Post(int count) {
+  const uint64_t call = call_.load(std::memory_order_relaxed) + 1;
+  call_.store(call, std::memory_order_relaxed);
+  gate_.store(((call & 0xffffffff) << 32) | kGateOpen, std::memory_order_release);
+  // seq_cst posts: see Work().
+  for (int i = 1; i < count; ++i) {
+    slots_[i - 1].call.store(call, std::memory_order_release);
+    slots_[i - 1].ticket.fetch_add(1);
+  }
+  if (sleeping_.load() > 0) {
+    absl::MutexLock lock(&sleep_mu_);
+    wake_.SignalAll();
+  }
+}
+
+void WorkerPool::RunClaimed(int threads, int n, absl::FunctionRef<void(int)> fn) {
+  if (threads <= 1 || n <= 1 || workers() == 0 ||
+      in_forked_child.load(std::memory_order_relaxed) || !owner_.TryLock()) {
+    for (int i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  job_ = &fn;
+  shares_ = n;
+  next_share_.store(0, std::memory_order_relaxed);
+  claimed_.store(true, std::memory_order_relaxed);
+  Post(std::min(threads, workers() + 1));
+  RunShares();
+  CloseGate();
+  job_ = nullptr;
+  owner_.Unlock();
 }
 
 void WorkerPool::Run(int n, absl::FunctionRef<void(int)> fn) {
@@ -105,15 +170,12 @@ void WorkerPool::Run(int n, absl::FunctionRef<void(int)> fn) {
   const int pooled = std::min(n, workers() + 1);
   job_ = &fn;
   pending_.store(pooled - 1, std::memory_order_relaxed);
-  // seq_cst posts: see Work().
-  for (int i = 1; i < pooled; ++i) slots_[i - 1].ticket.fetch_add(1);
-  if (sleeping_.load() > 0) {
-    absl::MutexLock lock(&sleep_mu_);
-    wake_.SignalAll();
-  }
+  claimed_.store(false, std::memory_order_relaxed);
+  Post(pooled);
   run_extra(pooled);
   fn(0);
   for (uint32_t i = 0; pending_.load(std::memory_order_acquire) != 0; ++i) SpinStep(i);
+  CloseGate();
   join_extra();
   job_ = nullptr;
   owner_.Unlock();

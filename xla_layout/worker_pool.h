@@ -41,13 +41,37 @@ class WorkerPool {
   // call, so every share still runs concurrently.
   void Run(int n, absl::FunctionRef<void(int)> fn);
 
+  // Runs fn(0), ..., fn(n - 1), each once, and returns when all have
+  // returned. The calling thread and up to `threads` - 1 workers each take
+  // the next share no one has taken until none is left; the call waits only
+  // for shares that have started. So a worker that another process keeps
+  // from running delays no one: the calling thread takes its shares, and a
+  // worker stopped within a share delays the call by what is left of that
+  // share. fn must not depend on which thread runs a share, nor on shares
+  // running at the same time (all may run on the calling thread: always
+  // when another call holds the workers, or in a child of fork()).
+  void RunClaimed(int threads, int n, absl::FunctionRef<void(int)> fn);
+
  private:
   void Work(int index);
+  // Posts workers 1 .. count - 1 a new call of job_, numbered call_.
+  void Post(int count);
+  // A worker joins the call numbered `call` if it is still open (the gate
+  // then counts it), and leaves it; the call that owns the gate waits for
+  // every worker inside before it returns.
+  bool Enter(uint64_t call);
+  void Leave() { gate_.fetch_sub(1, std::memory_order_acq_rel); }
+  // Closes the gate of the current call and waits until no worker is inside.
+  void CloseGate();
+  // Takes and runs shares of a claimed call until none is left.
+  void RunShares();
 
-  // A worker's mailbox: a new ticket posts it a share of job_ (or the stop).
-  // Only the workers a call needs are posted, so the others stay asleep.
+  // A worker's mailbox: a new ticket posts it a share of job_ (or the stop),
+  // of the call numbered `call`. Only the workers a call needs are posted,
+  // so the others stay asleep.
   struct alignas(64) Slot {
     std::atomic<uint64_t> ticket{0};
+    std::atomic<uint64_t> call{0};
   };
 
   std::vector<Slot> slots_;  // slots_[i] belongs to share i + 1
@@ -57,6 +81,18 @@ class WorkerPool {
   // Written before the tickets are posted, read only by posted workers.
   const absl::FunctionRef<void(int)>* job_ = nullptr;
   std::atomic<int> pending_{0};
+  // The current call: its number (counted under owner_), whether its shares
+  // are claimed (RunClaimed) and how many, and the next one to take.
+  std::atomic<uint64_t> call_{0};
+  std::atomic<bool> claimed_{false};
+  int shares_ = 0;
+  std::atomic<int> next_share_{0};
+  // The call's number << 32, kGateOpen while workers may join, and the
+  // count of workers inside: a worker posted for a call that has closed
+  // (RunClaimed returns without it) finds another number or a closed gate
+  // and runs nothing.
+  static constexpr uint64_t kGateOpen = uint64_t{1} << 31;
+  std::atomic<uint64_t> gate_{0};
   std::atomic<int> sleeping_{0};
   std::atomic<bool> stop_{false};
   absl::Mutex sleep_mu_;

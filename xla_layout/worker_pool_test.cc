@@ -148,6 +148,71 @@ TEST(WorkerPoolTest, RunsInAForkedChild) {
   FAIL() << "the forked child never finished its call";
 }
 
+// RunClaimed runs every share once, on the caller and at most threads - 1
+// workers, over widths above and below the threads, with calls separated
+// by more than the spin time (so workers come late, from sleep).
+TEST(WorkerPoolTest, ClaimedRunsEveryShareOnce) {
+  WorkerPool pool(2);
+  for (int threads = 1; threads <= 3; ++threads) {
+    for (int n = 0; n <= 9; ++n) {
+      for (int call = 0; call < 30; ++call) {
+        std::vector<std::atomic<int>> ran(n);
+        std::mutex mu;
+        std::set<std::thread::id> ids;
+        pool.RunClaimed(threads, n, [&](int i) {
+          ran[i].fetch_add(1);
+          std::lock_guard<std::mutex> lock(mu);
+          ids.insert(std::this_thread::get_id());
+        });
+        for (int i = 0; i < n; ++i) ASSERT_EQ(ran[i].load(), 1) << threads << " " << n << " " << i;
+        ASSERT_LE(static_cast<int>(ids.size()), std::max(threads, 1));
+        if (call % 10 == 9) {
+          std::this_thread::sleep_for(std::chrono::microseconds(3 * WorkerPool::kSpinMicros));
+        }
+      }
+    }
+  }
+}
+
+// A worker posted for a claimed call that returned without it must run
+// nothing of the calls after it: here a claimed call posts both workers and
+// takes every share itself while they wake, then a plain call posts only
+// the first. A late second worker running the plain call's job would run
+// share 2 of 2, or run share 1 twice.
+TEST(WorkerPoolTest, LateWorkersRunNothingOfLaterCalls) {
+  WorkerPool pool(2);
+  for (int round = 0; round < 2000; ++round) {
+    std::atomic<int> claimed{0};
+    pool.RunClaimed(3, 2, [&](int) { claimed.fetch_add(1); });
+    ASSERT_EQ(claimed.load(), 2);
+    std::atomic<int> ran[3] = {{0}, {0}, {0}};
+    pool.Run(2, [&](int i) { ran[std::min(i, 2)].fetch_add(1); });
+    ASSERT_EQ(ran[0].load(), 1);
+    ASSERT_EQ(ran[1].load(), 1);
+    ASSERT_EQ(ran[2].load(), 0) << "a late worker ran a share of a call that did not post it";
+    if (round % 100 == 99) {
+      std::this_thread::sleep_for(std::chrono::microseconds(3 * WorkerPool::kSpinMicros));
+    }
+  }
+}
+
+// A claimed call made while another holds the workers runs its shares on
+// the calling thread, one after another.
+TEST(WorkerPoolTest, NestedClaimedCallRunsOnTheCaller) {
+  auto pool = std::make_shared<WorkerPool>(1);
+  auto inner = std::make_shared<std::atomic<int>>(0);
+  ASSERT_TRUE(ReturnsWithin(std::chrono::seconds(20), [=] {
+    pool->Run(2, [&](int i) {
+      if (i != 0) return;
+      const std::thread::id self = std::this_thread::get_id();
+      pool->RunClaimed(2, 5, [&](int) {
+        if (std::this_thread::get_id() == self) inner->fetch_add(1);
+      });
+    });
+  }));
+  EXPECT_EQ(inner->load(), 5);
+}
+
 // The shared pool keeps one worker per hardware thread beside the caller's:
 // once it has run a call, the process has a thread per hardware thread, and
 // a call as wide as the machine starts no other.
