@@ -24,6 +24,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -276,6 +277,31 @@ std::vector<Side> LinesSides(const Case& c, int64_t src_bytes, int64_t dst_bytes
   return sides;
 }
 
+// One thread's time over all threads' while another thread of this process
+// spins (the median of five alternating batches of at least 30 ms each):
+// two threads against one where a core is not free, as on a machine that
+// other jobs share. Only where the plan takes more than one thread.
+void BusyRatio(benchmark::State& state, const Side& one, const Side& all, double one_seconds) {
+  if (state.counters["threadsN"] < 2) return;
+  const int64_t reps = std::max<int64_t>(1, static_cast<int64_t>(0.03 / one_seconds));
+  Buffers b1(one.src_bytes, one.dst_bytes), b_n(all.src_bytes, all.dst_bytes);
+  std::atomic<bool> stop{false};
+  std::thread spinner([&stop] {
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  std::vector<double> t1, t_n;
+  for (int round = 0; round < 5; ++round) {
+    t1.push_back(BatchSeconds(reps, [&] { one.run(b1.src.get(), b1.dst.get()); }));
+    t_n.push_back(BatchSeconds(reps, [&] { all.run(b_n.src.get(), b_n.dst.get()); }));
+  }
+  stop.store(true);
+  spinner.join();
+  std::sort(t1.begin(), t1.end());
+  std::sort(t_n.begin(), t_n.end());
+  state.counters["busy_n_over_1"] = t1[2] / t_n[2];
+}
+
 // A case of the table on one thread and on all, against memcpy and the
 // streaming copy of the same bytes, in alternating batches: the one-thread
 // ratios the summary prints survive a machine that other jobs share.
@@ -304,6 +330,7 @@ void BM_OneThread(benchmark::State& state, const Case& c) {
     state.counters["lines_s"] = *std::min_element(best.begin() + first_lines, best.end());
   }
   state.counters["threadsN"] = plan_n.threads();
+  BusyRatio(state, sides[0], sides[1], best[0]);
 }
 
 // Copies larger than this (source plus destination) are not replayed: the
@@ -521,9 +548,9 @@ void OneThreadSummary(const std::vector<bench::Run>& runs, std::ostream& out) {
     if (!header) {
       out << "\nOne thread against the one-thread ceiling (the better of memcpy and the "
              "streaming copy), alternating batches, best of five:\n"
-          << absl::StrFormat("%-30s %8s %8s %8s %8s %8s %8s %7s %7s %7s %9s\n", "case",
+          << absl::StrFormat("%-30s %8s %8s %8s %8s %8s %8s %7s %7s %7s %7s %9s\n", "case",
                              "core1 us", "coreN us", "mcpy us", "strm us", "1/ceil", "N/1",
-                             "1/mcpy", "lines", "l/mcpy", "XLA quoted");
+                             "N/1 bsy", "1/mcpy", "lines", "l/mcpy", "XLA quoted");
       header = true;
     }
     const double core1 = k.at("core1_s").value, core_n = k.at("coreN_s").value;
@@ -537,16 +564,22 @@ void OneThreadSummary(const std::vector<bench::Run>& runs, std::ostream& out) {
         lines == k.end() ? absl::StrFormat("%7s %7s", "-", "-")
                          : absl::StrFormat("%6.2fx %6.2fx", ceiling / lines->second.value,
                                            memcpy / lines->second.value);
+    auto busy = k.find("busy_n_over_1");
+    const std::string busy_ratio = busy == k.end()
+                                       ? absl::StrFormat("%7s", "-")
+                                       : absl::StrFormat("%6.2fx", busy->second.value);
     out << absl::StrFormat(
-        "%-30s %8.1f %8.1f %8.1f %8.1f %7.2fx %7.2fx %6.2fx %s %s\n", name, core1 * 1e6,
+        "%-30s %8.1f %8.1f %8.1f %8.1f %7.2fx %7.2fx %s %6.2fx %s %s\n", name, core1 * 1e6,
         core_n * 1e6, memcpy * 1e6, k.at("stream_s").value * 1e6, ceiling / core1,
-        core1 / core_n, memcpy / core1, lines_ratios,
+        core1 / core_n, busy_ratio, memcpy / core1, lines_ratios,
         xla > 0 ? absl::StrFormat("%5.2fx %s", xla,
                                   memcpy / core1 >= 1.25 * xla ? ">=1.25x" : "<1.25x")
                 : std::string(""));
   }
   if (header) {
-    out << "N/1 = one thread's time over all threads' (the plan's own choice). 1/mcpy = one "
+    out << "N/1 = one thread's time over all threads' (the plan's own choice); N/1 bsy = the "
+           "same, medians of five batches of 30 ms or more, while another thread spins (no "
+           "core free for the second thread). 1/mcpy = one "
            "thread over memcpy; XLA quoted = TransposePlan's one-thread ratio to memcpy as "
            "issue 31 quotes it (measured elsewhere, not in this run), and whether 1/mcpy is at "
            "1.25x of it. lines = the ceiling, l/mcpy = memcpy, over the time of the same lines "
