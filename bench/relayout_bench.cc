@@ -261,15 +261,16 @@ bool PlanStreams(const RelayoutPlan& plan) {
   return plan.Describe().find("streaming") != std::string::npos;
 }
 
-// The sides of a case's line references that run here, with the stores
-// the core's plan uses: each is tried once first, and dropped if it cannot
-// move the case (an ISA missing, a row not aligned for streaming stores).
-std::vector<Side> LinesSides(const Case& c, int64_t src_bytes, int64_t dst_bytes,
-                             bool streaming) {
+// The sides of line references (a case's, a replayed copy's) that run
+// here, with the stores the core's plan uses: each is tried once first, and
+// dropped if it cannot move the copy (an ISA missing, a row not aligned for
+// streaming stores).
+std::vector<Side> LinesSides(const std::vector<Mover>& lines, int64_t src_bytes,
+                             int64_t dst_bytes, bool streaming) {
   std::vector<Side> sides;
-  if (c.lines.empty()) return sides;
+  if (lines.empty()) return sides;
   Buffers probe(src_bytes, dst_bytes);
-  for (const Mover& move : c.lines) {
+  for (const Mover& move : lines) {
     if (!move(probe.src.get(), probe.dst.get(), streaming)) continue;
     sides.push_back({src_bytes, dst_bytes,
                      [move, streaming](const char* s, char* d) { move(s, d, streaming); }});
@@ -280,9 +281,10 @@ std::vector<Side> LinesSides(const Case& c, int64_t src_bytes, int64_t dst_bytes
 // One thread's time over all threads' while another thread of this process
 // spins (the median of five alternating batches of at least 30 ms each):
 // two threads against one where a core is not free, as on a machine that
-// other jobs share. Only where the plan takes more than one thread.
-void BusyRatio(benchmark::State& state, const Side& one, const Side& all, double one_seconds) {
-  if (state.counters["threadsN"] < 2) return;
+// other jobs share. Only where the plan on all threads takes more than one.
+void BusyRatio(benchmark::State& state, const Side& one, const Side& all, int threads_all,
+               double one_seconds) {
+  if (threads_all < 2) return;
   const int64_t reps = std::max<int64_t>(1, static_cast<int64_t>(0.03 / one_seconds));
   Buffers b1(one.src_bytes, one.dst_bytes), b_n(all.src_bytes, all.dst_bytes);
   std::atomic<bool> stop{false};
@@ -318,7 +320,7 @@ void BM_OneThread(benchmark::State& state, const Case& c) {
       {bytes, bytes, [&](const char* s, char* d) { std::memcpy(d, s, bytes); }},
       {bytes, bytes, [&](const char* s, char* d) { StreamingCopy(s, d, bytes); }}};
   const size_t first_lines = sides.size();
-  const std::vector<Side> lines = LinesSides(c, src, dst, PlanStreams(plan1));
+  const std::vector<Side> lines = LinesSides(c.lines, src, dst, PlanStreams(plan1));
   sides.insert(sides.end(), lines.begin(), lines.end());
   std::vector<double> best;
   for (auto _ : state) best = BestOnOwnBuffers(RepsFor(dst), WarmRunsFor(dst), sides);
@@ -330,7 +332,7 @@ void BM_OneThread(benchmark::State& state, const Case& c) {
     state.counters["lines_s"] = *std::min_element(best.begin() + first_lines, best.end());
   }
   state.counters["threadsN"] = plan_n.threads();
-  BusyRatio(state, sides[0], sides[1], best[0]);
+  BusyRatio(state, sides[0], sides[1], plan_n.threads(), best[0]);
 }
 
 // Copies larger than this (source plus destination) are not replayed: the
@@ -365,12 +367,10 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
        }},
       {bytes, bytes, [&](const char* s, char* d) { VectorCopy(s, d, bytes); }}};
   const size_t first_traffic = sides.size();
-  Case traffic;
-  traffic.lines = bench::TrafficMovers(bench::ReduceForTraffic(c.src, c.dst));
-  for (const Side& side : LinesSides(traffic, plan->src_bytes(), plan->dst_bytes(),
-                                     PlanStreams(*plan))) {
-    sides.push_back(side);
-  }
+  const std::vector<Side> traffic =
+      LinesSides(bench::TrafficMovers(bench::ReduceForTraffic(c.src, c.dst)), plan->src_bytes(),
+                 plan->dst_bytes(), PlanStreams(*plan));
+  sides.insert(sides.end(), traffic.begin(), traffic.end());
   std::vector<double> best;
   for (auto _ : state) {
     best = BestOnOwnBuffers(RepsFor(plan->dst_bytes()), WarmRunsFor(plan->dst_bytes()), sides);
