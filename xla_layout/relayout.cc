@@ -699,8 +699,8 @@ __attribute__((noinline)) void RelayoutPlan::Impl::Run(const void* src_ptr,
     return;
   }
   // Claimed, not one share per thread: a worker kept from running (another
-  // process on its core) leaves its share to this thread, where waiting for
-  // it made two threads up to four times slower than one.
+  // process on its core) leaves its share to this thread instead of holding
+  // up the copy until it runs.
   WorkerPool::Shared().RunClaimed(p.threads, p.threads, run);
 }
 
