@@ -14,6 +14,7 @@
 #include "xla_layout/short_row_transposes.h"
 #include "xla_layout/simd_copy.h"
 #include "xla_layout/simd_transpose.h"
+#include "xla_layout/transpose_tiny.h"
 
 namespace xla_layout::internal {
 namespace {
@@ -719,7 +720,8 @@ __attribute__((target("avx2"))) void CopyPlanesAvx2(const char* src, char* dst,
 
 // Blocks of 8 or 16 source rows of 32-bit elements in cache (the T(8,1),
 // T(8,8), T(16,1) and T(16,16) tiles of CPU panels), 8 destination rows at
-// a time straight to the register transpose, plane after plane; other
+// a time straight to the register transpose, plane after plane (on the
+// AVX-512 set, 8x8 blocks of two-source permutes: transpose_tiny.h); other
 // transposes plane by plane through `kTranspose`.
 // Row-pair interleaves take every plane in one call, with the AVX-512 set's
 // kernel when kAvx512 and the CPU has AVX-512BW (interleave_kernels.h).
@@ -732,6 +734,9 @@ __attribute__((target("avx2"))) void TransposePlanesAvx2(const char* src, char* 
   if (IsRowPairInterleave(nb, dsa, es)) {
     return InterleaveRowPairs(src, dst, planes, plane_src, plane_dst, na, ssb, streaming,
                               kAvx512 && HasAvx512Bw());
+  }
+  if (kAvx512 && !streaming && TakesTransposePlanes8x8(es, na, nb, Isa::kAvx512)) {
+    return TransposePlanes8x8(src, dst, planes, plane_src, plane_dst, na, nb, ssb, dsa);
   }
   if (es == 4 && (nb == 8 || nb == 16) && na % 8 == 0 && !streaming) {
     for (int64_t p = 0; p < planes; ++p) {
