@@ -8,15 +8,16 @@
 
 namespace xla_layout::internal {
 
-// Whether a transpose in cache claims with PREFETCHW, a strip ahead, the
-// destination lines the next strip writes. On Intel (Emerald Rapids) that
-// hides the misses of writes that go to each destination row in turn, once
-// the rows span more than 512 KiB (below, f32[256,256] measured no faster);
-// on Zen 5 write prefetches in cache measured slower (docs/benchmarks.md,
-// "On Emerald Rapids").
-inline bool ClaimsDestinationAhead() {
+// Whether a transpose in cache whose destination rows span `rows_bytes`
+// claims with PREFETCHW, a strip ahead, the destination lines the next
+// strip writes. On Intel (Emerald Rapids) that hides the misses of writes
+// that go to each destination row in turn, once the rows span more than
+// 512 KiB (below, f32[256,256] measured no faster); on Zen 5 write
+// prefetches in cache measured slower (docs/benchmarks.md, "On Emerald
+// Rapids").
+inline bool ClaimsDestinationAhead(int64_t rows_bytes) {
   static const bool intel = __builtin_cpu_is("intel");
-  return intel;
+  return intel && rows_bytes > (int64_t{512} << 10);
 }
 
 // Whether streaming transposes sweep short strips of source rows with no

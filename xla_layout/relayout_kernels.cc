@@ -14,7 +14,7 @@
 #include "xla_layout/short_row_transposes.h"
 #include "xla_layout/simd_copy.h"
 #include "xla_layout/simd_transpose.h"
-#include "xla_layout/transpose_tiny.h"
+#include "xla_layout/transpose_permute.h"
 
 namespace xla_layout::internal {
 namespace {
@@ -217,6 +217,12 @@ __attribute__((target("avx2"))) void Transpose32Avx2Edges(const char* src, char*
   }
 }
 
+// The rows of b in a strip of a transpose in cache: about 64 KiB of source
+// rows, 16 to 256 (why: Transpose32Avx2Strips).
+inline int64_t InCacheStripRows(int64_t ssb) {
+  return std::clamp<int64_t>((int64_t{64} << 10) / std::max<int64_t>(ssb, 1) / 16 * 16, 16, 256);
+}
+
 // Strips of 16 along a sweep all of b in 16x16 tiles, so each tile reads 16
 // whole source lines and writes 16 whole destination lines (64 bytes each):
 // no line is touched twice, whatever the strides, and full lines suit
@@ -241,10 +247,8 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
   // 0.80x of memcpy), while rows of 4 KB stay in strips of 16, which
   // measured best on them; 256-row strips fetching ahead measured no faster
   // in L3 (f32[1000,1000]) and slower on short rows (f32[2000,300]).
-  const int64_t in_cache_rows =
-      std::clamp<int64_t>((int64_t{64} << 10) / std::max<int64_t>(ssb, 1) / 16 * 16, 16, 256);
   const int64_t stream_rows = nb > 256 && StreamsInShortStrips() ? 16 : 256;
-  const int64_t strip_rows = kStream ? stream_rows : in_cache_rows;
+  const int64_t strip_rows = kStream ? stream_rows : InCacheStripRows(ssb);
   auto tile = [&](int64_t a, int64_t b) __attribute__((target("avx2"), always_inline)) {
     const char* s = src + a * 4 + b * ssb;
     char* d = dst + a * dsa + b * 4;
@@ -293,7 +297,7 @@ __attribute__((target("avx2"))) void Transpose32Avx2Strips(
     }
   } else {
     const bool fetch = kStream && nb16 > 16 && strip_rows > 16;
-    const bool claim = !kStream && na16 * dsa > (int64_t{512} << 10) && ClaimsDestinationAhead();
+    const bool claim = !kStream && ClaimsDestinationAhead(na16 * dsa);
     for (int64_t b0 = 0; b0 < nb16; b0 += strip_rows) {
       const int64_t b1 = std::min(nb16, b0 + strip_rows);
       for (int64_t a = 0; a < na16; a += 16) {
@@ -632,6 +636,13 @@ __attribute__((target("avx512f"))) void TransposeAvx512(
   if (HasAvx512Bw() && IsRowPairInterleave(nb, dsa, es)) {
     return InterleaveRowPairs(src, dst, 1, 0, 0, na, ssb, streaming, /*avx512=*/true);
   }
+  // In cache, the AVX2 strips' tiles from permute blocks; where Intel
+  // claims destination lines ahead, the AVX2 strips keep doing so.
+  const int64_t na16 = na & ~int64_t{15}, nb16 = nb & ~int64_t{15};
+  if (es == 4 && na16 > 0 && nb16 > 0 && !streaming && !ClaimsDestinationAhead(na16 * dsa)) {
+    TransposeStripsPermute(src, dst, na16, nb16, ssb, dsa, InCacheStripRows(ssb));
+    return Transpose32Avx2Edges(src, dst, na, nb, ssb, dsa);
+  }
   TransposeAvx2(src, dst, na, nb, ssb, dsa, es, streaming);
 }
 
@@ -721,7 +732,7 @@ __attribute__((target("avx2"))) void CopyPlanesAvx2(const char* src, char* dst,
 // Blocks of 8 or 16 source rows of 32-bit elements in cache (the T(8,1),
 // T(8,8), T(16,1) and T(16,16) tiles of CPU panels), 8 destination rows at
 // a time straight to the register transpose, plane after plane (on the
-// AVX-512 set, 8x8 blocks of two-source permutes: transpose_tiny.h); other
+// AVX-512 set, 8x8 blocks of two-source permutes: transpose_permute.h); other
 // transposes plane by plane through `kTranspose`.
 // Row-pair interleaves take every plane in one call, with the AVX-512 set's
 // kernel when kAvx512 and the CPU has AVX-512BW (interleave_kernels.h).

@@ -48,20 +48,6 @@ inline constexpr int64_t kMaxTinyElements = 4096;
 // 32 (destination rows back to back), at most kMaxTinyElements elements.
 bool TakesTransposeTiny(int64_t es, int64_t na, int64_t nb, int64_t dsa, Isa isa);
 
-// Planes of 8x8 blocks of 32-bit elements for the AVX-512 kernel set's
-// transpose_planes: for p < planes, a < na, b < nb (offsets in bytes)
-//   dst[p * pds + a * dsa + b * 4] = src[p * pss + a * 4 + b * ssb]
-// Needs TakesTransposePlanes8x8(4, na, nb, isa) and AVX-512F on this CPU;
-// the destination must not overlap the source.
-void TransposePlanes8x8(const char* src, char* dst, int64_t planes, int64_t pss, int64_t pds,
-                        int64_t na, int64_t nb, int64_t ssb, int64_t dsa);
-
-// Whether TransposePlanes8x8 takes these planes: AVX-512, 32-bit elements,
-// na a multiple of 8 and nb 8 or 16 (the T(8,1), T(8,8), T(16,1) and
-// T(16,16) tiles of CPU panels, where the AVX2 set takes 8x8 and 8x16
-// blocks).
-bool TakesTransposePlanes8x8(int64_t es, int64_t na, int64_t nb, Isa isa);
-
 }  // namespace xla_layout::internal
 
 #endif  // XLA_LAYOUT_TRANSPOSE_TINY_H_

@@ -76,53 +76,6 @@ TEST(TransposeTiny32Test, TakesWholeBlocksOfFloatsOnAvx512) {
   EXPECT_FALSE(internal::TakesTransposeTiny(4, 256, 32, 128, Isa::kAvx512));
 }
 
-// The planes kernel alone against an element loop: planes of 8x8 blocks
-// with rows back to back on either side (64-byte loads or stores), on
-// both, or on neither, nb 8 or 16; bytes it does not own keep their value,
-// and nothing is read past the last source element.
-TEST(TransposePlanes8x8Test, MatchesAnElementLoop) {
-  if (!HasAvx512()) GTEST_SKIP() << "no AVX-512 here";
-  std::mt19937_64 rng(39);
-  for (int trial = 0; trial < 400; ++trial) {
-    // trial % 4: 0 rows back to back on both sides, 1 in the source only
-    // (nb 16), 2 in the destination only, 3 on neither.
-    const bool src_rows = trial % 4 < 2, dst_rows = trial % 2 == 0;
-    const int64_t nb = dst_rows ? 8 : 16, na = src_rows ? 8 : 8 * (1 + rng() % 6);
-    const int64_t planes = 1 + rng() % 4;
-    const int64_t ssb = src_rows ? 32 : 4 * (na + rng() % 9);
-    const int64_t dsa = dst_rows ? 32 : 4 * (nb + rng() % 9);
-    const int64_t pss = (nb - 1) * ssb + na * 4 + 4 * (rng() % 5);
-    const int64_t pds = (na - 1) * dsa + nb * 4 + 4 * (rng() % 5);
-    ASSERT_TRUE(internal::TakesTransposePlanes8x8(4, na, nb, Isa::kAvx512));
-    std::vector<uint8_t> src((planes - 1) * pss + (nb - 1) * ssb + na * 4);
-    FillRandomBytes(rng, absl::MakeSpan(src));
-    std::vector<uint8_t> want((planes - 1) * pds + (na - 1) * dsa + nb * 4, 0xEE);
-    std::vector<uint8_t> got(want.size(), 0xEE);
-    for (int64_t p = 0; p < planes; ++p) {
-      for (int64_t a = 0; a < na; ++a) {
-        for (int64_t b = 0; b < nb; ++b) {
-          std::memcpy(&want[p * pds + a * dsa + b * 4], &src[p * pss + a * 4 + b * ssb], 4);
-        }
-      }
-    }
-    internal::TransposePlanes8x8(reinterpret_cast<const char*>(src.data()),
-                                 reinterpret_cast<char*>(got.data()), planes, pss, pds, na, nb,
-                                 ssb, dsa);
-    ASSERT_EQ(got, want) << "planes=" << planes << " na=" << na << " nb=" << nb
-                         << " ssb=" << ssb << " dsa=" << dsa;
-  }
-}
-
-TEST(TransposePlanes8x8Test, TakesBlocksOf8Or16RowsOfFloatsOnAvx512) {
-  EXPECT_TRUE(internal::TakesTransposePlanes8x8(4, 8, 8, Isa::kAvx512));
-  EXPECT_TRUE(internal::TakesTransposePlanes8x8(4, 64, 16, Isa::kAvx512));
-  EXPECT_FALSE(internal::TakesTransposePlanes8x8(4, 12, 8, Isa::kAvx512));
-  EXPECT_FALSE(internal::TakesTransposePlanes8x8(4, 8, 24, Isa::kAvx512));
-  EXPECT_FALSE(internal::TakesTransposePlanes8x8(4, 8, 4, Isa::kAvx512));
-  EXPECT_FALSE(internal::TakesTransposePlanes8x8(2, 8, 8, Isa::kAvx512));
-  EXPECT_FALSE(internal::TakesTransposePlanes8x8(4, 8, 8, Isa::kAvx2));
-}
-
 // Whole relayouts: the replayed copies the kernel is for, and edge shapes
 // around them (one block, blocks in planes, planes too small for it,
 // column counts that are not whole blocks), with a padding value, on every path here: each writes
