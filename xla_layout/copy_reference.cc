@@ -8,6 +8,7 @@
 
 #include "xla_layout/simd_copy.h"
 #include "xla_layout/simd_transpose.h"
+#include "xla_layout/simd_transpose_permute.h"
 
 namespace xla_layout {
 namespace {
@@ -104,9 +105,8 @@ __attribute__((target("avx512f"), always_inline)) inline void StoreLine512(char*
   }
 }
 
-// Transposed: columns a0..a0 + 3 of the tile's rows k, k + 4, k + 8 and
-// k + 12 (k < 4) in the four lanes of r[k]; the two in-lane rounds leave
-// column a0 + c whole in out[c].
+// Transposed: four 8x8 permute blocks, each destination row's 64 bytes
+// from two of them, one 32-byte store each.
 template <TileMove kMove, bool kStream>
 __attribute__((target("avx512f"), always_inline)) inline void TileAvx512(const char* s,
                                                                        char* d, int64_t ssb,
@@ -118,25 +118,22 @@ __attribute__((target("avx512f"), always_inline)) inline void TileAvx512(const c
     }
     return;
   }
+  auto store = [&](char* row, __m256 v) __attribute__((target("avx512f"), always_inline)) {
+    internal::Store32Avx2<kStream>(row, _mm256_castps_si256(v));
+  };
+#pragma GCC unroll 2
+  for (int half = 0; half < 2; ++half, s += 32, d += 8 * dsa) {
+#pragma GCC unroll 2
+    for (int block = 0; block < 2; ++block) {
+      __m512 out[4];
+      internal::Transpose8x8PermuteToRegs<false>(s + block * 8 * ssb, ssb, out);
 #pragma GCC unroll 4
-  for (int a0 = 0; a0 < 16; a0 += 4) {
-    __m512 r[4];
-    auto quarter = [&](int row) __attribute__((target("avx512f"), always_inline)) {
-      return _mm_loadu_ps(reinterpret_cast<const float*>(s + row * ssb + a0 * 4));
-    };
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; ++k) {
-      __m512 v = _mm512_castps128_ps512(quarter(k));
-      v = _mm512_insertf32x4(v, quarter(k + 4), 1);
-      v = _mm512_insertf32x4(v, quarter(k + 8), 2);
-      r[k] = _mm512_insertf32x4(v, quarter(k + 12), 3);
+      for (int k = 0; k < 4; ++k) {
+        store(d + 2 * k * dsa + block * 32, _mm512_castps512_ps256(out[k]));
+        store(d + (2 * k + 1) * dsa + block * 32,
+              _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(out[k]), 1)));
+      }
     }
-    const __m512 t0 = _mm512_unpacklo_ps(r[0], r[1]), t1 = _mm512_unpackhi_ps(r[0], r[1]);
-    const __m512 t2 = _mm512_unpacklo_ps(r[2], r[3]), t3 = _mm512_unpackhi_ps(r[2], r[3]);
-    const __m512 out[4] = {_mm512_shuffle_ps(t0, t2, 0x44), _mm512_shuffle_ps(t0, t2, 0xEE),
-                           _mm512_shuffle_ps(t1, t3, 0x44), _mm512_shuffle_ps(t1, t3, 0xEE)};
-#pragma GCC unroll 4
-    for (int c = 0; c < 4; ++c) StoreLine512<kStream>(d + (a0 + c) * dsa, out[c]);
   }
 }
 

@@ -34,9 +34,9 @@ enum class TileMove {
   // Transposed: four 8x8 transposes in 256-bit registers, rows b and b + 4
   // of each loaded into one register's halves (16 shuffles, 8 inserts).
   kAvx2,
-  // Transposed: one 16x16 transpose in 512-bit registers, rows b, b + 4,
-  // b + 8 and b + 12 loaded into one register's four 128-bit lanes, then
-  // two rounds of in-lane shuffles (32 shuffles, 48 inserts).
+  // Transposed: four 8x8 transposes by two-source permutes, two source
+  // rows to a register (simd_transpose_permute.h: 32 permutes, 16 inserts),
+  // each destination row's 64 bytes two 32-byte stores.
   kAvx512,
   // Not transposed: destination line r of the tile (64 bytes) gets source
   // line r whole, so the tile's memory traffic is a transpose's with none

@@ -4,6 +4,8 @@
 
 #include <type_traits>
 
+#include "xla_layout/simd_transpose_permute.h"
+
 namespace xla_layout::internal {
 namespace {
 
@@ -14,37 +16,18 @@ __attribute__((target("avx512f"), always_inline)) inline void Block8x8Permute(co
                                                                             char* d,
                                                                             int64_t ssb,
                                                                             int64_t dsa) {
-  auto load = [&](int k) __attribute__((target("avx512f"), always_inline)) {
-    if (kSrcRows32) return _mm512_loadu_ps(s + 64 * k);
-    const __m256d lo = _mm256_loadu_pd(reinterpret_cast<const double*>(s + 2 * k * ssb));
-    const __m256d hi = _mm256_loadu_pd(reinterpret_cast<const double*>(s + (2 * k + 1) * ssb));
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1));
-  };
-  auto store = [&](int k, __m512 v) __attribute__((target("avx512f"), always_inline)) {
-    if (kDstRows32) return _mm512_storeu_ps(d + 64 * k, v);
-    _mm256_storeu_ps(reinterpret_cast<float*>(d + 2 * k * dsa), _mm512_castps512_ps256(v));
+  __m512 out[4];
+  Transpose8x8PermuteToRegs<kSrcRows32>(s, ssb, out);
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    if (kDstRows32) {
+      _mm512_storeu_ps(d + 64 * k, out[k]);
+      continue;
+    }
+    _mm256_storeu_ps(reinterpret_cast<float*>(d + 2 * k * dsa), _mm512_castps512_ps256(out[k]));
     _mm256_storeu_pd(reinterpret_cast<double*>(d + (2 * k + 1) * dsa),
-                     _mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
-  };
-  // Lane 4a + b of the first round: column a (of four) of row b (of four).
-  const __m512i cols_lo =
-      _mm512_setr_epi32(0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27);
-  const __m512i cols_hi =
-      _mm512_setr_epi32(4, 12, 20, 28, 5, 13, 21, 29, 6, 14, 22, 30, 7, 15, 23, 31);
-  // Lane 8a + b of the second: rows 0-3 from the first source, 4-7 from the second.
-  const __m512i rows_lo =
-      _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-  const __m512i rows_hi =
-      _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-  const __m512 z0 = load(0), z1 = load(1), z2 = load(2), z3 = load(3);
-  const __m512 p0 = _mm512_permutex2var_ps(z0, cols_lo, z1);
-  const __m512 p1 = _mm512_permutex2var_ps(z0, cols_hi, z1);
-  const __m512 p2 = _mm512_permutex2var_ps(z2, cols_lo, z3);
-  const __m512 p3 = _mm512_permutex2var_ps(z2, cols_hi, z3);
-  store(0, _mm512_permutex2var_ps(p0, rows_lo, p2));
-  store(1, _mm512_permutex2var_ps(p0, rows_hi, p2));
-  store(2, _mm512_permutex2var_ps(p1, rows_lo, p3));
-  store(3, _mm512_permutex2var_ps(p1, rows_hi, p3));
+                     _mm512_extractf64x4_pd(_mm512_castps_pd(out[k]), 1));
+  }
 }
 
 template <bool kSrcRows32, bool kDstRows32>

@@ -1,11 +1,7 @@
-// Transposes of 32-bit elements on AVX-512 built from one 8x8 block of
-// two-source permutes (vpermt2ps): two source rows to a register, a round
-// that gathers four rows of four columns per register, and one that takes
-// each pair of destination rows from two of those. Eight permutes per 256
-// bytes, where the AVX2 block (simd_transpose_rows.h) takes 16 in-lane
-// shuffles and 8 inserts. On Zen 5, a loop of these blocks over the
-// [96,1000] panels T(8,1) to {0,1:T(8,1)} ran at 0.58-0.66x of memcpy,
-// and of AVX2 blocks at 0.33x.
+// Transposes of 32-bit elements on AVX-512 built from the 8x8 block of
+// two-source permutes (simd_transpose_permute.h). On Zen 5, a loop of
+// these blocks over the [96,1000] panels T(8,1) to {0,1:T(8,1)} ran at
+// 0.58-0.66x of memcpy, and of AVX2 blocks at 0.33x.
 #ifndef XLA_LAYOUT_TRANSPOSE_PERMUTE_H_
 #define XLA_LAYOUT_TRANSPOSE_PERMUTE_H_
 
