@@ -1,7 +1,10 @@
 // Transposes of 32-bit elements on AVX-512 built from the 8x8 block of
-// two-source permutes (simd_transpose_permute.h). On Zen 5, a loop of
-// these blocks over the [96,1000] panels T(8,1) to {0,1:T(8,1)} ran at
-// 0.58-0.66x of memcpy, and of AVX2 blocks at 0.33x.
+// two-source permutes (simd_transpose_permute.h). Panels, whose blocks are
+// 256 contiguous bytes, gain most: f32[32,688] T(8,8) to T(8,1) went from
+// 0.38-0.51x to 0.74-0.77x of memcpy in relayout_bench's replay, where the
+// AVX2 blocks' shuffles cost more than the lines they move; transposes
+// with rows far apart gain less, their lines' scatter costing as much
+// (docs/benchmarks.md, "Stop 52").
 #ifndef XLA_LAYOUT_TRANSPOSE_PERMUTE_H_
 #define XLA_LAYOUT_TRANSPOSE_PERMUTE_H_
 
