@@ -35,8 +35,8 @@ enum class TileMove {
   // of each loaded into one register's halves (16 shuffles, 8 inserts).
   kAvx2,
   // Transposed: four 8x8 transposes by two-source permutes, two source
-  // rows to a register (simd_transpose_permute.h: 32 permutes, 16 inserts),
-  // each destination row's 64 bytes two 32-byte stores.
+  // rows to a register (simd_transpose_permute.h: 8 permutes and 4 inserts
+  // each), each destination row's 64 bytes two 32-byte stores.
   kAvx512,
   // Not transposed: destination line r of the tile (64 bytes) gets source
   // line r whole, so the tile's memory traffic is a transpose's with none

@@ -588,10 +588,12 @@ __attribute__((target("avx2"))) void CopyAvx2(const char* src, char* dst,
 
 // The AVX-512 path moves contiguous runs with 512-bit streaming stores,
 // interleaves 16-bit pairs with 512-bit word permutes (interleave_kernels.h),
-// and uses the AVX2 tile transposes: on cores that run a 512-bit shuffle as
-// two 256-bit passes (Zen 4), a 16x16 transpose in 512-bit registers does
-// about twice the shuffle work of four 8x8 AVX2 ones, and on Zen 5, which
-// runs them whole, one measured no faster in cache (docs/benchmarks.md).
+// and builds 32-bit transposes in cache from 8x8 blocks of two-source
+// permutes (transpose_permute.h: the panels' planes, the strips' whole
+// tiles). Streaming transposes, the grouped tiles, the strips' edges and
+// blocks narrower than 16 keep the AVX2 tiles; a 16x16 transpose of in-lane
+// 512-bit shuffles did about twice the shuffle work of four 8x8 AVX2 ones
+// on Zen 4 and measured no faster on Zen 5 (docs/benchmarks.md).
 
 __attribute__((target("avx512f"))) inline void CopyRunAvx512(
     const char* src, char* dst, int64_t bytes, bool streaming) {

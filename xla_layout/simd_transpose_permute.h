@@ -3,9 +3,9 @@
 // (transpose_permute.h) and the copy references (copy_reference.h) build
 // their blocks from: two source rows to a register, a round that gathers
 // four rows of four columns per register, and one that takes each pair of
-// destination rows from two of those. Eight permutes per 256 bytes, where
-// the AVX2 block (simd_transpose_rows.h) takes 16 in-lane shuffles and 8
-// inserts.
+// destination rows from two of those. Eight permutes per 256 bytes (and
+// four inserts when the source rows are not back to back), where the AVX2
+// block (simd_transpose_rows.h) takes 16 in-lane shuffles and 8 inserts.
 #ifndef XLA_LAYOUT_SIMD_TRANSPOSE_PERMUTE_H_
 #define XLA_LAYOUT_SIMD_TRANSPOSE_PERMUTE_H_
 

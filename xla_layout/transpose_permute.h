@@ -17,8 +17,8 @@ namespace xla_layout::internal {
 // Planes of 8x8 blocks for the AVX-512 kernel set's transpose_planes: for
 // p < planes, a < na, b < nb (offsets in bytes)
 //   dst[p * pds + a * dsa + b * 4] = src[p * pss + a * 4 + b * ssb]
-// Needs TakesTransposePlanes8x8(4, na, nb, isa) and AVX-512F on this CPU;
-// the destination must not overlap the source.
+// Needs TakesTransposePlanes8x8(4, na, nb, Isa::kAvx512) and AVX-512F on
+// this CPU; the destination must not overlap the source.
 void TransposePlanes8x8(const char* src, char* dst, int64_t planes, int64_t pss, int64_t pds,
                         int64_t na, int64_t nb, int64_t ssb, int64_t dsa);
 
@@ -29,8 +29,8 @@ void TransposePlanes8x8(const char* src, char* dst, int64_t planes, int64_t pss,
 bool TakesTransposePlanes8x8(int64_t es, int64_t na, int64_t nb, Isa isa);
 
 // The whole 16x16 tiles of a transpose in cache, in the order of the
-// kernel sets' strips: strips of `strip_rows` rows of b (a multiple of
-// 16), each swept along a, a tile four blocks. For a < na, b < nb (both
+// kernel sets' strips: strips of `strip_rows` rows of b (a positive
+// multiple of 16), each swept along a, a tile four blocks. For a < na, b < nb (both
 // multiples of 16), dst[a * dsa + b * 4] = src[a * 4 + b * ssb]. Needs
 // AVX-512F on this CPU; the destination must not overlap the source.
 void TransposeStripsPermute(const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb,

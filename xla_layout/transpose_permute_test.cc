@@ -1,5 +1,6 @@
 #include "xla_layout/transpose_permute.h"
 
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>
