@@ -118,9 +118,6 @@ __attribute__((target("avx512f"), always_inline)) inline void TileAvx512(const c
     }
     return;
   }
-  auto store = [&](char* row, __m256 v) __attribute__((target("avx512f"), always_inline)) {
-    internal::Store32Avx2<kStream>(row, _mm256_castps_si256(v));
-  };
 #pragma GCC unroll 2
   for (int half = 0; half < 2; ++half, s += 32, d += 8 * dsa) {
 #pragma GCC unroll 2
@@ -129,9 +126,8 @@ __attribute__((target("avx512f"), always_inline)) inline void TileAvx512(const c
       internal::Transpose8x8PermuteToRegs<false>(s + block * 8 * ssb, ssb, out);
 #pragma GCC unroll 4
       for (int k = 0; k < 4; ++k) {
-        store(d + 2 * k * dsa + block * 32, _mm512_castps512_ps256(out[k]));
-        store(d + (2 * k + 1) * dsa + block * 32,
-              _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(out[k]), 1)));
+        internal::StoreRowPair<kStream>(d + 2 * k * dsa + block * 32,
+                                        d + (2 * k + 1) * dsa + block * 32, out[k]);
       }
     }
   }

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "xla_layout/simd_copy.h"
+
 namespace xla_layout::internal {
 
 // Transposes the 8x8 block whose row b (b = 0..7) starts at s + b * ssb:
@@ -47,6 +49,17 @@ __attribute__((target("avx512f"), always_inline)) inline void Transpose8x8Permut
   out[1] = _mm512_permutex2var_ps(p0, rows_hi, p2);
   out[2] = _mm512_permutex2var_ps(p1, rows_lo, p3);
   out[3] = _mm512_permutex2var_ps(p1, rows_hi, p3);
+}
+
+// Stores `v`, destination rows 2k and 2k + 1 of a block (an out[k] of
+// Transpose8x8PermuteToRegs), 32 bytes to `first` and 32 to `second`;
+// kStream: non-temporal, to 32-byte aligned rows.
+template <bool kStream>
+__attribute__((target("avx512f"), always_inline)) inline void StoreRowPair(char* first,
+                                                                         char* second,
+                                                                         __m512 v) {
+  Store32Avx2<kStream>(first, _mm256_castps_si256(_mm512_castps512_ps256(v)));
+  Store32Avx2<kStream>(second, _mm256_castpd_si256(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
 }
 
 }  // namespace xla_layout::internal

@@ -24,9 +24,7 @@ __attribute__((target("avx512f"), always_inline)) inline void Block8x8Permute(co
       _mm512_storeu_ps(d + 64 * k, out[k]);
       continue;
     }
-    _mm256_storeu_ps(reinterpret_cast<float*>(d + 2 * k * dsa), _mm512_castps512_ps256(out[k]));
-    _mm256_storeu_pd(reinterpret_cast<double*>(d + (2 * k + 1) * dsa),
-                     _mm512_extractf64x4_pd(_mm512_castps_pd(out[k]), 1));
+    StoreRowPair<false>(d + 2 * k * dsa, d + (2 * k + 1) * dsa, out[k]);
   }
 }
 
