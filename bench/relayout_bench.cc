@@ -39,6 +39,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/plan_traffic.h"
 #include "bench/relayout_cases.h"
 #include "bench/replay_summary.h"
 #include "bench/replay_traffic.h"
@@ -342,10 +343,11 @@ constexpr int64_t kMaxReplayBytes = int64_t{1} << 30;
 // One inserted copy: its plan, built once on one thread, against memcpy of
 // its element bytes, against the floor of any kernel (that memcpy plus a
 // memset of the destination's padding) and against a plain vector copy of
-// the element bytes (VectorCopy) and, where the copy reduces to one
-// (replay_traffic.h), against its own lines or runs moved with the plan's
-// kind of stores, in alternating batches. Counters give the sums the
-// summary adds up.
+// the element bytes (VectorCopy); where the copy reduces to one
+// (replay_traffic.h), or its plan moves in 8x8 blocks (plan_traffic.h),
+// against its own lines or runs moved with the plan's kind of stores; and,
+// for the latter, against its blocks transposed by permutes alone. All in
+// alternating batches. Counters give the sums the summary adds up.
 void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
   RelayoutOptions options;
   options.threads = 1;
@@ -366,18 +368,28 @@ void BM_Replay(benchmark::State& state, const bench::ReplayedCopy& c) {
          std::memset(d + bytes, 0, padding);
        }},
       {bytes, bytes, [&](const char* s, char* d) { VectorCopy(s, d, bytes); }}};
-  const size_t first_traffic = sides.size();
+  std::vector<bench::Mover> movers = bench::TrafficMovers(bench::ReduceForTraffic(c.src, c.dst));
+  for (bench::Mover& lines : bench::PlanMovers(c.src, c.dst, bench::BlockMove::kLines)) {
+    movers.push_back(std::move(lines));
+  }
+  const bool streams = PlanStreams(*plan);
   const std::vector<Side> traffic =
-      LinesSides(bench::TrafficMovers(bench::ReduceForTraffic(c.src, c.dst)), plan->src_bytes(),
-                 plan->dst_bytes(), PlanStreams(*plan));
+      LinesSides(movers, plan->src_bytes(), plan->dst_bytes(), streams);
+  const std::vector<Side> permute =
+      LinesSides(bench::PlanMovers(c.src, c.dst, bench::BlockMove::kPermute), plan->src_bytes(),
+                 plan->dst_bytes(), streams);
+  const size_t first_traffic = sides.size(), first_permute = first_traffic + traffic.size();
   sides.insert(sides.end(), traffic.begin(), traffic.end());
+  sides.insert(sides.end(), permute.begin(), permute.end());
   std::vector<double> best;
   for (auto _ : state) {
     best = BestOnOwnBuffers(RepsFor(plan->dst_bytes()), WarmRunsFor(plan->dst_bytes()), sides);
   }
-  if (sides.size() > first_traffic) {
-    state.counters["traffic_s"] = *std::min_element(best.begin() + first_traffic, best.end());
+  if (!traffic.empty()) {
+    state.counters["traffic_s"] =
+        *std::min_element(best.begin() + first_traffic, best.begin() + first_permute);
   }
+  if (!permute.empty()) state.counters["permute_s"] = best[first_permute];
   state.SetLabel(c.first_seen);
   state.counters["count"] = static_cast<double>(c.count);
   state.counters["element_bytes"] = static_cast<double>(bytes);

@@ -25,9 +25,12 @@ void ReplaySummary(const std::vector<Run>& runs, std::ostream& out);
 // (memcpy and the padding's memset) and the plain vector copy (vector
 // stores, against memcpy's `rep movsb`) bound every kernel that writes the
 // same bytes with vector stores. The copy's own lines or runs moved alone
-// (replay_traffic.h) bound nothing: a kernel may order or combine them
-// better, and the counts of copies whose core beats its reference say how
-// often it does. What no reference explains is open, and listed.
+// (replay_traffic.h, plan_traffic.h), and its plan's blocks transposed by
+// permutes alone (plan_traffic.h), bound nothing: a kernel may order or
+// combine them better, and the counts of copies whose core beats its
+// reference say how often it does. So these two explain a miss only where
+// the core is at most a tenth faster than them. What no reference
+// explains is open, and listed with the references it has.
 // Prints nothing without replay runs.
 void ReplayMisses(const std::vector<Run>& runs, std::ostream& out);
 
