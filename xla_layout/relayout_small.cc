@@ -374,9 +374,10 @@ bool IsTinyTranspose(const SmallOp& op, Isa isa) {
 // fields read into scalars and the kernel a tail call. Through ForLoops
 // and TransposeWeights32, f32[32,1,3,3] to {0,1,3,2} spent about a third
 // of its samples around the kernel (perf of small_plan_bench).
+template <Isa kIsa>
 void TransposeNineColumns(const SmallOp& op, const char* src, char* dst) {
   const int64_t nb = op.loops[3].extent, ssb = op.loops[3].src, dsa = op.loops[2].dst;
-  return TransposeNine32(src + op.src_offset, dst + op.dst_offset, nb, ssb, dsa);
+  return TransposeNine32(src + op.src_offset, dst + op.dst_offset, nb, ssb, dsa, kIsa);
 }
 
 bool IsWeightTranspose(const SmallOp& op, Isa isa) {
@@ -540,7 +541,8 @@ std::string ChooseKernel(const Task& task, Isa isa, const std::vector<uint8_t>& 
                                          : TransposeWeights<Isa::kAvx2>;
         name = "transpose of 32-bit columns";
         if (op->loops[0].extent == 1 && op->loops[1].extent == 1 && op->loops[2].extent == 9) {
-          op->kernel = TransposeNineColumns;
+          op->kernel = isa == Isa::kAvx512 ? TransposeNineColumns<Isa::kAvx512>
+                                           : TransposeNineColumns<Isa::kAvx2>;
           name = "transpose of 32-bit columns, nine in one plane";
         }
       } else if (isa != Isa::kScalar && IsByteInterleave4(*op)) {

@@ -42,10 +42,76 @@ __attribute__((target("avx2"), always_inline)) inline void Block(const char* s, 
   for (int i = 0; i < 9; ++i) _mm256_storeu_ps(reinterpret_cast<float*>(out[i]), v[i]);
 }
 
-}  // namespace
+// Index vectors of Every3rd for phase k (k < 3): lane l takes element
+// x = 3l + k of the 48 in a, b, c; those below 32 come from a and b in
+// one permute, the rest from c in a second, masked to their lanes.
+struct alignas(64) Lanes {
+  int32_t v[16];
+};
+constexpr Lanes FromFirstTwo(int k) {
+  Lanes r{};
+  for (int l = 0; l < 16; ++l) r.v[l] = 3 * l + k < 32 ? 3 * l + k : 0;
+  return r;
+}
+constexpr Lanes FromThird(int k) {
+  Lanes r{};
+  for (int l = 0; l < 16; ++l) r.v[l] = 3 * l + k >= 32 ? 16 + 3 * l + k - 32 : 0;
+  return r;
+}
+constexpr __mmask16 ThirdMask(int k) {
+  int m = 0;
+  for (int l = 0; l < 16; ++l) m |= (3 * l + k >= 32 ? 1 : 0) << l;
+  return static_cast<__mmask16>(m);
+}
+constexpr Lanes kFromFirstTwo[3] = {FromFirstTwo(0), FromFirstTwo(1), FromFirstTwo(2)};
+constexpr Lanes kFromThird[3] = {FromThird(0), FromThird(1), FromThird(2)};
 
-__attribute__((target("avx2"))) void TransposeNine32(const char* src, char* dst, int64_t nb,
-                                                     int64_t ssb, int64_t dsa) {
+// Elements k, k + 3, ..., k + 45 of the 48 in a, b, c: two permutes.
+template <int kPhase>
+__attribute__((target("avx512f"), always_inline)) inline __m512 Every3rd(__m512 a, __m512 b,
+                                                                       __m512 c) {
+  const __m512 ab =
+      _mm512_permutex2var_ps(a, _mm512_load_si512(kFromFirstTwo[kPhase].v), b);
+  return _mm512_mask_permutex2var_ps(ab, ThirdMask(kPhase),
+                                     _mm512_load_si512(kFromThird[kPhase].v), c);
+}
+
+// 16 source rows of 9 elements back to back (576 bytes, nine 64-byte
+// loads) into 9 destination rows of 16 (dsa bytes apart): element
+// 9c + k goes to row k. Stride 9 is stride 3 twice: the first round
+// splits the elements by their index mod 3 (g[m][i]: elements 48i + 3l +
+// m), the second splits each of those by the index mod 3 again, giving
+// row k = m + 3n. 36 permutes, where the AVX2 blocks take 62 shuffles,
+// inserts and blends and 16 broadcast loads for the same 16 rows.
+__attribute__((target("avx512f"), always_inline)) inline void Block16(const char* s, char* d,
+                                                                    int64_t dsa) {
+  __m512 z[9], g[3][3];
+#pragma GCC unroll 9
+  for (int j = 0; j < 9; ++j) z[j] = _mm512_loadu_ps(s + 64 * j);
+#pragma GCC unroll 3
+  for (int i = 0; i < 3; ++i) {
+    g[0][i] = Every3rd<0>(z[3 * i], z[3 * i + 1], z[3 * i + 2]);
+    g[1][i] = Every3rd<1>(z[3 * i], z[3 * i + 1], z[3 * i + 2]);
+    g[2][i] = Every3rd<2>(z[3 * i], z[3 * i + 1], z[3 * i + 2]);
+  }
+#pragma GCC unroll 3
+  for (int m = 0; m < 3; ++m) {
+    _mm512_storeu_ps(d + m * dsa, Every3rd<0>(g[m][0], g[m][1], g[m][2]));
+    _mm512_storeu_ps(d + (m + 3) * dsa, Every3rd<1>(g[m][0], g[m][1], g[m][2]));
+    _mm512_storeu_ps(d + (m + 6) * dsa, Every3rd<2>(g[m][0], g[m][1], g[m][2]));
+  }
+}
+
+__attribute__((target("avx512f"))) void Nine32Avx512(const char* src, char* dst, int64_t nb,
+                                                    int64_t dsa) {
+  int64_t b = 0;
+  for (; b + 16 <= nb; b += 16) Block16(src + b * 36, dst + b * 4, dsa);
+  // The last 16 rows, overlapping the block before them.
+  if (b < nb) Block16(src + (nb - 16) * 36, dst + (nb - 16) * 4, dsa);
+}
+
+__attribute__((target("avx2"))) void Nine32Avx2(const char* src, char* dst, int64_t nb,
+                                                int64_t ssb, int64_t dsa) {
   int64_t r3 = 3 * ssb, d3 = 3 * dsa;
   int64_t b = 0;
   for (; b + 8 <= nb; b += 8) {
@@ -56,6 +122,18 @@ __attribute__((target("avx2"))) void TransposeNine32(const char* src, char* dst,
   }
   // The last 8 rows, overlapping the block before them.
   if (b < nb) Block(src + (nb - 8) * ssb, ssb, r3, dst + (nb - 8) * 4, dsa, d3);
+}
+
+}  // namespace
+
+bool TakesNine32Avx512(int64_t nb, int64_t ssb, Isa isa) {
+  return isa == Isa::kAvx512 && ssb == 36 && nb >= 16;
+}
+
+void TransposeNine32(const char* src, char* dst, int64_t nb, int64_t ssb, int64_t dsa,
+                     Isa isa) {
+  if (TakesNine32Avx512(nb, ssb, isa)) return Nine32Avx512(src, dst, nb, dsa);
+  return Nine32Avx2(src, dst, nb, ssb, dsa);
 }
 
 }  // namespace xla_layout::internal

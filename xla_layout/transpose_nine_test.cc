@@ -15,30 +15,33 @@
 namespace xla_layout {
 namespace {
 
-// The kernel against an element loop, for every row count from 8 to 72
-// (whole blocks and a last block overlapping the one before it), source
-// rows of 9 elements and wider ones, destination rows with gaps: the gaps
-// keep their bytes, and the source ends at the last row's 9th element,
-// just before an unreadable page.
+// The kernel on each SIMD path against an element loop, for every row
+// count from 8 to 72 (whole blocks of 8 and of 16, and a last block
+// overlapping the one before it), source rows of 9 elements back to back
+// (the AVX-512 blocks) and wider ones, destination rows with gaps: the
+// gaps keep their bytes, and the source ends at the last row's 9th
+// element, just before an unreadable page.
 TEST(TransposeNine32Test, MatchesAnElementLoop) {
   if (SimdPathsHere().empty()) GTEST_SKIP() << "no AVX2 here";
   std::mt19937_64 rng(39);
-  for (int64_t nb = 8; nb <= 72; ++nb) {
-    for (int64_t ssb : {36, 40, 64, 100}) {
-      const int64_t dsa = 4 * (nb + rng() % 9);
-      std::vector<uint8_t> src((nb - 1) * ssb + 36);
-      FillRandomBytes(rng, absl::MakeSpan(src));
-      std::vector<uint8_t> want(dsa * 9, 0xEE), got(want);
-      for (int64_t a = 0; a < 9; ++a) {
-        for (int64_t b = 0; b < nb; ++b) {
-          std::memcpy(&want[a * dsa + b * 4], &src[a * 4 + b * ssb], 4);
+  for (Isa isa : SimdPathsHere()) {
+    for (int64_t nb = 8; nb <= 72; ++nb) {
+      for (int64_t ssb : {36, 40, 64, 100}) {
+        const int64_t dsa = 4 * (nb + rng() % 9);
+        std::vector<uint8_t> src((nb - 1) * ssb + 36);
+        FillRandomBytes(rng, absl::MakeSpan(src));
+        std::vector<uint8_t> want(dsa * 9, 0xEE), got(want);
+        for (int64_t a = 0; a < 9; ++a) {
+          for (int64_t b = 0; b < nb; ++b) {
+            std::memcpy(&want[a * dsa + b * 4], &src[a * 4 + b * ssb], 4);
+          }
         }
+        GuardedBytes guarded(src.size(), GuardedBytes::kBeforeGuard);
+        std::memcpy(guarded.data(), src.data(), src.size());
+        internal::TransposeNine32(reinterpret_cast<const char*>(guarded.data()),
+                                  reinterpret_cast<char*>(got.data()), nb, ssb, dsa, isa);
+        ASSERT_EQ(got, want) << IsaName(isa) << " nb=" << nb << " ssb=" << ssb << " dsa=" << dsa;
       }
-      GuardedBytes guarded(src.size(), GuardedBytes::kBeforeGuard);
-      std::memcpy(guarded.data(), src.data(), src.size());
-      internal::TransposeNine32(reinterpret_cast<const char*>(guarded.data()),
-                                reinterpret_cast<char*>(got.data()), nb, ssb, dsa);
-      ASSERT_EQ(got, want) << "nb=" << nb << " ssb=" << ssb << " dsa=" << dsa;
     }
   }
 }

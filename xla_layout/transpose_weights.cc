@@ -75,7 +75,7 @@ __attribute__((target("avx512f"))) void PermutedColumn(const char* src, char* ds
 // TransposeWeights32.
 __attribute__((target("avx2"), always_inline)) inline void Transpose(
     const char* src, char* dst, int64_t na, int64_t nb, int64_t ssb, int64_t dsa, Isa isa) {
-  if (na == 9) return TransposeNine32(src, dst, nb, ssb, dsa);
+  if (na == 9) return TransposeNine32(src, dst, nb, ssb, dsa, isa);
   const int64_t na8 = na & ~int64_t{7};
   for (int64_t a = 0; a < na8; a += 8) ColumnBlock(src, dst, a, nb, ssb, dsa);
   if (na - na8 > kMaxLoneColumns) return ColumnBlock(src, dst, na - 8, nb, ssb, dsa);
