@@ -180,11 +180,19 @@ std::vector<Mover> TrafficMovers(const TrafficReduction& r) {
       }
       return movers;
     }
-    case TrafficReduction::Kind::kTileRuns:
-      return {[r](const char* s, char* d, bool streaming) {
+    case TrafficReduction::Kind::kTileRuns: {
+      std::vector<Mover> movers = {[r](const char* s, char* d, bool streaming) {
         return CopyTileRuns(s, d, r.rows, r.cols, r.tile_rows, r.tile_cols, r.element_bytes,
                             r.to_tiles, streaming);
       }};
+      if (TakesTileRunLines(r.rows, r.cols, r.tile_rows, r.tile_cols, r.element_bytes)) {
+        movers.push_back([r](const char* s, char* d, bool streaming) {
+          return !streaming && TileRunLines(s, d, r.rows, r.cols, r.tile_rows, r.tile_cols,
+                                            r.element_bytes, r.to_tiles);
+        });
+      }
+      return movers;
+    }
     case TrafficReduction::Kind::kNone:
       break;
   }

@@ -48,8 +48,9 @@ struct TrafficReduction {
 TrafficReduction ReduceForTraffic(const Shape& src, const Shape& dst);
 
 // The reduction's references: a transpose's lines in strips of 16 and of
-// 256 source rows (TransposeLines), or a tile conversion's runs; none for
-// kNone.
+// 256 source rows (TransposeLines), or a tile conversion's runs one by one
+// (CopyTileRuns) and, for runs of 32 or 64 bytes, in lines as the core's
+// kernels move them (TileRunLines, where it applies); none for kNone.
 std::vector<Mover> TrafficMovers(const TrafficReduction& reduction);
 
 }  // namespace xla_layout::bench

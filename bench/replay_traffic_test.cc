@@ -112,6 +112,13 @@ TEST(ReplayTrafficTest, TileConversionsOnTheMinorDims) {
   ExpectSameBytes("f32[12,650]{1,0}", "f32[12,650]{1,0:T(8,128)}");   // rows padded too
   ExpectSameBytes("f32[12,650]{1,0:T(8,128)}", "f32[12,650]{1,0}");
   ExpectSameBytes("bf16[16,256]{0,1}", "bf16[16,256]{0,1:T(8,128)}");
+  // Runs of 32 and 64 bytes also in lines as the core moves them, where
+  // AVX-512F is.
+  const size_t lines = CanMoveTiles(TileMove::kAvx512) ? 2 : 1;
+  EXPECT_EQ(TrafficMovers(Reduce("f32[64,128]{1,0:T(8,8)}", "f32[64,128]{1,0}")).size(), lines);
+  EXPECT_EQ(TrafficMovers(Reduce("f32[64,128]{1,0:T(16,16)}", "f32[64,128]{1,0}")).size(), lines);
+  EXPECT_EQ(TrafficMovers(Reduce("f32[256,128]{1,0}", "f32[256,128]{0,1:T(8,1)}")).size(), lines);
+  EXPECT_EQ(TrafficMovers(Reduce("f32[32,650]{1,0}", "f32[32,650]{1,0:T(8,128)}")).size(), 1u);
 }
 
 TEST(ReplayTrafficTest, OtherCopiesHaveNoReduction) {

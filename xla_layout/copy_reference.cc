@@ -22,6 +22,22 @@ __attribute__((target("avx2"), always_inline)) inline void MoveRun(const char* s
   if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
 }
 
+// A run of a tile conversion: whole 128-byte blocks as MoveRun moves
+// them, then whole 32-byte pieces as one vector each (ordinary stores),
+// the rest by memcpy. Runs are one tile row, often 32 or 64 bytes: through
+// MoveRun each was a call of memcpy, which cost the reference ten times
+// what the core spends on such a conversion.
+template <bool kStream>
+__attribute__((target("avx2"), always_inline)) inline void MoveTileRun(const char* s, char* d,
+                                                                      int64_t bytes) {
+  int64_t i = internal::CopyBlocks128Avx2<kStream>(s, d, bytes);
+  for (; i + 32 <= bytes; i += 32) {
+    internal::Store32Avx2<false>(d + i,
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i)));
+  }
+  if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
+}
+
 // One run, then the fence a streaming one needs. Copy, below, takes memcpy
 // alone without AVX2 or, streaming, for a destination not 32-byte aligned.
 template <bool kStream>
@@ -160,38 +176,72 @@ struct TileRuns {
   int64_t row_bytes() const { return cols * element_bytes; }
   int64_t run_bytes() const { return tile_cols * element_bytes; }
   int64_t tiles_across() const { return (cols + tile_cols - 1) / tile_cols; }
-  // The tiled side's offset of row r of tile (ti, tj).
-  int64_t TiledOffset(int64_t ti, int64_t tj, int64_t r) const {
-    return ((ti * tiles_across() + tj) * tile_rows + r) * run_bytes();
-  }
   bool DestinationsAligned(const void* dst, bool to_tiles) const {
     return reinterpret_cast<uintptr_t>(dst) % 32 == 0 && run_bytes() % 32 == 0 &&
            (to_tiles || row_bytes() % 32 == 0);
   }
 };
 
+// Offsets advance by additions: a division per run (of the tiles across)
+// cost more than moving a 32-byte run.
 template <bool kStream>
 __attribute__((target("avx2"))) void MoveTileRuns(const char* src, char* dst,
                                                   const TileRuns& t, bool to_tiles) {
   const int64_t tiles_down = (t.rows + t.tile_rows - 1) / t.tile_rows;
+  const int64_t across = t.tiles_across(), run = t.run_bytes(), row_bytes = t.row_bytes();
+  int64_t tiled = 0;  // the tiled side's runs follow each other
   for (int64_t ti = 0; ti < tiles_down; ++ti) {
-    for (int64_t tj = 0; tj < t.tiles_across(); ++tj) {
+    for (int64_t tj = 0; tj < across; ++tj) {
       const int64_t width = std::min(t.tile_cols, t.cols - tj * t.tile_cols) * t.element_bytes;
-      for (int64_t r = 0; r < t.tile_rows; ++r) {
-        const int64_t row = ti * t.tile_rows + r;
-        const int64_t tiled = t.TiledOffset(ti, tj, r);
-        const int64_t dense = row * t.row_bytes() + tj * t.run_bytes();
+      int64_t dense = ti * t.tile_rows * row_bytes + tj * run;
+      for (int64_t r = 0; r < t.tile_rows; ++r, tiled += run, dense += row_bytes) {
+        const bool inside = ti * t.tile_rows + r < t.rows;
         if (!to_tiles) {
-          if (row < t.rows) MoveRun<kStream>(src + tiled, dst + dense, width);
+          if (inside) MoveTileRun<kStream>(src + tiled, dst + dense, width);
           continue;
         }
-        const int64_t moved = row < t.rows ? width : 0;
-        MoveRun<kStream>(src + dense, dst + tiled, moved);
-        std::memset(dst + tiled + moved, 0, t.run_bytes() - moved);
+        const int64_t moved = inside ? width : 0;
+        MoveTileRun<kStream>(src + dense, dst + tiled, moved);
+        if (moved < run) std::memset(dst + tiled + moved, 0, run - moved);
       }
     }
   }
   if (kStream) _mm_sfence();
+}
+
+// A tile conversion's lines (TileRunLines), in the order the core's
+// planner gives its kernel, the destination's: bands of tile rows, then
+// rows and tiles along each into dense rows, or tiles and rows down them
+// into tiles. With 32-byte runs, rows and tiles go in pairs (a line holds
+// two rows of a tile, or one row of two tiles).
+__attribute__((target("avx512f"))) void MoveTileRunLines(const char* src, char* dst,
+                                                        const TileRuns& t, bool to_tiles) {
+  const int64_t row_bytes = t.row_bytes(), run = t.run_bytes(), tile_bytes = t.tile_rows * run;
+  const int64_t group = 64 / run;  // rows of a tile in a line, and tiles in a dense line
+  const int64_t across = t.tiles_across() / group, down = t.tile_rows / group;
+  // Line k of tile group j, and the dense lines of its rows.
+  auto move = [&](int64_t base, int64_t j, int64_t k) __attribute__((target("avx512f"))) {
+    for (int64_t g = 0; g < group; ++g) {
+      const int64_t tiled = base + (group * j + g) * tile_bytes + 64 * k;
+      const int64_t dense = base + (group * k + g) * row_bytes + 64 * j;
+      if (to_tiles) {
+        _mm512_storeu_si512(dst + tiled, _mm512_loadu_si512(src + dense));
+      } else {
+        _mm512_storeu_si512(dst + dense, _mm512_loadu_si512(src + tiled));
+      }
+    }
+  };
+  for (int64_t base = 0; base < t.rows * row_bytes; base += t.tile_rows * row_bytes) {
+    for (int64_t outer = 0; outer < (to_tiles ? across : down); ++outer) {
+      for (int64_t inner = 0; inner < (to_tiles ? down : across); ++inner) {
+        if (to_tiles) {
+          move(base, outer, inner);
+        } else {
+          move(base, inner, outer);
+        }
+      }
+    }
+  }
 }
 
 // bf16 T(8,128)(2,1)'s lines without the interleave: line c of row pair k
@@ -290,6 +340,24 @@ bool CopyTileRuns(const void* src, void* dst, int64_t rows, int64_t cols, int64_
   if (streaming && !runs.DestinationsAligned(dst, to_tiles)) return false;
   (streaming ? MoveTileRuns<true> : MoveTileRuns<false>)(static_cast<const char*>(src),
                                                          static_cast<char*>(dst), runs, to_tiles);
+  return true;
+}
+
+bool TakesTileRunLines(int64_t rows, int64_t cols, int64_t tile_rows, int64_t tile_cols,
+                       int64_t element_bytes) {
+  if (rows <= 0 || cols <= 0 || tile_rows <= 0 || tile_cols <= 0 || element_bytes <= 0) {
+    return false;
+  }
+  const int64_t run = tile_cols * element_bytes, group = run == 32 ? 2 : 1;
+  return (run == 32 || run == 64) && tile_rows % group == 0 && rows % tile_rows == 0 &&
+         cols % (group * tile_cols) == 0 && CanMoveTiles(TileMove::kAvx512);
+}
+
+bool TileRunLines(const void* src, void* dst, int64_t rows, int64_t cols, int64_t tile_rows,
+                  int64_t tile_cols, int64_t element_bytes, bool to_tiles) {
+  if (!TakesTileRunLines(rows, cols, tile_rows, tile_cols, element_bytes)) return false;
+  MoveTileRunLines(static_cast<const char*>(src), static_cast<char*>(dst),
+                   TileRuns{rows, cols, tile_rows, tile_cols, element_bytes}, to_tiles);
   return true;
 }
 

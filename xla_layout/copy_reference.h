@@ -70,13 +70,35 @@ bool TransposeTiles(TileMove move, const void* src, void* dst, int64_t na, int64
 // with to_tiles, from src row-major to dst tiled, zeroing the tiles'
 // padding; else back. The conversion has no shuffles, only runs (a tile's
 // row, or its part within cols), so this moves each run with vector loads
-// and stores, tiles in order, rows within a tile in order: what bounds any
+// and stores (its whole 32-byte pieces; a last piece shorter than that by
+// memcpy), tiles in order, rows within a tile in order: what bounds any
 // kernel of the conversion is how fast this moves the runs. Streaming, the
 // stores of whole 128-byte blocks are non-temporal. Returns false and moves
 // nothing unless every size is positive, CanMoveTiles(TileMove::kAvx2),
 // and, streaming, every run's destination is 32-byte aligned.
 bool CopyTileRuns(const void* src, void* dst, int64_t rows, int64_t cols, int64_t tile_rows,
                   int64_t tile_cols, int64_t element_bytes, bool to_tiles, bool streaming);
+
+// The traffic of a CopyTileRuns conversion whose runs are 32 or 64 bytes
+// as the packing core's kernels move it: in 64-byte lines, with none of
+// their shuffles. With 64-byte runs a line is a run. With 32-byte runs a
+// line of the tiled side is rows 2k and 2k + 1 of a tile, and a line of the
+// dense side one row across two tiles, so each step moves line k of tiles
+// j and j + 1 to (or from) the dense lines of rows 2k and 2k + 1 across
+// those tiles, whole, the bytes in their places only as to which lines
+// they fill. In the order the core's planner gives its kernel, the
+// destination's: bands of tile rows, then rows and tiles along each into
+// dense rows, or tiles and rows down them into tiles. Returns false and
+// moves nothing unless TakesTileRunLines.
+bool TileRunLines(const void* src, void* dst, int64_t rows, int64_t cols, int64_t tile_rows,
+                  int64_t tile_cols, int64_t element_bytes, bool to_tiles);
+
+// Whether TileRunLines moves these sizes: all positive, runs (tile_cols *
+// element_bytes) of 32 or 64 bytes, rows a multiple of tile_rows, with
+// 32-byte runs tile_rows even and cols a multiple of 2 * tile_cols (else
+// of tile_cols), and CanMoveTiles(TileMove::kAvx512).
+bool TakesTileRunLines(int64_t rows, int64_t cols, int64_t tile_rows, int64_t tile_cols,
+                       int64_t element_bytes);
 
 // The traffic of bf16 {1,0} -> {1,0:T(8,128)(2,1)} over a rows x cols array
 // with none of its shuffles: the conversion builds each 64-byte line of a

@@ -1,5 +1,6 @@
 #include "xla_layout/copy_reference.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -101,6 +102,36 @@ std::vector<uint8_t> Pattern(int64_t bytes) {
 // in both dimensions, streaming and not: each element lands where
 // {1,0:T(tile_rows,tile_cols)} puts it, the padding is zero, and the way
 // back restores the array.
+// The lines of a 32- or 64-byte-run conversion fill every line of the
+// other side once, with the side's bytes (only their order within the
+// lines differs), both ways; sizes they do not fit are refused.
+TEST(CopyReferenceTest, TileRunLinesFillEveryLineOnce) {
+  if (!CanMoveTiles(TileMove::kAvx512)) GTEST_SKIP() << "no AVX-512F here";
+  const int64_t rows = 32, cols = 64;
+  std::vector<uint32_t> src(rows * cols), dst(rows * cols);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint32_t>(i);
+  for (int64_t tile : {8, 16}) {
+    for (bool to_tiles : {true, false}) {
+      std::fill(dst.begin(), dst.end(), 0xEEEEEEEEu);
+      ASSERT_TRUE(TileRunLines(src.data(), dst.data(), rows, cols, tile, tile, 4, to_tiles));
+      std::vector<uint32_t> sorted = dst;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_EQ(sorted, src) << tile << (to_tiles ? " to tiles" : " from tiles");
+    }
+  }
+  // From T(8,8): line 0 of tiles 0 and 1 (rows 0-1 of each) go to dense
+  // rows 0 and 1 across those tiles.
+  ASSERT_TRUE(TileRunLines(src.data(), dst.data(), rows, cols, 8, 8, 4, false));
+  for (int k = 0; k < 16; ++k) EXPECT_EQ(dst[k], src[k]) << k;
+  EXPECT_EQ(dst[cols], src[8 * 8]);
+  // From T(16,16): tile 1's row 0 is dense row 0's second line.
+  ASSERT_TRUE(TileRunLines(src.data(), dst.data(), rows, cols, 16, 16, 4, false));
+  EXPECT_EQ(dst[16], src[16 * 16]);
+  EXPECT_FALSE(TileRunLines(src.data(), dst.data(), rows, cols, 8, 32, 4, false));  // 128 B runs
+  EXPECT_FALSE(TileRunLines(src.data(), dst.data(), rows, cols - 8, 8, 8, 4, false));
+  EXPECT_FALSE(TileRunLines(src.data(), dst.data(), rows - 8, cols, 16, 16, 4, false));
+}
+
 TEST(CopyReferenceTest, CopyTileRunsMovesEveryElementToItsTile) {
   if (!CanMoveTiles(TileMove::kAvx2)) GTEST_SKIP() << "no AVX2 here";
   struct Size { int64_t rows, cols, tile_rows, tile_cols, element_bytes; };
