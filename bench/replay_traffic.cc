@@ -1,6 +1,7 @@
 #include "bench/replay_traffic.h"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "xla_layout/copy_reference.h"
@@ -104,7 +105,8 @@ TrafficReduction ReducePaddedTranspose(const Shape& src, const Shape& dst) {
 
 // Row-major [A,B] (dims of size 1 aside) and its panels of t columns,
 // {0,1:T(t,1)}: each panel holds t columns of every row, row by row, which
-// is {1,0:T(A,t)} of the same array.
+// is {1,0:T(A,t)} of the same array. Dims before A and B, major to minor
+// alike on both sides, repeat the conversion.
 TrafficReduction ReducePanels(const Shape& src, const Shape& dst) {
   TrafficReduction r;
   bool to_panels = false;
@@ -113,19 +115,27 @@ TrafficReduction ReducePanels(const Shape& src, const Shape& dst) {
   const Shape& panels = to_panels ? dst : src;
   const Shape& flat = to_panels ? src : dst;
   const std::vector<int64_t> f = MajorToMinor(flat, true), p = MajorToMinor(panels, false);
+  const std::vector<int64_t> q = MajorToMinor(panels, true);
+  const size_t n = f.size();
   if (tile->dimension(1) != 1 ||
-      tile->dimension(0) * PrimitiveByteSize(src.element_type()) < kMinRunBytes || f.size() != 2 ||
-      p.size() < 2 || p[p.size() - 2] != f[1] || p.back() != f[0] ||
-      MajorToMinor(panels, true).size() != 2) {
+      tile->dimension(0) * PrimitiveByteSize(src.element_type()) < kMinRunBytes || n < 2 ||
+      q.size() != n || p[p.size() - 2] != f[n - 1] || p.back() != f[n - 2] ||
+      !std::equal(f.begin(), f.end() - 2, q.begin())) {
     return r;
   }
   r.kind = TrafficReduction::Kind::kTileRuns;
-  r.rows = flat.dimensions(static_cast<int>(f[0]));
-  r.cols = flat.dimensions(static_cast<int>(f[1]));
+  r.rows = flat.dimensions(static_cast<int>(f[n - 2]));
+  r.cols = flat.dimensions(static_cast<int>(f[n - 1]));
   r.tile_rows = r.rows;
   r.tile_cols = tile->dimension(0);
   r.element_bytes = PrimitiveByteSize(src.element_type());
   r.to_tiles = to_panels;
+  r.batch = Product(flat, f, 0, n - 2);
+  const int64_t flat_step = r.rows * r.cols * r.element_bytes;
+  const int64_t panel_step = (r.cols + r.tile_cols - 1) / r.tile_cols * r.tile_cols * r.rows *
+                             r.element_bytes;
+  r.src_step = to_panels ? flat_step : panel_step;
+  r.dst_step = to_panels ? panel_step : flat_step;
   return r;
 }
 
@@ -155,6 +165,14 @@ TrafficReduction ReduceTileRuns(const Shape& src, const Shape& dst) {
 
 }  // namespace
 
+bool EachOfBatch(const TrafficReduction& r, const char* src, char* dst,
+                 const std::function<bool(const char*, char*)>& move) {
+  for (int64_t i = 0; i < r.batch; ++i, src += r.src_step, dst += r.dst_step) {
+    if (!move(src, dst)) return false;
+  }
+  return true;
+}
+
 TrafficReduction ReduceForTraffic(const Shape& src, const Shape& dst) {
   if (!src.IsArray() || !src.has_layout() || !dst.has_layout() ||
       src.element_type() != dst.element_type() || src.dimensions() != dst.dimensions()) {
@@ -182,13 +200,17 @@ std::vector<Mover> TrafficMovers(const TrafficReduction& r) {
     }
     case TrafficReduction::Kind::kTileRuns: {
       std::vector<Mover> movers = {[r](const char* s, char* d, bool streaming) {
-        return CopyTileRuns(s, d, r.rows, r.cols, r.tile_rows, r.tile_cols, r.element_bytes,
-                            r.to_tiles, streaming);
+        return EachOfBatch(r, s, d, [&](const char* bs, char* bd) {
+          return CopyTileRuns(bs, bd, r.rows, r.cols, r.tile_rows, r.tile_cols, r.element_bytes,
+                              r.to_tiles, streaming);
+        });
       }};
       if (TakesTileRunLines(r.rows, r.cols, r.tile_rows, r.tile_cols, r.element_bytes)) {
         movers.push_back([r](const char* s, char* d, bool streaming) {
-          return !streaming && TileRunLines(s, d, r.rows, r.cols, r.tile_rows, r.tile_cols,
-                                            r.element_bytes, r.to_tiles);
+          return !streaming && EachOfBatch(r, s, d, [&](const char* bs, char* bd) {
+            return TileRunLines(bs, bd, r.rows, r.cols, r.tile_rows, r.tile_cols,
+                                r.element_bytes, r.to_tiles);
+          });
         });
       }
       return movers;

@@ -18,12 +18,14 @@
 //   product of every dim but the minor one; its reference moves the runs,
 //   which must be 32 bytes or longer (shorter ones a kernel shuffles).
 // - row-major [A,B] to and from panels {0,1:T(t,1)}, which is
-//   {1,0:T(A,t)}: the runs again.
+//   {1,0:T(A,t)}: the runs again; with dims before A and B, the same
+//   major to minor on both sides, once per index of those.
 // Any other copy has no reduction (Kind::kNone).
 #ifndef BENCH_REPLAY_TRAFFIC_H_
 #define BENCH_REPLAY_TRAFFIC_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "bench/relayout_cases.h"
@@ -38,14 +40,21 @@ struct TrafficReduction {
   // a < na, b < nb (TransposeTiles' indexing), then pad_bytes of zeros at
   // each destination row's end (dsa = 4 * nb + pad_bytes).
   int64_t na = 0, nb = 0, dsa = 0, pad_bytes = 0;
-  // kTileRuns: CopyTileRuns' arguments.
+  // kTileRuns: CopyTileRuns' arguments, for each of `batch` arrays, the
+  // next one src_step and dst_step bytes on.
   int64_t rows = 0, cols = 0, tile_rows = 0, tile_cols = 0, element_bytes = 0;
   bool to_tiles = false;
+  int64_t batch = 1, src_step = 0, dst_step = 0;
 };
 
 // The reduction of the copy from `src` to `dst` (same dimensions, both with
 // layouts), or kNone.
 TrafficReduction ReduceForTraffic(const Shape& src, const Shape& dst);
+
+// Calls move(src, dst) for each array of a kTileRuns reduction's batch,
+// stepping both; false, and no more calls, once a call is false.
+bool EachOfBatch(const TrafficReduction& r, const char* src, char* dst,
+                 const std::function<bool(const char*, char*)>& move);
 
 // The reduction's references: a transpose's lines in strips of 16 and of
 // 256 source rows (TransposeLines), or a tile conversion's runs one by one

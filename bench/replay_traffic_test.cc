@@ -39,8 +39,10 @@ void ExpectSameBytes(const std::string& src_text, const std::string& dst_text) {
       ASSERT_TRUE(ZeroRowTails(reference.data() + 4 * r.nb, r.na, r.dsa, r.pad_bytes, false));
     }
   } else {
-    ASSERT_TRUE(CopyTileRuns(src.data(), reference.data(), r.rows, r.cols, r.tile_rows,
-                             r.tile_cols, r.element_bytes, r.to_tiles, false));
+    ASSERT_TRUE(EachOfBatch(r, src.data(), reference.data(), [&](const char* s, char* d) {
+      return CopyTileRuns(s, d, r.rows, r.cols, r.tile_rows, r.tile_cols, r.element_bytes,
+                          r.to_tiles, false);
+    }));
   }
   EXPECT_EQ(core, reference);
   for (const Mover& move : TrafficMovers(r)) EXPECT_TRUE(move(src.data(), reference.data(), false));
@@ -97,6 +99,17 @@ TEST(ReplayTrafficTest, PanelsAreTilesOfWholeColumns) {
   ExpectSameBytes("f32[16,36]{1,0}", "f32[16,36]{0,1:T(8,1)}");  // the last panel padded
   ExpectSameBytes("f32[256,128]{0,1:T(8,1)}", "f32[256,128]{1,0}");
   ExpectSameBytes("f32[1,64,1,40]{3,2,1,0}", "f32[1,64,1,40]{1,3,2,0:T(8,1)}");
+  // Dims before the panels' two repeat the conversion, padding and all.
+  const TrafficReduction b = Reduce("f32[8,256,64]{2,1,0}", "f32[8,256,64]{1,2,0:T(8,1)}");
+  EXPECT_EQ(b.kind, Kind::kTileRuns);
+  EXPECT_EQ(b.batch, 8);
+  EXPECT_EQ(b.rows, 256);
+  ExpectSameBytes("f32[8,256,64]{2,1,0}", "f32[8,256,64]{1,2,0:T(8,1)}");
+  ExpectSameBytes("f32[3,20,36]{2,1,0}", "f32[3,20,36]{1,2,0:T(8,1)}");
+  ExpectSameBytes("f32[3,20,36]{1,2,0:T(16,1)}", "f32[3,20,36]{2,1,0}");
+  // Not when the dims before them are ordered otherwise on the two sides.
+  EXPECT_EQ(Reduce("f32[4,8,256,64]{3,2,1,0}", "f32[4,8,256,64]{2,3,0,1:T(8,1)}").kind,
+            Kind::kNone);
 }
 
 TEST(ReplayTrafficTest, TileConversionsOnTheMinorDims) {
