@@ -83,18 +83,25 @@ __attribute__((target("avx512f"), always_inline)) inline void PermuteBlock(const
 // The planes of a transpose: dst[a * dsa + b * 4] = src[a * 4 + b * ssb]
 // in each plane, planes.extent of them.
 // Source rows of fewer elements than a multiple of 8, back to back
-// (ssb == 4 * na: the [C,9] weights): each group of 8 rows is na 32-byte
-// pieces of the source, piece r to destination row r's 8 elements of the
-// group. The traffic of a transpose of short rows, with no shuffle.
+// (ssb == 4 * na: the [C,9] weights): each group of 16 rows is na 64-byte
+// pieces of the source, piece r to destination row r's 16 elements of the
+// group (groups of 8 and 32-byte pieces where b is no multiple of 16). The
+// traffic of a transpose of short rows, with no shuffle.
 __attribute__((target("avx512f"))) void MoveShortRows(const char* src, char* dst, Loop planes,
                                                       Loop a, Loop b) {
+  const bool lines = b.extent % 16 == 0;
+  const int64_t group = lines ? 16 : 8;
   for (int64_t p = 0; p < planes.extent; ++p, src += planes.src, dst += planes.dst) {
     const char* s = src;
-    for (int64_t b0 = 0; b0 < b.extent; b0 += 8) {
+    for (int64_t b0 = 0; b0 < b.extent; b0 += group) {
       char* d = dst + b0 * 4;
-      for (int64_t r = 0; r < a.extent; ++r, s += 32, d += a.dst) {
-        _mm256_storeu_ps(reinterpret_cast<float*>(d),
-                         _mm256_loadu_ps(reinterpret_cast<const float*>(s)));
+      for (int64_t r = 0; r < a.extent; ++r, s += 4 * group, d += a.dst) {
+        if (lines) {
+          _mm512_storeu_ps(d, _mm512_loadu_ps(s));
+        } else {
+          _mm256_storeu_ps(reinterpret_cast<float*>(d),
+                           _mm256_loadu_ps(reinterpret_cast<const float*>(s)));
+        }
       }
     }
   }

@@ -7,8 +7,9 @@
 // - kLines: each block's eight 32-byte source pieces (or four 64-byte
 //   ones) to its destination pieces, no element moved within them: the
 //   plan's traffic alone, in the plan's order. Source rows shorter than
-//   that (the [C,9] weights), back to back, move 8 rows at a time, as one
-//   32-byte piece to each destination row;
+//   that (the [C,9] weights), back to back, move 16 rows at a time (8
+//   where b is no multiple of 16), as one 64-byte (32-byte) piece to each
+//   destination row;
 // - kPermute: each block transposed by two-source permutes
 //   (simd_transpose_permute.h), the fewest shuffles the project knows:
 //   what the plan's blocks cost with that kernel and no other work.
