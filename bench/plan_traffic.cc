@@ -4,7 +4,6 @@
 
 #include <cstring>
 #include <memory>
-#include <utility>
 
 #include "xla_layout/copy_reference.h"
 #include "xla_layout/relayout_planner.h"
@@ -184,7 +183,8 @@ void MoveTask(const Task& t, const char* src, char* dst) {
 
 // Whether the references can move `t` with `move`: a copy or fill whose
 // last loop is contiguous in the destination; a transpose of 8x8 blocks;
-// with kLines, a transpose of short source rows back to back, 8 at a time.
+// with kLines, a transpose of short source rows back to back
+// (MoveShortRows).
 bool Movable(const Task& t, BlockMove move) {
   if (t.loops.empty() || t.grouped || !t.rows.empty() || t.pad_bytes != 0) return false;
   const Loop& last = t.loops.back();

@@ -98,10 +98,6 @@ std::vector<uint8_t> Pattern(int64_t bytes) {
   return v;
 }
 
-// To tiles and back, sizes that fill the tiles and sizes that leave padding
-// in both dimensions, streaming and not: each element lands where
-// {1,0:T(tile_rows,tile_cols)} puts it, the padding is zero, and the way
-// back restores the array.
 // The lines of a 32- or 64-byte-run conversion fill every line of the
 // other side once, with the side's bytes (only their order within the
 // lines differs), both ways; sizes they do not fit are refused.
@@ -132,6 +128,10 @@ TEST(CopyReferenceTest, TileRunLinesFillEveryLineOnce) {
   EXPECT_FALSE(TileRunLines(src.data(), dst.data(), rows - 8, cols, 16, 16, 4, false));
 }
 
+// To tiles and back, sizes that fill the tiles and sizes that leave padding
+// in both dimensions, streaming and not: each element lands where
+// {1,0:T(tile_rows,tile_cols)} puts it, the padding is zero, and the way
+// back restores the array.
 TEST(CopyReferenceTest, CopyTileRunsMovesEveryElementToItsTile) {
   if (!CanMoveTiles(TileMove::kAvx2)) GTEST_SKIP() << "no AVX2 here";
   struct Size { int64_t rows, cols, tile_rows, tile_cols, element_bytes; };

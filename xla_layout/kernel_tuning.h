@@ -70,6 +70,19 @@ inline bool TakesTallGroupedBlocksInCache() {
   return intel;
 }
 
+// Whether the tiled weights' nine columns take the AVX-512 nine-column
+// blocks (transpose_nine.h) even where their nine destination rows are a
+// multiple of 4096 bytes apart and so share an L1 set, rather than the
+// row table's blocks of 16 rows: on Zen 5 (12-way L1D), [960,1,3,3] into
+// T(1,128) went from 0.29-0.30x to 0.46-0.48x of memcpy (docs/benchmarks.md,
+// "Stop 53, same Zen 5"). Measured on AMD only; Intel, some of whose cores
+// have an 8-way L1D that nine colliding lines overfill, keeps the row
+// table's blocks.
+inline bool TakesNineColumnsOnSharedSets() {
+  static const bool intel = __builtin_cpu_is("intel");
+  return !intel;
+}
+
 }  // namespace xla_layout::internal
 
 #endif  // XLA_LAYOUT_KERNEL_TUNING_H_

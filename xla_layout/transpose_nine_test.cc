@@ -46,6 +46,17 @@ TEST(TransposeNine32Test, MatchesAnElementLoop) {
   }
 }
 
+// The AVX-512 blocks take 16 rows or more of 9 elements back to back, on
+// AVX-512 only; everything else stays on the AVX2 blocks.
+TEST(TransposeNine32Test, TakesTheAvx512BlocksOnlyForRowsBackToBack) {
+  EXPECT_TRUE(internal::TakesNine32Avx512(16, 36, Isa::kAvx512));
+  EXPECT_TRUE(internal::TakesNine32Avx512(960, 36, Isa::kAvx512));
+  EXPECT_FALSE(internal::TakesNine32Avx512(15, 36, Isa::kAvx512));
+  EXPECT_FALSE(internal::TakesNine32Avx512(16, 40, Isa::kAvx512));
+  EXPECT_FALSE(internal::TakesNine32Avx512(16, 108, Isa::kAvx512));
+  EXPECT_FALSE(internal::TakesNine32Avx512(16, 36, Isa::kAvx2));
+}
+
 // Depthwise weights of every C from 1 to 40 and the sizes of the replayed
 // copies, to {0,1,3,2} and into T(1,128) (the padding lanes of the 9 rows
 // written with the fill): every path writes what the index math says, and

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "xla_layout/kernel_tuning.h"
 #include "xla_layout/transpose_narrow.h"
 #include "xla_layout/transpose_nine.h"
 #include "xla_layout/transpose_weights.h"
@@ -67,10 +68,12 @@ void NinePlanes(const char* s, char* d, int64_t planes, int64_t nb, int64_t ssb,
 }
 
 // Source rows [b, b + n) of one tile (n >= 1), every column, into lanes
-// from `lane0` (bytes) of each destination row, at tile offset `to`: the
-// column blocks by TransposeRows32 (16 rows at a time where destination
-// rows share an L1 set), one or two columns left over by
-// TransposeColumn32, more by one block overlapping the one before it.
+// from `lane0` (bytes) of each destination row, at tile offset `to`: by
+// TransposeWeights32 where the destination rows do not share an L1 set,
+// or are nine that the AVX-512 nine-column blocks take; else the column
+// blocks by TransposeRows32 (16 rows at a time), one or two columns left
+// over by TransposeColumn32, more by one block overlapping the one before
+// it.
 void Chunk(const WeightsTiling& t, const char* src, char* dst, int64_t to, int64_t b, int64_t n,
            Isa isa) {
   const char* s = src + b * t.ssb;
@@ -79,10 +82,9 @@ void Chunk(const WeightsTiling& t, const char* src, char* dst, int64_t to, int64
     return NinePlanes(s, d + t.rows[0], t.na / 9, n, t.ssb, t.nine_dsa, t.plane_dst, isa);
   }
   // Nine columns in AVX-512 blocks store one 64-byte line per row and
-  // block, which measured faster than the 16-row blocks even where the rows
-  // share an L1 set ([960,1,3,3] into T(1,128): 0.45x of memcpy against
-  // 0.28-0.30x).
-  const bool nine = t.na == 9 && TakesNine32Avx512(n, t.ssb, isa);
+  // block (TakesNineColumnsOnSharedSets in kernel_tuning.h has the figures).
+  const bool nine =
+      t.na == 9 && TakesNine32Avx512(n, t.ssb, isa) && TakesNineColumnsOnSharedSets();
   if (t.dsa != 0 && (t.dsa % kSharedSetBytes != 0 || nine) && n >= 8) {
     return TransposeWeights32(s, d + t.rows[0], t.na, n, t.ssb, t.dsa, isa);
   }
